@@ -1,0 +1,101 @@
+"""Secret, reproducible chance: every shuffle and random pick of a game comes from here.
+
+DESIGN.md decision 2: a deal's order is a keyed cryptographic function of the game's secret seed
+and the deal number. We use HMAC-SHA256(seed, label || counter) as a deterministic random bit
+generator. With the seed, everything replays exactly (tests, duplicate tournaments, audits);
+without it, the cards a viewer has seen say nothing about the ones it has not, because HMAC
+outputs are unpredictable without the key. Python's ``random`` is never used for chance.
+
+A label names what is drawn (``"pack:3"`` is the pack of deal 3, ``"first_dealer"`` the first
+dealer). ``overrides`` replaces the draw of a label with a recorded outcome: that is how a game
+record is re-played with the exact packs it was dealt, and how the specs' fixed-pack test vectors
+are played. Overrides are data, stored with the game like the seed.
+"""
+
+from __future__ import annotations
+
+import hmac
+import struct
+from collections.abc import Mapping, Sequence
+
+SEED_BYTES = 32
+_WORDS = struct.Struct(">8I")
+_WORD_RANGE = 1 << 32
+
+
+class _Stream:
+    """An endless stream of unbiased integers for one label.
+
+    Each HMAC block gives eight 32-bit words. Draws here are below 2**8 (a pack position or a cut
+    depth), so 32 bits with rejection sampling are exact and rarely need a second word.
+    """
+
+    __slots__ = ("_counter", "_key", "_label", "_words")
+
+    def __init__(self, key: bytes, label: str) -> None:
+        self._key = key
+        self._label = label.encode() + b"\x00"
+        self._counter = 0
+        self._words: list[int] = []
+
+    def _word(self) -> int:
+        if not self._words:
+            block = hmac.digest(self._key, self._label + self._counter.to_bytes(8, "big"), "sha256")
+            self._counter += 1
+            self._words = list(_WORDS.unpack(block))
+            self._words.reverse()  # pop() from the end returns them in order
+        return self._words.pop()
+
+    def below(self, n: int) -> int:
+        """Uniform in [0, n), by rejection sampling (no modulo bias)."""
+        if not 0 < n <= _WORD_RANGE:
+            raise ValueError(f"n must be in 1..2**32, got {n}")
+        limit = _WORD_RANGE - _WORD_RANGE % n
+        while True:
+            v = self._word()
+            if v < limit:
+                return v % n
+
+
+class Chance:
+    __slots__ = ("overrides", "seed")
+
+    def __init__(self, seed: bytes, overrides: Mapping[str, Sequence[int]] | None = None) -> None:
+        if not isinstance(seed, bytes) or not seed:
+            raise ValueError("seed must be non-empty bytes")
+        self.seed = seed
+        self.overrides: dict[str, list[int]] = {k: list(v) for k, v in (overrides or {}).items()}
+
+    def shuffled(self, label: str, cards: Sequence[int]) -> list[int]:
+        """``cards`` in a secret order (index 0 is the top of the pack)."""
+        recorded = self.overrides.get(label)
+        if recorded is not None:
+            if sorted(recorded) != sorted(cards):
+                raise ValueError(f"recorded {label} is not a permutation of the pack")
+            return list(recorded)
+        out = list(cards)
+        below = _Stream(self.seed, label).below
+        for i in range(len(out) - 1, 0, -1):  # Fisher-Yates
+            j = below(i + 1)
+            out[i], out[j] = out[j], out[i]
+        return out
+
+    def randint(self, label: str, lo: int, hi: int) -> int:
+        """Uniform in [lo, hi], inclusive."""
+        recorded = self.overrides.get(label)
+        if recorded is not None:
+            value = recorded[0]
+            if not lo <= value <= hi:
+                raise ValueError(f"recorded {label} = {value} is outside [{lo}, {hi}]")
+            return value
+        return lo + _Stream(self.seed, label).below(hi - lo + 1)
+
+    def to_data(self) -> dict[str, object]:
+        return {"seed": self.seed.hex(), "overrides": self.overrides}
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, object]) -> Chance:
+        seed = data["seed"]
+        overrides = data.get("overrides") or {}
+        assert isinstance(seed, str) and isinstance(overrides, dict)
+        return cls(bytes.fromhex(seed), overrides)

@@ -1,0 +1,88 @@
+"""Plain-data form of moves and events: JSON-ready dicts with cards written by name.
+
+``to_data`` and ``from_data`` are exact inverses for every registered message type (a round-trip
+property test covers each). The ``type`` key names the message; card fields (see
+:mod:`engine.core.fields`) are written as ``"AS"``-style names, so stored move logs and exported
+records are readable and do not depend on internal card ids.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from engine.core import cards as C
+from engine.core.errors import InvalidMove, Reason
+from engine.core.fields import CARD, CARDS, PER_SEAT, card_kind
+
+T = TypeVar("T")
+
+
+def to_data(obj: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": obj.kind}
+    for f in dataclasses.fields(obj):
+        out[f.name] = _encode(getattr(obj, f.name), card_kind(f))
+    return out
+
+
+def _encode(value: Any, kind: str | None) -> Any:
+    if value is None:
+        return None
+    if kind == CARD:
+        return C.name(value)
+    if kind == CARDS:
+        return [C.name(c) for c in value]
+    if kind == PER_SEAT:
+        return [None if h is None else [C.name(c) for c in h] for h in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return to_data(value)
+    if isinstance(value, tuple | list):
+        return [_encode(v, None) for v in value]
+    return value
+
+
+def from_data(data: Mapping[str, Any], registry: Mapping[str, type[T]]) -> T:
+    """Build a message from its data form; raise InvalidMove on any malformation."""
+    if not isinstance(data, Mapping):
+        raise InvalidMove(Reason.MALFORMED_MOVE, "expected an object")
+    kind = data.get("type")
+    cls = registry.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise InvalidMove(Reason.MALFORMED_MOVE, f"unknown message type {kind!r}")
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if f.name not in data:
+            if f.default is not dataclasses.MISSING:
+                continue
+            raise InvalidMove(Reason.MALFORMED_MOVE, f"{kind}: missing field {f.name!r}")
+        try:
+            kwargs[f.name] = _decode(data[f.name], card_kind(f))
+        except (ValueError, TypeError) as exc:
+            raise InvalidMove(Reason.MALFORMED_MOVE, f"{kind}.{f.name}: {exc}") from None
+    extra = set(data) - {"type"} - {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    if extra:
+        raise InvalidMove(Reason.MALFORMED_MOVE, f"{kind}: unknown field {sorted(extra)[0]!r}")
+    return cls(**kwargs)
+
+
+def _decode(value: Any, kind: str | None) -> Any:
+    if value is None:
+        return None
+    if kind == CARD:
+        return _card(value)
+    if kind == CARDS:
+        if not isinstance(value, list | tuple):
+            raise TypeError("expected a list of cards")
+        return tuple(_card(v) for v in value)
+    if kind == PER_SEAT:
+        return tuple(None if h is None else tuple(_card(c) for c in h) for h in value)
+    if isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+def _card(value: Any) -> int:
+    if isinstance(value, str):
+        return C.parse(value)
+    raise TypeError(f"expected a card name, got {value!r}")

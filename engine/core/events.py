@@ -1,0 +1,328 @@
+"""Events: what happened, in order. The engine emits full events; viewers get projections.
+
+Every event type implements ``visible_to(viewer)`` (a seat, or None for a spectator). Public
+events return themselves; events that hold secrets return a copy with the secrets removed.
+Secrets sit only in card fields (see :mod:`engine.core.fields`), so the leak tests can check
+every projected event mechanically.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from engine.core.codec import from_data, to_data
+from engine.core.fields import card_field, cards_field, per_seat_cards_field
+
+Viewer = int | None
+
+
+class _Public:
+    """Mixin for events every viewer may see in full."""
+
+    __slots__ = ()
+
+    def visible_to(self, viewer: Viewer) -> Any:
+        return self
+
+
+@dataclass(frozen=True, slots=True)
+class DealStarted:
+    """A new deal: who deals, and each seat's cards (each seat sees only its own)."""
+
+    kind: ClassVar[str] = "deal_started"
+    deal_no: int
+    dealer: int
+    hand_sizes: tuple[int, ...]
+    hands: tuple[tuple[int, ...] | None, ...] = per_seat_cards_field()
+    turn_up: int | None = card_field(default=None)
+    trump: int | None = None  # suit, or None for no trump / not yet known
+
+    def visible_to(self, viewer: Viewer) -> DealStarted:
+        hands = tuple(h if seat == viewer else None for seat, h in enumerate(self.hands))
+        return dataclasses.replace(self, hands=hands)
+
+
+@dataclass(frozen=True, slots=True)
+class CardsLaidAside:
+    """A seat laid cards aside face down; only that seat sees which."""
+
+    kind: ClassVar[str] = "cards_laid_aside"
+    seat: int
+    count: int
+    cards: tuple[int, ...] | None = cards_field()
+
+    def visible_to(self, viewer: Viewer) -> CardsLaidAside:
+        return self if viewer == self.seat else dataclasses.replace(self, cards=None)
+
+
+@dataclass(frozen=True, slots=True)
+class Called(_Public):
+    """A public call (premium pass / declare / reveal, …). ``automatic`` when the rules spoke."""
+
+    kind: ClassVar[str] = "called"
+    seat: int
+    call: str
+    automatic: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SeatChosen(_Public):
+    """A seat named another seat for a role (``leader``: who leads the first trick)."""
+
+    kind: ClassVar[str] = "seat_chosen"
+    seat: int
+    chosen: int
+    role: str
+
+
+@dataclass(frozen=True, slots=True)
+class CardsExposed(_Public):
+    """Cards turned face up for everyone (``what``: ``bid_cards`` or ``hand``)."""
+
+    kind: ClassVar[str] = "cards_exposed"
+    seat: int
+    what: str
+    cards: tuple[int, ...] = cards_field()
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlayed(_Public):
+    """A card played to the trick. ``as_card`` is what it stands for (the Ninety-Nine Joker)."""
+
+    kind: ClassVar[str] = "card_played"
+    seat: int
+    card: int = card_field()
+    as_card: int | None = card_field(default=None)
+
+
+@dataclass(frozen=True, slots=True)
+class TrickWon(_Public):
+    kind: ClassVar[str] = "trick_won"
+    trick_no: int
+    winner: int
+    leader: int
+    cards: tuple[int, ...] = cards_field()  # in play order from the leader
+    points: int = 0  # card points in the trick, for point-trick games
+
+
+@dataclass(frozen=True, slots=True)
+class DealScored(_Public):
+    """The end of a deal: everything here is public by the rules of every game.
+
+    ``bids``/``bid_cards`` hold None for a seat whose bid stays hidden (Ninety-Nine with
+    ``show_all_bids_at_end = false``). ``taken`` is tricks or card points, per game.
+    """
+
+    kind: ClassVar[str] = "deal_scored"
+    deal_no: int
+    bids: tuple[int | None, ...]
+    taken: tuple[int, ...]
+    made: tuple[bool | None, ...]
+    points: tuple[int, ...]
+    totals: tuple[int, ...]
+    bid_cards: tuple[tuple[int, ...] | None, ...] = per_seat_cards_field()
+    premium_seat: int | None = None
+    premium: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver(_Public):
+    kind: ClassVar[str] = "game_over"
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CardDrawn:
+    """A seat drew a card from a stock. Only that seat sees which card, unless it was face up
+    (the Sixty-Six turn-up, taken last), which everyone saw."""
+
+    kind: ClassVar[str] = "card_drawn"
+    seat: int
+    stock_left: int  # cards left in the stock after this draw
+    face_up: bool = False
+    card: int | None = card_field(default=None)
+
+    def visible_to(self, viewer: Viewer) -> CardDrawn:
+        if self.face_up or viewer == self.seat:
+            return self
+        return dataclasses.replace(self, card=None)
+
+
+@dataclass(frozen=True, slots=True)
+class TrumpExchanged(_Public):
+    """The trump nine went under the stock in place of the turn-up, which the seat took.
+
+    ``at_close``: the exchange offered at the opponent's close (the nine then lies face down).
+    """
+
+    kind: ClassVar[str] = "trump_exchanged"
+    seat: int
+    given: int = card_field()
+    taken: int = card_field()
+    at_close: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MarriageDeclared(_Public):
+    """A King and Queen of one suit shown before a lead; ``points`` is what it is worth."""
+
+    kind: ClassVar[str] = "marriage_declared"
+    seat: int
+    suit: int
+    points: int
+    cards: tuple[int, ...] = cards_field()
+
+
+@dataclass(frozen=True, slots=True)
+class StockClosed(_Public):
+    """The stock was closed. ``opponent_tricks``: the other seat's tricks at that moment."""
+
+    kind: ClassVar[str] = "stock_closed"
+    seat: int
+    before_draw: bool
+    opponent_tricks: int
+
+
+@dataclass(frozen=True, slots=True)
+class BidMade(_Public):
+    """An auction bid (Nominations): ``contract`` ``tricks``/``misere``/``open_misere``."""
+
+    kind: ClassVar[str] = "bid_made"
+    seat: int
+    contract: str
+    tricks: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AuctionWon(_Public):
+    """The auction is over and ``declarer`` holds the highest bid."""
+
+    kind: ClassVar[str] = "auction_won"
+    declarer: int
+    contract: str
+    tricks: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AllPassed(_Public):
+    """Nobody bid: the deal is abandoned. ``next_deal``: ``double_hand`` or ``redeal``;
+    ``multiplier`` applies to the scores of the deal that follows."""
+
+    kind: ClassVar[str] = "all_passed"
+    deal_no: int
+    dealer: int
+    next_deal: str
+    multiplier: int
+
+
+@dataclass(frozen=True, slots=True)
+class PackCut:
+    """``seat`` cut the pack. The depth is shown only to a cutter who chose it: with the
+    stacking order known, a depth would tell others where the old hands went."""
+
+    kind: ClassVar[str] = "pack_cut"
+    seat: int
+    chosen: bool
+    depth: int | None = None
+
+    def visible_to(self, viewer: Viewer) -> PackCut:
+        if self.chosen and viewer == self.seat:
+            return self
+        return dataclasses.replace(self, depth=None)
+
+
+@dataclass(frozen=True, slots=True)
+class ContractDeclared(_Public):
+    """Trumps (a suit, or None for no trump) and the called card, announced to all."""
+
+    kind: ClassVar[str] = "contract_declared"
+    declarer: int
+    trump: int | None
+    called: int = card_field()
+
+
+@dataclass(frozen=True, slots=True)
+class PartnerNotice:
+    """Private notice to the holder of the called card (the secret partner, or the declarer
+    in a solo). Every viewer receives the event, so its arrival says nothing; only the holder
+    sees ``holder`` filled in."""
+
+    kind: ClassVar[str] = "partner_notice"
+    holder: int | None
+    called: int = card_field()
+
+    def visible_to(self, viewer: Viewer) -> PartnerNotice:
+        return self if viewer == self.holder else dataclasses.replace(self, holder=None)
+
+
+@dataclass(frozen=True, slots=True)
+class PartnerRevealed(_Public):
+    """The called card was played (or the deal ended): ``partner`` is public now; None when
+    the declarer held the card and played alone."""
+
+    kind: ClassVar[str] = "partner_revealed"
+    declarer: int
+    partner: int | None
+
+
+Event = (
+    DealStarted
+    | CardsLaidAside
+    | Called
+    | SeatChosen
+    | CardsExposed
+    | CardPlayed
+    | TrickWon
+    | DealScored
+    | GameOver
+    | CardDrawn
+    | TrumpExchanged
+    | MarriageDeclared
+    | StockClosed
+    | BidMade
+    | AuctionWon
+    | AllPassed
+    | PackCut
+    | ContractDeclared
+    | PartnerNotice
+    | PartnerRevealed
+)
+
+EVENT_TYPES: dict[str, type[Any]] = {
+    cls.kind: cls
+    for cls in (
+        DealStarted,
+        CardsLaidAside,
+        Called,
+        SeatChosen,
+        CardsExposed,
+        CardPlayed,
+        TrickWon,
+        DealScored,
+        GameOver,
+        CardDrawn,
+        TrumpExchanged,
+        MarriageDeclared,
+        StockClosed,
+        BidMade,
+        AuctionWon,
+        AllPassed,
+        PackCut,
+        ContractDeclared,
+        PartnerNotice,
+        PartnerRevealed,
+    )
+}
+
+
+def event_to_data(event: Event) -> dict[str, Any]:
+    return to_data(event)
+
+
+def event_from_data(data: Any) -> Event:
+    event: Event = from_data(data, EVENT_TYPES)
+    return event

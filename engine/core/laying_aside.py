@@ -1,0 +1,97 @@
+"""Laying cards aside face down, all seats at once: the Parlett games' secret bid.
+
+Every seat that has not yet laid aside is "to act" at the same time; each lays aside exactly
+``count`` cards of its hand. The order in which seats do it does not matter and nobody sees
+another seat's choice until the rules expose it.
+
+A 16-card hand has 560 ways to lay 3 cards aside, so the legal lay-asides are a lazy sequence
+(:class:`LayAsideChoices`): its length and any item are computed on demand by unranking the
+combination, and iterating walks them in lexicographic order. A random bot that picks one by index
+builds one move, not 560.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from itertools import combinations
+from math import comb
+from typing import overload
+
+from engine.core.cards import cards_of, describe, is_card, mask_of
+from engine.core.errors import IllegalMove, Reason
+from engine.core.moves import LayAside
+
+
+class LayAsideChoices(Sequence[LayAside]):
+    """Every ``count``-card subset of a hand, as LayAside moves, in lexicographic order."""
+
+    __slots__ = ("_cards", "_count", "_len")
+
+    def __init__(self, hand: int, count: int) -> None:
+        self._cards = tuple(cards_of(hand))
+        self._count = count
+        self._len = comb(len(self._cards), count)
+
+    def __len__(self) -> int:
+        return self._len
+
+    @overload
+    def __getitem__(self, index: int) -> LayAside: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[LayAside]: ...
+    def __getitem__(self, index: int | slice) -> LayAside | list[LayAside]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._len))]
+        if index < 0:
+            index += self._len
+        if not 0 <= index < self._len:
+            raise IndexError(index)
+        return LayAside(self._unrank(index))
+
+    def _unrank(self, index: int) -> tuple[int, ...]:
+        """The index-th k-subset in lexicographic order (combinatorial number system)."""
+        n, k = len(self._cards), self._count
+        out = []
+        start = 0
+        for slot in range(k):
+            for i in range(start, n):
+                block = comb(n - i - 1, k - slot - 1)  # subsets that start with cards[i] here
+                if index < block:
+                    out.append(self._cards[i])
+                    start = i + 1
+                    break
+                index -= block
+        return tuple(out)
+
+    def __iter__(self) -> Iterator[LayAside]:
+        for cards in combinations(self._cards, self._count):
+            yield LayAside(cards)
+
+    def __contains__(self, move: object) -> bool:
+        if not isinstance(move, LayAside) or len(move.cards) != self._count:
+            return False
+        return len(set(move.cards)) == self._count and set(move.cards) <= set(self._cards)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def check_lay_aside(hand: int, already: int, move: LayAside, count: int) -> int:
+    """Validate a lay-aside; return the mask of the cards laid aside."""
+    if already:
+        raise IllegalMove(Reason.NOT_YOUR_TURN, "you have already laid aside your bid cards")
+    if len(move.cards) != count:
+        raise IllegalMove(
+            Reason.WRONG_NUMBER_OF_CARDS,
+            f"lay aside exactly {count} cards (got {len(move.cards)})",
+        )
+    if len(set(move.cards)) != count:
+        raise IllegalMove(Reason.DUPLICATE_CARDS, "the same card is named twice")
+    for c in move.cards:
+        if not is_card(c) or not hand >> c & 1:
+            raise IllegalMove(Reason.CARD_NOT_IN_HAND, f"{describe(c)} is not in your hand")
+    return mask_of(move.cards)

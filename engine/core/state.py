@@ -1,0 +1,104 @@
+"""The base of every game state: cheap copies and a versioned, JSON snapshot.
+
+States are plain mutable objects whose fields hold only JSON-ready values (ints, strings, bools,
+None, and lists of those), plus the immutable options and chance objects. The engine's public
+``apply`` copies the state and mutates the copy, so callers always get a new state and the old
+one is untouched. A copy must be cheap (it happens on every move): the attribute dict is copied
+and each top-level list is copied once. Nested lists are never mutated in place, only replaced,
+which the "apply leaves the old state unchanged" property test enforces.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, ClassVar, Self
+
+from engine.core.chance import Chance
+from engine.core.errors import BadSnapshot, Reason
+
+
+class GameState:
+    #: bump when the fields change meaning; an old snapshot is then rebuilt from the moves
+    schema: ClassVar[int] = 1
+    game: ClassVar[str] = ""
+    options: Any
+    chance: Chance
+    finished: bool
+    #: fields stored outside ``data``: immutable, shared by copies
+    _shared: ClassVar[frozenset[str]] = frozenset({"options", "chance"})
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # The top-level list fields, read once from the annotations: copying exactly these on
+        # every clone is cheaper than testing the type of every value.
+        annotations: dict[str, Any] = {}
+        for klass in reversed(cls.__mro__):
+            annotations.update(getattr(klass, "__annotations__", {}))
+        cls._list_fields = tuple(
+            name for name, hint in annotations.items() if str(hint).startswith("list[")
+        )
+
+    _list_fields: ClassVar[tuple[str, ...]] = ()
+
+    def clone(self) -> Self:
+        new = object.__new__(type(self))
+        d = self.__dict__.copy()
+        for key in self._list_fields:
+            d[key] = d[key].copy()
+        new.__dict__ = d
+        return new
+
+    def fields_data(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k not in self._shared}
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, GameState)
+        return (
+            self.fields_data() == other.fields_data()
+            and self.options == other.options
+            and self.chance.to_data() == other.chance.to_data()
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def snapshot(self, options_data: Mapping[str, Any]) -> bytes:
+        payload = {
+            "game": self.game,
+            "schema": self.schema,
+            "options": dict(options_data),
+            "chance": self.chance.to_data(),
+            "state": self.fields_data(),
+        }
+        return json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
+
+    @classmethod
+    def restore(cls, blob: bytes, options: Any) -> Self:
+        try:
+            payload = json.loads(blob)
+            if payload["game"] != cls.game or payload["schema"] != cls.schema:
+                raise BadSnapshot(
+                    Reason.BAD_SNAPSHOT,
+                    f"snapshot is {payload['game']} schema {payload['schema']}, "
+                    f"this engine reads {cls.game} schema {cls.schema}",
+                )
+            new = object.__new__(cls)
+            new.__dict__.update(payload["state"])
+            new.options = options
+            new.chance = Chance.from_data(payload["chance"])
+        except BadSnapshot:
+            raise
+        except (ValueError, KeyError, TypeError, AssertionError) as exc:
+            raise BadSnapshot(Reason.BAD_SNAPSHOT, f"unreadable snapshot: {exc}") from None
+        return new
+
+
+def read_snapshot_header(blob: bytes) -> tuple[str, int, dict[str, Any]]:
+    """The game name, schema and options of a snapshot, to pick the rules that restore it."""
+    try:
+        payload = json.loads(blob)
+        return str(payload["game"]), int(payload["schema"]), dict(payload["options"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BadSnapshot(Reason.BAD_SNAPSHOT, f"unreadable snapshot: {exc}") from None

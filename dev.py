@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 STAMP = VENV / ".tricktable-installed"
-INPUTS = ("pyproject.toml", "requirements.lock", "dev.py", "clients/python/pyproject.toml")
+INPUTS = ("pyproject.toml", "requirements.lock", "dev.py")
 
 
 def _bin(name: str) -> Path:
@@ -49,7 +49,7 @@ def ensure_venv() -> None:
     # later are importable without reinstalling.
     subprocess.run(
         [*pip, "install", "-c", "requirements.lock", "--config-settings", "editable_mode=compat",
-         "-e", ".[dev]", "-e", "clients/python"],
+         "-e", ".[dev]"],
         cwd=ROOT,
         check=True,
     )

@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, Self
 
 from engine.core.chance import Chance
-from engine.core.errors import BadSnapshot, Reason
+from engine.core.errors import BadSnapshot, EngineError, Reason
+from engine.core.events import event_from_data, event_to_data
 
 
 class GameState:
@@ -27,6 +28,9 @@ class GameState:
     finished: bool
     #: fields stored outside ``data``: immutable, shared by copies
     _shared: ClassVar[frozenset[str]] = frozenset({"options", "chance"})
+    #: fields holding an event object (or None): kept as the immutable event while playing,
+    #: written as event data only when a snapshot is taken (converting on every deal is slow)
+    _event_fields: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -70,7 +74,10 @@ class GameState:
             "schema": self.schema,
             "options": dict(options_data),
             "chance": self.chance.to_data(),
-            "state": self.fields_data(),
+            "state": {
+                k: event_to_data(v) if k in self._event_fields and v is not None else v
+                for k, v in self.fields_data().items()
+            },
         }
         return json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
 
@@ -86,11 +93,14 @@ class GameState:
                 )
             new = object.__new__(cls)
             new.__dict__.update(payload["state"])
+            for key in cls._event_fields:
+                if new.__dict__.get(key) is not None:
+                    new.__dict__[key] = event_from_data(new.__dict__[key])
             new.options = options
             new.chance = Chance.from_data(payload["chance"])
         except BadSnapshot:
             raise
-        except (ValueError, KeyError, TypeError, AssertionError) as exc:
+        except (ValueError, KeyError, TypeError, AssertionError, EngineError) as exc:
             raise BadSnapshot(Reason.BAD_SNAPSHOT, f"unreadable snapshot: {exc}") from None
         return new
 

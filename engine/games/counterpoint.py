@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Final
+from typing import Final
 
 from engine.core import cards as C
 from engine.core.cards import SUIT_MASK
@@ -28,8 +28,6 @@ from engine.core.events import (
     GameOver,
     TrickWon,
     Viewer,
-    event_from_data,
-    event_to_data,
 )
 from engine.core.laying_aside import LayAsideChoices, check_lay_aside
 from engine.core.moves import LayAside, Move, PlayCard, play_moves
@@ -98,6 +96,7 @@ class CounterpointDetail:
 class CounterpointState(GameState):
     game = "counterpoint"
     schema = 1
+    _event_fields = frozenset({"last_result"})
 
     options: CounterpointOptions
     deal_no: int
@@ -105,7 +104,7 @@ class CounterpointState(GameState):
     scores: list[int]
     finished: bool
     winners: list[int]
-    last_result: dict[str, Any] | None
+    last_result: DealScored | None  # the last deal's result, for views
     phase: str
     hands: list[int]
     aside: list[int]
@@ -305,7 +304,7 @@ class Counterpoint(Rules[CounterpointState]):
             bid_cards=tuple(asides),
         )
         events.append(scored)
-        s.last_result = event_to_data(scored)
+        s.last_result = scored
         winners = self.game_winners(s.scores, s.options)
         if winners is None:
             self._start_deal(s, events)
@@ -345,7 +344,6 @@ class Counterpoint(Rules[CounterpointState]):
             )
             for seat in range(_SEATS)
         )
-        last = s.last_result
         return View(
             game=self.name,
             viewer=viewer,
@@ -360,7 +358,7 @@ class Counterpoint(Rules[CounterpointState]):
             legal_moves=tuple(self.legal_moves(s, viewer)) if viewer is not None else (),
             detail=CounterpointDetail(
                 non_dealer=1 - s.dealer,
-                last_deal=event_from_data(last) if last else None,  # type: ignore[arg-type]
+                last_deal=s.last_result,
             ),
             finished=s.finished,
             winners=tuple(s.winners),

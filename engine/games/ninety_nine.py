@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Final
+from typing import Final
 
 from engine.core import cards as C
 from engine.core.cards import JOKER, JOKER_BIT, SUIT_MASK
@@ -32,8 +32,6 @@ from engine.core.events import (
     SeatChosen,
     TrickWon,
     Viewer,
-    event_from_data,
-    event_to_data,
 )
 from engine.core.fields import card_field
 from engine.core.laying_aside import LayAsideChoices, check_lay_aside
@@ -152,6 +150,7 @@ class NinetyNineDetail:
 class NinetyNineState(GameState):
     game = "ninety-nine"
     schema = 1
+    _event_fields = frozenset({"last_result"})
 
     options: NinetyNineOptions
     # game
@@ -161,7 +160,7 @@ class NinetyNineState(GameState):
     prev_successes: int  # k of the previous deal, for revised trumps
     finished: bool
     winners: list[int]
-    last_result: dict[str, Any] | None  # the last DealScored event, as data
+    last_result: DealScored | None  # the last deal's result, for views
     # deal
     phase: str
     hands: list[int]  # masks of cards in hand (bid cards removed)
@@ -506,7 +505,7 @@ class NinetyNine(Rules[NinetyNineState]):
             premium=s.premium,
         )
         events.append(scored)
-        s.last_result = event_to_data(scored)
+        s.last_result = scored
         s.prev_successes = sum(made)
         winners = self.game_winners(s.scores, s.deal_no, s.options)
         if winners is None:
@@ -568,7 +567,6 @@ class NinetyNine(Rules[NinetyNineState]):
                     score=s.scores[seat],
                 )
             )
-        last = s.last_result
         detail = NinetyNineDetail(
             edition=s.options.edition,
             eldest=(s.dealer + 1) % _SEATS,
@@ -578,7 +576,7 @@ class NinetyNine(Rules[NinetyNineState]):
             premium=s.premium,
             revealer_hand_exposed=s.hand_exposed,
             joker_as=self.joker_card(s),
-            last_deal=event_from_data(last) if last else None,  # type: ignore[arg-type]
+            last_deal=s.last_result,
         )
         return View(
             game=self.name,

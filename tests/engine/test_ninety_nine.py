@@ -392,7 +392,7 @@ def revised_deal_two(options: dict[str, object], successes: int) -> NinetyNineSt
             legal = R.legal_moves(s, seat)
             s, _ = R.apply(s, seat, legal[rng.randrange(len(legal))])
         assert s.last_result is not None
-        if sum(bool(m) for m in s.last_result["made"]) == successes and not s.finished:
+        if sum(bool(m) for m in s.last_result.made) == successes and not s.finished:
             return s
     raise AssertionError("no first deal with that many successes found")
 

@@ -48,8 +48,16 @@ def ensure_venv() -> None:
     # "compat" editable mode puts the repo root on sys.path (a .pth file), so packages added
     # later are importable without reinstalling.
     subprocess.run(
-        [*pip, "install", "-c", "requirements.lock", "--config-settings", "editable_mode=compat",
-         "-e", ".[dev]"],
+        [
+            *pip,
+            "install",
+            "-c",
+            "requirements.lock",
+            "--config-settings",
+            "editable_mode=compat",
+            "-e",
+            ".[dev]",
+        ],
         cwd=ROOT,
         check=True,
     )

@@ -62,10 +62,12 @@ _LAY_ASIDE: Final = Phase.LAY_ASIDE
 _PLAY: Final = Phase.PLAY
 _OVER: Final = Phase.OVER
 
+
 @dataclass(frozen=True, slots=True)
 class CounterpointOptions:
-    players: int = option(2, "number of players (only the two-player game is offered)",
-                          minimum=2, maximum=2)
+    players: int = option(
+        2, "number of players (only the two-player game is offered)", minimum=2, maximum=2
+    )
     high_readings: bool = option(
         True, "a bid of 0, 10 or 20 may also count as 100, 110 or 120 (whichever is closer)"
     )
@@ -76,7 +78,8 @@ class CounterpointOptions:
         choices=("draw", "extra_deal"),
     )
     deal_batches: str = option(
-        "3-3-3-3-4", "how the 16 cards are dealt (no effect on play)",
+        "3-3-3-3-4",
+        "how the 16 cards are dealt (no effect on play)",
         choices=("3-3-3-3-4", "ones"),
     )
     first_dealer: str = option(
@@ -238,9 +241,7 @@ class Counterpoint(Rules[CounterpointState]):
                 raise IllegalMove(Reason.MUST_FOLLOW_SUIT, "you must follow the suit led")
         elif type(move) is LayAside:
             if s.phase != _LAY_ASIDE:
-                raise IllegalMove(
-                    Reason.WRONG_PHASE, "bid cards are laid aside only after a deal"
-                )
+                raise IllegalMove(Reason.WRONG_PHASE, "bid cards are laid aside only after a deal")
             check_lay_aside(s.hands[seat], s.aside[seat], move, _BID_CARDS)
 
     def _apply(self, s: CounterpointState, seat: int, move: Move, events: list[Event]) -> None:
@@ -268,7 +269,10 @@ class Counterpoint(Rules[CounterpointState]):
         s.history.append([s.leader, winner, lead, follow])
         events.append(
             TrickWon(
-                trick_no=len(s.history), winner=winner, leader=s.leader, cards=(lead, follow),
+                trick_no=len(s.history),
+                winner=winner,
+                leader=s.leader,
+                cards=(lead, follow),
                 points=points,
             )
         )

@@ -772,3 +772,47 @@ def test_no_viewer_ever_sees_a_card_the_rules_hide(
     }
     for step in random_steps(R, options, seed, random.Random(bot)):
         check_visibility(step)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(
+    edition=st.sampled_from(["classic", "revised"]),
+    premium_bids=st.booleans(),
+    award=st.sampled_from(["opponents", "none"]),
+    seed=st.binary(min_size=1, max_size=8),
+    bot=st.integers(0, 10**6),
+)
+def test_invariants_hold_through_random_games(
+    edition: str, premium_bids: bool, award: str, seed: bytes, bot: int
+) -> None:
+    options = {
+        "edition": edition,
+        "premium_bids": premium_bids,
+        "premium_fail_award": award,
+        "game_length_deals": 3,
+        "target_score": 60,
+    }
+    pack_size = 37 if edition == "classic" else 36
+    totals = [0, 0, 0]
+    deals = 0
+    for step in random_steps(R, options, seed, random.Random(bot)):
+        s = step.after
+        for e in of_type(step.events, DealScored):
+            deals += 1
+            assert sum(e.taken) == 9  # nine tricks a deal
+            assert all(p >= 0 for p in e.points)  # a missed bid costs nothing
+            totals = [t + p for t, p in zip(totals, e.points, strict=True)]
+            assert list(e.totals) == totals
+        if s.finished:
+            break
+        # every card is somewhere, exactly once: hands, bid cards, played, turn-up
+        held = [*C.cards_of(s.hands[0]), *C.cards_of(s.hands[1]), *C.cards_of(s.hands[2])]
+        held += [c for a in s.aside for c in C.cards_of(a)]
+        held += [c for _, c in _played_this_deal(s)]
+        if s.turn_up is not None:
+            held.append(s.turn_up)
+        assert len(held) == len(set(held)) == pack_size
+        assert s.turn_up is None or not any(h >> s.turn_up & 1 for h in s.hands)
+    over = of_type(step.events, GameOver)
+    assert over and deals >= 1
+    assert list(over[0].totals) == totals  # no bonus option here: totals are final

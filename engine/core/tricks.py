@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.core.cards import SUIT_MASK, Hand
+from engine.core.cards import SUIT_MASK, Hand, describe, is_card
+from engine.core.errors import IllegalMove, Reason
 
 
 def follow_mask(hand: Hand, led_suit: int) -> Hand:
@@ -32,3 +33,17 @@ def standard_winner(cards: Sequence[int], strength: Sequence[int], trump: int | 
         elif s == trump:
             best, best_suit, best_strength = i, s, strength[c]
     return best
+
+
+def check_card_play(seat: int, turn: int, hand: Hand, playable: Hand, card: object) -> None:
+    """The checks of an ordinary card play, in order: turn, card held, follow suit.
+
+    ``playable`` is the mask the game allows now (see :func:`follow_mask`). Games whose rules
+    add other duties (trumping, beating) give their own reasons instead of MUST_FOLLOW_SUIT.
+    """
+    if seat != turn:
+        raise IllegalMove(Reason.NOT_YOUR_TURN, f"it is seat {turn}'s turn to play")
+    if not is_card(card) or not hand >> card & 1:
+        raise IllegalMove(Reason.CARD_NOT_IN_HAND, f"{describe(card)} is not in your hand")
+    if not playable >> card & 1:
+        raise IllegalMove(Reason.MUST_FOLLOW_SUIT, "you must follow the suit led")

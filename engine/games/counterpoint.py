@@ -35,6 +35,7 @@ from engine.core.options import option
 from engine.core.rules import Outcome, Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
+from engine.core.tricks import check_card_play
 from engine.core.view import SeatView, View, trick_view
 
 _SEATS: Final = 2
@@ -232,13 +233,7 @@ class Counterpoint(Rules[CounterpointState]):
         if type(move) is PlayCard:
             if s.phase != _PLAY:
                 raise IllegalMove(Reason.WRONG_PHASE, f"cards are not played now ({s.phase})")
-            if seat != s.turn:
-                raise IllegalMove(Reason.NOT_YOUR_TURN, f"it is seat {s.turn}'s turn to play")
-            c = move.card
-            if not C.is_card(c) or not s.hands[seat] >> c & 1:
-                raise IllegalMove(Reason.CARD_NOT_IN_HAND, f"{C.describe(c)} is not in your hand")
-            if not self.playable(s, seat) >> c & 1:
-                raise IllegalMove(Reason.MUST_FOLLOW_SUIT, "you must follow the suit led")
+            check_card_play(seat, s.turn, s.hands[seat], self.playable(s, seat), move.card)
         elif type(move) is LayAside:
             if s.phase != _LAY_ASIDE:
                 raise IllegalMove(Reason.WRONG_PHASE, "bid cards are laid aside only after a deal")

@@ -40,7 +40,7 @@ from engine.core.options import option
 from engine.core.rules import Outcome, Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
-from engine.core.tricks import standard_winner
+from engine.core.tricks import check_card_play, standard_winner
 from engine.core.view import SeatView, View, trick_view
 
 _SEATS: Final = 3
@@ -332,13 +332,7 @@ class NinetyNine(Rules[NinetyNineState]):
         if type(move) is PlayCard:
             if phase != _PLAY:
                 raise IllegalMove(Reason.WRONG_PHASE, f"cards are not played now ({phase})")
-            if seat != s.turn:
-                raise IllegalMove(Reason.NOT_YOUR_TURN, f"it is seat {s.turn}'s turn to play")
-            c = move.card
-            if not C.is_card(c) or not s.hands[seat] >> c & 1:
-                raise IllegalMove(Reason.CARD_NOT_IN_HAND, f"{C.describe(c)} is not in your hand")
-            if not self.playable(s, seat) >> c & 1:
-                raise IllegalMove(Reason.MUST_FOLLOW_SUIT, "you must follow the suit led")
+            check_card_play(seat, s.turn, s.hands[seat], self.playable(s, seat), move.card)
         elif type(move) is LayAside:
             if phase != _LAY_ASIDE:
                 raise IllegalMove(Reason.WRONG_PHASE, "bid cards are laid aside only after a deal")

@@ -97,6 +97,18 @@ class CardPlayed(_Public):
     as_card: int | None = card_field(default=None)
 
 
+# Events are immutable, so an ordinary card play (no stand-in) is one shared object per seat and
+# card: the commonest event then costs no allocation on the hot path.
+_PLAYED: tuple[tuple[CardPlayed, ...], ...] = tuple(
+    tuple(CardPlayed(seat, c) for c in range(65)) for seat in range(4)
+)
+
+
+def card_played(seat: int, card: int) -> CardPlayed:
+    """The event of ``seat`` playing ``card`` as itself."""
+    return _PLAYED[seat][card]
+
+
 @dataclass(frozen=True, slots=True)
 class TrickWon(_Public):
     kind: ClassVar[str] = "trick_won"

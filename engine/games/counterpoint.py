@@ -20,7 +20,6 @@ from engine.core.cards import SUIT_MASK
 from engine.core.chance import Chance
 from engine.core.errors import IllegalMove, Reason
 from engine.core.events import (
-    CardPlayed,
     CardsLaidAside,
     DealScored,
     DealStarted,
@@ -28,6 +27,7 @@ from engine.core.events import (
     GameOver,
     TrickWon,
     Viewer,
+    card_played,
 )
 from engine.core.laying_aside import LayAsideChoices, check_lay_aside
 from engine.core.moves import LayAside, Move, PlayCard, play_moves
@@ -252,7 +252,7 @@ class Counterpoint(Rules[CounterpointState]):
         c = move.card
         s.hands[seat] &= ~(1 << c)
         s.trick.append(c)
-        events.append(CardPlayed(seat, c))
+        events.append(card_played(seat, c))
         if len(s.trick) == 1:
             s.turn = 1 - seat
             return

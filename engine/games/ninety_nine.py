@@ -32,6 +32,7 @@ from engine.core.events import (
     SeatChosen,
     TrickWon,
     Viewer,
+    card_played,
 )
 from engine.core.fields import card_field
 from engine.core.laying_aside import LayAsideChoices, check_lay_aside
@@ -428,7 +429,7 @@ class NinetyNine(Rules[NinetyNineState]):
     def _play(self, s: NinetyNineState, seat: int, c: int, events: list[Event]) -> None:
         s.hands[seat] &= ~(1 << c)
         s.trick.append(c)
-        events.append(CardPlayed(seat, c, s.turn_up if c == JOKER else None))
+        events.append(CardPlayed(seat, c, s.turn_up) if c == JOKER else card_played(seat, c))
         if s.premium == "reveal" and not s.hand_exposed:
             timing = s.options.reveal_expose_timing
             if (timing == "after_opening_lead" and not s.history and len(s.trick) == 1) or (

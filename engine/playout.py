@@ -32,20 +32,21 @@ def random_playout(
     in_place: bool = True,
     max_moves: int = 1_000_000,
 ) -> PlayoutResult:
-    """Play one game to the end; the acting seat is the first of ``to_act`` each time.
+    """Play one game to the end, each move chosen uniformly among every legal (seat, move).
 
+    When several seats may act (bid cards laid aside at once, a claim between tricks), every
+    seat's moves are in the draw, so no seat is favoured for being listed first.
     The playout owns its state, so by default it applies moves in place (no copy per move);
     ``in_place=False`` goes through the pure ``apply`` instead, for comparison.
     """
-    state = rules.new_game(options, seed)
+    opts = rules.options(options)  # validated once for the whole game
+    state = rules.new_game(opts, seed)
     moves = deals = 0
     randbelow = rng.randrange
     while not state.finished:
         if moves >= max_moves:
             raise RuntimeError(f"{rules.name} did not end within {max_moves} moves")
-        seat = rules.to_act(state)[0]
-        legal = rules.legal_moves(state, seat)
-        move = legal[randbelow(len(legal))]
+        seat, move = random_move(rules, state, randbelow)
         if in_place:
             events = rules.apply_in_place(state, seat, move)
         else:
@@ -57,6 +58,22 @@ def random_playout(
     return PlayoutResult(outcome=outcome, moves=moves, deals=deals)
 
 
+def random_move(rules: Rules[Any], state: Any, randbelow: Any) -> tuple[int, Any]:
+    """A uniformly random legal (seat, move) of a running game."""
+    acting = rules.to_act(state)
+    if len(acting) == 1:
+        seat = acting[0]
+        legal = rules.legal_moves(state, seat)
+        return seat, legal[randbelow(len(legal))]
+    choices = [(seat, rules.legal_moves(state, seat)) for seat in acting]
+    k = randbelow(sum(len(legal) for _, legal in choices))
+    for seat, legal in choices:
+        if k < len(legal):
+            return seat, legal[k]
+        k -= len(legal)
+    raise AssertionError("unreachable: k is below the number of choices")
+
+
 def _count_deals(events: list[Event]) -> int:
     n = 0
     for e in events:
@@ -66,10 +83,10 @@ def _count_deals(events: list[Event]) -> int:
 
 
 def variants(rules: Rules[Any]) -> list[tuple[str, dict[str, object]]]:
-    """The named variants worth measuring separately: one per value of each option that sets
-    other options' defaults (an edition or a preset), else just the defaults."""
+    """The named variants worth measuring separately: one per edition or preset (an option
+    named so, that sets other options' defaults), else just the defaults."""
     out: list[tuple[str, dict[str, object]]] = []
     for spec in rules.game_type().options:
-        if spec.sets:
+        if spec.sets and spec.name in {"edition", "preset"}:
             out.extend((value, {spec.name: value}) for value in spec.choices)
     return out or [("default", {})]

@@ -1,10 +1,12 @@
 """Secret, reproducible chance: every shuffle and random pick of a game comes from here.
 
 DESIGN.md decision 2: a deal's order is a keyed cryptographic function of the game's secret seed
-and the deal number. We use HMAC-SHA256(seed, label || counter) as a deterministic random bit
-generator. With the seed, everything replays exactly (tests, duplicate tournaments, audits);
-without it, the cards a viewer has seen say nothing about the ones it has not, because HMAC
-outputs are unpredictable without the key. Python's ``random`` is never used for chance.
+and the deal number. Every draw is keyed by HMAC-SHA256(seed, label): a shuffle expands that key
+with SHAKE-256 into one secret sort key per card; a number in a range is rejection-sampled from
+HMAC-SHA256(seed, label || counter) words. With the seed, everything replays exactly (tests,
+duplicate tournaments, audits); without it, the cards a viewer has seen say nothing about the
+ones it has not, because the outputs are unpredictable without the key. Python's ``random`` is
+never used for chance.
 
 A label names what is drawn (``"pack:3"`` is the pack of deal 3, ``"first_dealer"`` the first
 dealer). ``overrides`` replaces the draw of a label with a recorded outcome: that is how a game
@@ -14,6 +16,7 @@ are played. Overrides are data, stored with the game like the seed.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import struct
 from collections.abc import Mapping, Sequence
@@ -38,13 +41,18 @@ class _Stream:
         self._counter = 0
         self._words: list[int] = []
 
-    def _word(self) -> int:
+    def word(self) -> int:
+        """The next 32-bit word of the stream."""
         if not self._words:
-            block = hmac.digest(self._key, self._label + self._counter.to_bytes(8, "big"), "sha256")
-            self._counter += 1
-            self._words = list(_WORDS.unpack(block))
-            self._words.reverse()  # pop() from the end returns them in order
+            self._words = self._block()
         return self._words.pop()
+
+    def _block(self) -> list[int]:
+        block = hmac.digest(self._key, self._label + self._counter.to_bytes(8, "big"), "sha256")
+        self._counter += 1
+        words = list(_WORDS.unpack(block))
+        words.reverse()  # pop() from the end returns them in order
+        return words
 
     def below(self, n: int) -> int:
         """Uniform in [0, n), by rejection sampling (no modulo bias)."""
@@ -52,7 +60,7 @@ class _Stream:
             raise ValueError(f"n must be in 1..2**32, got {n}")
         limit = _WORD_RANGE - _WORD_RANGE % n
         while True:
-            v = self._word()
+            v = self.word()
             if v < limit:
                 return v % n
 
@@ -73,12 +81,13 @@ class Chance:
             if sorted(recorded) != sorted(cards):
                 raise ValueError(f"recorded {label} is not a permutation of the pack")
             return list(recorded)
-        out = list(cards)
-        below = _Stream(self.seed, label).below
-        for i in range(len(out) - 1, 0, -1):  # Fisher-Yates
-            j = below(i + 1)
-            out[i], out[j] = out[j], out[i]
-        return out
+        # Sort by secret 64-bit keys: HMAC-SHA256(seed, label) is the draw's own key, and
+        # SHAKE-256 expands it into one key per card (extract, then expand). Distinct random keys
+        # give a uniform permutation; a tie (probability below n²/2**65) falls back to pack order.
+        n = len(cards)
+        key = hmac.digest(self.seed, label.encode(), "sha256")
+        keys = struct.unpack(f">{n}Q", hashlib.shake_256(key).digest(8 * n))
+        return [cards[i] for i in sorted(range(n), key=keys.__getitem__)]
 
     def randint(self, label: str, lo: int, hi: int) -> int:
         """Uniform in [lo, hi], inclusive."""

@@ -86,14 +86,19 @@ class Rules(ABC, Generic[S]):
 
     def new_game(
         self,
-        options: Mapping[str, object] | None = None,
+        options: Mapping[str, object] | Any = None,
         seed: bytes = b"",
         overrides: Mapping[str, Sequence[int]] | None = None,
     ) -> S:
-        """A new game, already dealt. ``overrides`` replays recorded chance (see Chance)."""
+        """A new game, already dealt. ``overrides`` replays recorded chance (see Chance).
+
+        ``options`` is a mapping of option names to values, or an options object this game
+        already validated (``self.options(...)``), which saves validating it again per game.
+        """
         if not seed:
             raise ValueError("a seed is required (the service draws one with secrets)")
-        return self._new(self.options(options), Chance(seed, overrides))
+        opts = options if type(options) is self.options_type else self.options(options)
+        return self._new(opts, Chance(seed, overrides))
 
     @abstractmethod
     def _new(self, opts: Any, chance: Chance) -> S: ...

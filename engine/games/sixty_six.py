@@ -1,0 +1,1081 @@
+"""Sixty-Six (Sechsundsechzig), two players, with the ``gamefarm`` and ``pagat`` presets.
+
+Spec: ``shared/rules/sixty-six.md`` (section numbers below refer to it; §16 overrides looser
+wording elsewhere).
+
+24 cards A T K Q J 9 worth 11/10/4/3/2/0. Six cards each; the 13th card is turned up for trumps
+and lies under the stock. While the stock is open anything may be played and both players draw
+after each trick (winner first); once it is exhausted or closed, the follow rules of §4.2 apply.
+Marriages (K+Q shown before a lead) add 20, or 40 in trumps. A player who thinks he has 66 card
+points claims; the deal is scored in game points by the claim's success and the opponent's
+count, and the first to 7 game points wins the match.
+
+Moves, and when they are legal (§10):
+
+* ``PlayCard``: the lead (after a ``DeclareMarriage``, only the K or Q of that suit) or the
+  follow (§4.2).
+* ``DeclareMarriage(suit)``: the leader, before his lead card, while the stock is open; one per
+  lead. It is its own move so that a declarer may claim without leading (§6).
+* ``ExchangeTrump``: swap the trump nine for the turn-up (§5), including out of turn under
+  ``exchange_window = any_time``; also the answer "exchange" in the one-time step offered at the
+  opponent's close (``exchange_on_opponent_close``), where ``Call("decline")`` is the other answer.
+* ``CloseStock``: the leader, or the trick winner before drawing (§7).
+* ``DrawCards``: the trick winner's "draw" in the post-trick pause; both draws happen at once.
+* ``Claim``: declare out (§8), by either seat between tricks (``between_tricks``) or only right
+  after winning a trick or declaring a marriage (``after_own_trick_or_marriage``).
+* ``Call("pass")``: decline to claim in the end window after the last trick (§9.1).
+
+``to_act`` lists every seat with a legal move now: between tricks under ``between_tricks`` both
+seats may claim, so both are listed.
+
+Points the spec leaves open, as decided here:
+
+* Nobody may claim during the one-time exchange step at a close: the holder "decides at once
+  (accept or decline) before play goes on" and "may only exchange or decline" (§5, §16.3).
+* Drawing is an explicit move of the trick winner (``DrawCards``), never automatic, because
+  closing before the draw is the alternative he must be able to choose (§4.3, §10).
+* The turn-up's identity stays in the view while it lies in the stock, also once it is turned
+  face down by a close (§13: both saw it); it leaves the view when the loser of trick 6 takes it.
+* At the end of a deal the remaining hands are shown (``CardsExposed``); the unused stock cards,
+  which "may be shown", are not.
+* ``view.detail.known_cards`` lists the cards everyone knows a seat holds (a declared marriage's
+  unplayed card, the turn-up taken by an exchange or drawn last), so a client need not track them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Final, cast
+
+from engine.core import cards as C
+from engine.core.cards import SUIT_MASK
+from engine.core.chance import Chance
+from engine.core.errors import IllegalMove, InvalidOptions, Reason
+from engine.core.events import (
+    Called,
+    CardDrawn,
+    CardPlayed,
+    CardsExposed,
+    DealScored,
+    DealStarted,
+    Event,
+    GameOver,
+    MarriageDeclared,
+    StockClosed,
+    TrickWon,
+    TrumpExchanged,
+    Viewer,
+)
+from engine.core.fields import cards_field, per_seat_cards_field
+from engine.core.moves import (
+    Call,
+    Claim,
+    CloseStock,
+    DeclareMarriage,
+    DrawCards,
+    ExchangeTrump,
+    Move,
+    PlayCard,
+    play_moves,
+)
+from engine.core.options import option
+from engine.core.rules import Outcome, Rules, register
+from engine.core.state import GameState
+from engine.core.view import SeatView, TrickView, View, trick_view
+
+_SEATS: Final = 2
+_HAND: Final = 6
+_DECK: Final = C.deck(range(9, 15))  # 24 cards
+_NINE: Final = 9
+_QUEEN: Final = 12
+_KING: Final = 13
+# A > T > K > Q > J > 9 in every suit (§1); the Ten sits between Ace and King.
+_RANK_STRENGTH: Final = {14: 6, 10: 5, 13: 4, 12: 3, 11: 2, 9: 1}
+_RANK_POINTS: Final = {14: 11, 10: 10, 13: 4, 12: 3, 11: 2, 9: 0}
+STRENGTH: Final = tuple(_RANK_STRENGTH.get(c & 15, 0) for c in range(64))
+POINTS: Final = tuple(_RANK_POINTS.get(c & 15, 0) for c in range(64))
+# For each card, the cards of its suit that beat it: the strict follower's "must beat" (§4.2).
+_BEATERS: Final = tuple(
+    sum(1 << d for d in _DECK if d >> 4 == c >> 4 and STRENGTH[d] > STRENGTH[c]) for c in range(64)
+)
+GOAL: Final = 66
+SCHNEIDER: Final = 33
+LAST_TRICK_BONUS: Final = 10
+MARRIAGE_POINTS: Final = 20
+ROYAL_MARRIAGE_POINTS: Final = 40
+
+
+class Phase(StrEnum):
+    LEAD = "lead"  # the trick area is empty; the leader may exchange, marry, close, claim, play
+    FOLLOW = "follow"  # the lead card is down; the follower plays
+    POST_TRICK = "post_trick"  # the winner chooses to draw or to close before drawing
+    CLOSE_EXCHANGE = "close_exchange"  # the non-closer answers the exchange offer at a close
+    END_WINDOW = "end_window"  # all cards played: claim or pass, last-trick winner first
+    OVER = "over"
+
+
+# The pagat preset (§11); gamefarm is every option's own default.
+_PAGAT: Final[dict[str, bool | int | str]] = {
+    "next_dealer": "winner",
+    "endgame_follow": "strict",
+    "claim_window": "after_own_trick_or_marriage",
+    "failed_claim_points": "flat2",
+    "unclaimed_closed_deal": "closer_fails",
+    "non_closer_out_points": "flat2",
+    "unclaimed_open_deal": "higher_total",
+    "carry_over": False,
+    "exchange_window": "before_own_lead",
+    "exchange_on_opponent_close": True,
+    "close_before_final_draw": False,
+}
+_GAMEFARM: Final[dict[str, bool | int | str]] = {
+    "next_dealer": "alternate",
+    "endgame_follow": "follow_suit",
+    "claim_window": "between_tricks",
+    "failed_claim_points": "gf",
+    "unclaimed_closed_deal": "closer_as_claimant",
+    "non_closer_out_points": "table",
+    "unclaimed_open_deal": "no_score",
+    "carry_over": True,
+    "exchange_window": "any_time",
+    "exchange_on_opponent_close": False,
+    "close_before_final_draw": True,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SixtySixOptions:
+    preset: str = option(
+        "gamefarm",
+        "rule set: gamefarm (the reference article's rules) or pagat (the German rules); "
+        "sets the defaults of the flags below, which may still be given one by one",
+        choices=("gamefarm", "pagat"),
+        sets={"gamefarm": _GAMEFARM, "pagat": _PAGAT},
+    )
+    target_game_points: int = option(7, "game points that win the match", minimum=1, maximum=99)
+    first_dealer: str = option(
+        "random", "who deals first: a secret random seat, or seat 0", choices=("random", "seat0")
+    )
+    next_dealer: str = option(
+        "alternate",
+        "who deals next: the other player after every deal, or the deal's winner "
+        "(the same dealer after a deal with no winner)",
+        choices=("alternate", "winner"),
+    )
+    endgame_follow: str = option(
+        "follow_suit",
+        "follow rule once the stock is gone: follow suit only, or follow and beat, else trump",
+        choices=("follow_suit", "strict"),
+    )
+    claim_window: str = option(
+        "between_tricks",
+        "when a claim may be made: by either player whenever no card of a trick is down, or "
+        "only right after winning a trick or declaring a marriage",
+        choices=("between_tricks", "after_own_trick_or_marriage"),
+    )
+    failed_claim_points: str = option(
+        "gf",
+        "a failed claim gives the opponent 2, or 3 when: either player (gf), the opponent "
+        "(gf_opponent) or the claimant (gf_claimant) has no trick; flat2: always 2",
+        choices=("gf", "gf_opponent", "gf_claimant", "flat2"),
+    )
+    unclaimed_closed_deal: str = option(
+        "closer_as_claimant",
+        "a closed deal nobody claimed: the closer is judged as claimant, or the closer failed "
+        "(the opponent gets 2, or 3 if he had no trick at the close)",
+        choices=("closer_as_claimant", "closer_fails"),
+    )
+    non_closer_out_points: str = option(
+        "table",
+        "a correct claim by the closer's opponent scores by the table (1/2/3) or a flat 2",
+        choices=("table", "flat2"),
+    )
+    unclaimed_open_deal: str = option(
+        "no_score",
+        "a deal played out with no close and no claim: nobody scores, or the higher total "
+        "scores 1/2/3 (equal totals: a drawn deal)",
+        choices=("no_score", "higher_total"),
+    )
+    carry_over: bool = option(
+        True, "each deal with no game points adds 1 to the next scoring deal's award"
+    )
+    exchange_window: str = option(
+        "any_time",
+        "when the trump nine may be exchanged: any time the player has no card in the current "
+        "trick, or only as the leader before the lead card",
+        choices=("any_time", "before_own_lead"),
+    )
+    exchange_min_stock: int = option(
+        2,
+        "stock size (face-down cards plus the turn-up) needed for the exchange: 2 = any open "
+        "stock, 4 = not once only the last face-down card and the turn-up remain",
+        minimum=2,
+        maximum=4,
+    )
+    exchange_on_opponent_close: bool = option(
+        False, "at the opponent's close the trump nine's holder may swap it, even with no trick"
+    )
+    close_before_final_draw: bool = option(
+        True, "the winner of trick 6 may close before the last two stock cards are drawn"
+    )
+    marriage_when_stock_gone: bool = option(
+        False, "marriages may also be declared once the stock is exhausted or closed"
+    )
+    review_last_trick: bool = option(
+        True, "the trick just completed may be looked at until the next lead card"
+    )
+    show_own_points: bool = option(
+        False, "assist mode: each player sees his own running count (never the opponent's)"
+    )
+    shutout_counts_double: bool = option(
+        False, "stakes: a match won 7-0 counts double (informative: shown as match_stakes 2)"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class MarriageView:
+    seat: int
+    suit: int
+    points: int
+    counts: bool  # the declarer has won a trick, so the points count (§6)
+    cards: tuple[int, ...] = cards_field()
+
+
+@dataclass(frozen=True, slots=True)
+class SixtySixDetail:
+    """Sixty-Six's public state, the same for every viewer (§13)."""
+
+    preset: str
+    non_dealer: int
+    stock_size: int  # face-down cards plus the turn-up while it lies under the stock
+    stock_state: str  # "open", "exhausted" or "closed"
+    turn_up_face_up: bool
+    closer: int | None
+    closer_opponent_tricks: int | None  # the non-closer's tricks at the moment of closing
+    marriages: tuple[MarriageView, ...]
+    marriage_suit: int | None  # declared on this lead: the lead must be its K or Q
+    end_window_seat: int | None  # whose claim-or-pass is due after the last trick
+    carry: int
+    target_game_points: int
+    match_stakes: int  # 2 for a 7-0 match with ``shutout_counts_double``
+    # Cards everyone knows a seat holds: an unplayed marriage card, the old turn-up taken by an
+    # exchange, the turn-up drawn as the last stock card.
+    known_cards: tuple[tuple[int, ...] | None, ...] = per_seat_cards_field()
+    last_deal: DealScored | None = None
+
+
+class SixtySixState(GameState):
+    """The full state. Fields typed ``Sequence`` hold lists that are only ever replaced, never
+    changed in place, so a copy of the state may share them (``clone`` copies only the fields
+    typed ``list``, the ones that change on almost every move)."""
+
+    game = "sixty-six"
+    schema = 1
+
+    options: SixtySixOptions
+    # match
+    deal_no: int
+    dealer: int
+    scores: Sequence[int]
+    carry: int
+    finished: bool
+    winners: Sequence[int]
+    last_result: Sequence[Any]  # the last deal's result (see _deal_scored); [] before any
+    # deal
+    phase: str
+    hands: list[int]
+    shown: Sequence[int]  # cards publicly known to have gone into each hand this deal
+    trump: int
+    turn_up: int  # the card under the stock (after an exchange, the nine)
+    turn_up_in_stock: bool  # False once the loser of trick 6 has drawn it
+    stock: Sequence[int]  # face-down stock cards, top first
+    closer: int | None
+    closer_opp_tricks: int
+    leader: int  # the leader of the current trick; in POST_TRICK, the trick's winner
+    trick: Sequence[int]
+    marriage_suit: int | None  # the marriage declared on the current lead
+    tricks_won: list[int]
+    card_points: list[int]
+    marriage_points: Sequence[int]
+    marriages: Sequence[Sequence[int]]  # [seat, suit, points] in declaration order
+    bonus_seat: int | None  # who earned the last-trick 10
+    tricks_played: int
+    last_trick: Sequence[int]  # [leader, winner, lead, follow] while it may be reviewed
+    window_seat: int | None
+
+
+# Phases as plain module constants: the hot paths compare against them on every move.
+_LEAD: Final = Phase.LEAD
+_FOLLOW: Final = Phase.FOLLOW
+_POST_TRICK: Final = Phase.POST_TRICK
+_CLOSE_EXCHANGE: Final = Phase.CLOSE_EXCHANGE
+_END_WINDOW: Final = Phase.END_WINDOW
+_BOTH: Final = (0, 1)
+_ONLY: Final = ((0,), (1,))
+_KINGS: Final = sum(1 << (suit * 16 + _KING) for suit in C.SUITS)
+
+# Pre-built moves: listing legal moves allocates nothing but the list.
+_EXCHANGE: Final = ExchangeTrump()
+_CLOSE: Final = CloseStock()
+_CLAIM: Final = Claim()
+_DRAW: Final = DrawCards()
+_PASS: Final = Call("pass")
+_DECLINE: Final = Call("decline")
+_MARRY: Final = tuple(DeclareMarriage(s) for s in C.SUITS)
+
+# Rejection reasons, as constants so the hot predicates return without building anything.
+Problem = tuple[Reason, str]
+_P_WRONG_PHASE: Final = (Reason.WRONG_PHASE, "that move is not possible at this point")
+_P_NOT_LEADER: Final = (Reason.NOT_YOUR_TURN, "only the leader may do that")
+_P_STOCK: Final = (Reason.STOCK_NOT_OPEN, "the stock is closed or exhausted")
+_P_NO_NINE: Final = (Reason.NO_TRUMP_NINE, "you do not hold the nine of trumps")
+_P_NO_TRICK: Final = (Reason.NO_TRICK_WON, "the exchange needs a trick won in this deal")
+_P_MIN_STOCK: Final = (Reason.EXCHANGE_NOT_ALLOWED, "the stock is too small for the exchange")
+_P_EXCHANGE_TIME: Final = (
+    Reason.EXCHANGE_NOT_ALLOWED,
+    "the exchange is not allowed now (exchange_window)",
+)
+_P_CLOSE_EXCHANGE_ONLY: Final = (
+    Reason.NOT_YOUR_TURN,
+    "the closer's opponent is answering the exchange offer",
+)
+_P_FINAL_DRAW: Final = (
+    Reason.CLOSE_NOT_ALLOWED,
+    "the last chance to close was leading to trick 6 (close_before_final_draw)",
+)
+_P_MARRIED: Final = (Reason.MARRIAGE_ALREADY_DECLARED, "one marriage per lead")
+_P_NO_MARRIAGE: Final = (Reason.NO_MARRIAGE, "you do not hold the King and Queen of that suit")
+_P_TRICK_ON_TABLE: Final = (Reason.CLAIM_NOT_ALLOWED, "no claim while a trick is in progress")
+_P_CLAIM_TIME: Final = (
+    Reason.CLAIM_NOT_ALLOWED,
+    "a claim is allowed only right after winning a trick or declaring a marriage",
+)
+_P_WINDOW_TURN: Final = (Reason.NOT_YOUR_TURN, "the other player speaks first after the last trick")
+
+
+# The cards of one suit lane (ranks 9..A are bits 9..14), for every subset: a hand of the
+# 24-card pack becomes a tuple with four lookups instead of a bit-by-bit walk.
+_LANES: Final = tuple(
+    tuple(tuple(suit * 16 + 9 + i for i in range(6) if bits >> i & 1) for bits in range(64))
+    for suit in C.SUITS
+)
+
+
+def cards_tuple(mask: int) -> tuple[int, ...]:
+    """The cards of a mask of the 24-card pack, in ascending id order (as ``C.cards_of``)."""
+    return (
+        _LANES[0][mask >> 9 & 63]
+        + _LANES[1][mask >> 25 & 63]
+        + _LANES[2][mask >> 41 & 63]
+        + _LANES[3][mask >> 57 & 63]
+    )
+
+
+def leader_wins(lead: int, follow: int, trump: int) -> bool:
+    """§4.1: the same suit goes to the higher rank; a trump on a plain lead wins; else the lead.
+
+    >>> from engine.core.cards import parse, HEARTS
+    >>> leader_wins(parse("KS"), parse("AS"), HEARTS), leader_wins(parse("AC"), parse("9H"), HEARTS)
+    (False, False)
+    >>> leader_wins(parse("JD"), parse("AS"), HEARTS)
+    True
+    """
+    if lead >> 4 == follow >> 4:
+        return STRENGTH[lead] > STRENGTH[follow]
+    return follow >> 4 != trump
+
+
+def follow_mask(hand: int, lead: int, trump: int, phase_two: bool, strict: bool) -> int:
+    """The cards a follower may play to ``lead`` (§4.2)."""
+    if not phase_two:
+        return hand
+    same = hand & SUIT_MASK[lead >> 4]
+    if not strict:
+        return same or hand
+    if same:
+        return (same & _BEATERS[lead]) or same
+    return (hand & SUIT_MASK[trump]) or hand
+
+
+def win_award(opponent_count: int, opponent_tricks: int) -> int:
+    """Game points for a correct claim (§9.2 rows 1-3): schwarz 3, schneider 2, else 1."""
+    if opponent_tricks == 0:
+        return 3
+    return 2 if opponent_count < SCHNEIDER else 1
+
+
+def failed_claim_award(rule: str, claimant_tricks: int, opponent_tricks: int) -> int:
+    """Game points to the opponent of a failed claim (§9.2 rows 4-6, flag failed_claim_points)."""
+    if rule == "flat2":
+        return 2
+    if rule == "gf":
+        three = claimant_tricks == 0 or opponent_tricks == 0
+    elif rule == "gf_opponent":
+        three = opponent_tricks == 0
+    else:  # gf_claimant
+        three = claimant_tricks == 0
+    return 3 if three else 2
+
+
+def score_deal(
+    opts: SixtySixOptions,
+    counts: Sequence[int],
+    tricks: Sequence[int],
+    claimant: int | None,
+    *,
+    closer: int | None,
+    closer_opp_tricks: int,
+) -> tuple[int | None, int, str]:
+    """The deal's result before the carry: (seat scoring, game points, why) — §9.2 to §9.5.
+
+    ``claimant`` is None when nobody claimed; counts already follow §8 (marriages only with a
+    trick, the last-trick 10 only if earned).
+    """
+    judged = ""
+    if claimant is None and closer is not None:
+        if opts.unclaimed_closed_deal == "closer_fails":  # §9.5: the closer never went out
+            return 1 - closer, 3 if closer_opp_tricks == 0 else 2, "the closer did not go out"
+        claimant = closer  # §9.3: the closer is judged as if he had claimed
+        judged = "the closer judged as claimant: "
+    if claimant is not None:
+        c, o = claimant, 1 - claimant
+        if counts[c] >= GOAL:
+            if closer is not None and c != closer and opts.non_closer_out_points == "flat2":
+                return c, 2, "out after the opponent's close"
+            return c, win_award(counts[o], tricks[o]), judged + "out"
+        if c == closer and opts.unclaimed_closed_deal == "closer_fails":  # §16.6
+            return o, 3 if closer_opp_tricks == 0 else 2, "false out by the closer"
+        award = failed_claim_award(opts.failed_claim_points, tricks[c], tricks[o])
+        return o, award, judged + "false out"
+    if opts.unclaimed_open_deal == "no_score":
+        return None, 0, "played out, nobody claimed"
+    if counts[0] == counts[1]:
+        return None, 0, "drawn deal"
+    hi = 0 if counts[0] > counts[1] else 1
+    return hi, win_award(counts[1 - hi], tricks[1 - hi]), "higher total"
+
+
+def with_carry(scorer: int | None, award: int, carry: int, carry_over: bool) -> tuple[int, int]:
+    """(game points the scorer gets, the carry afterwards) under §9.4.
+
+    A scoring deal takes the whole carry, whoever scores; with ``carry_over`` every deal that
+    scores nothing adds 1, a drawn deal included (§16.8). Without it the carry stays 0.
+    """
+    if scorer is not None:
+        return award + carry, 0
+    return 0, carry + 1 if carry_over else carry
+
+
+def _with_bit(masks: Sequence[int], seat: int, card: int) -> list[int]:
+    """A copy of per-seat masks with ``card`` added to ``seat``'s."""
+    out = list(masks)
+    out[seat] |= 1 << card
+    return out
+
+
+def _deal_scored(result: Sequence[Any]) -> DealScored:
+    """The DealScored event from ``last_result``: [deal_no, counts, made, points, totals, why].
+
+    ``taken`` holds each seat's final count (§8), ``made`` the claimant's success (None for the
+    other seat, and for both when nobody claimed), ``note`` the reason for the result.
+    """
+    deal_no, counts, made, points, totals, why = result
+    return DealScored(
+        deal_no=deal_no,
+        bids=(None, None),
+        bid_cards=(None, None),
+        taken=tuple(counts),
+        made=tuple(made),
+        points=tuple(points),
+        totals=tuple(totals),
+        note=why,
+    )
+
+
+class SixtySix(Rules[SixtySixState]):
+    name = "sixty-six"
+    title = "Sixty-Six"
+    seats = _SEATS
+    summary = "Two-player stock game: draw, marry, exchange the trump nine, close, claim 66."
+    options_type = SixtySixOptions
+    state_type = SixtySixState
+    move_types = (PlayCard, DeclareMarriage, ExchangeTrump, CloseStock, DrawCards, Claim, Call)
+
+    def check_options(self, opts: SixtySixOptions) -> None:
+        if opts.exchange_min_stock not in (2, 4):  # an open stock always holds an even count
+            raise InvalidOptions(
+                Reason.INVALID_OPTION_VALUE,
+                f"sixty-six option 'exchange_min_stock': expected 2 or 4 "
+                f"(got {opts.exchange_min_stock})",
+            )
+
+    # -- setup -------------------------------------------------------------------------------
+
+    def _new(self, opts: SixtySixOptions, chance: Chance) -> SixtySixState:
+        s = SixtySixState()
+        s.options = opts
+        s.chance = chance
+        s.deal_no = 0
+        first = 0 if opts.first_dealer == "seat0" else chance.randint("first_dealer", 0, 1)
+        s.scores = [0, 0]
+        s.carry = 0
+        s.finished = False
+        s.winners = []
+        s.last_result = []
+        self._start_deal(s, first)  # its DealStarted is the opening event
+        return s
+
+    def opening_events(self, state: SixtySixState) -> list[Event]:
+        return [self._deal_event(state)]
+
+    def _start_deal(self, s: SixtySixState, dealer: int) -> None:
+        s.deal_no += 1
+        s.dealer = dealer
+        non_dealer = 1 - dealer
+        pack = s.chance.shuffled(f"pack:{s.deal_no}", _DECK)
+        # §2: three to N, three to D, three to N, three to D; deck[0] is the top card.
+        n_hand = 0
+        d_hand = 0
+        for i in (0, 1, 2, 6, 7, 8):
+            n_hand |= 1 << pack[i]
+            d_hand |= 1 << pack[i + 3]
+        s.hands = [n_hand, d_hand] if non_dealer == 0 else [d_hand, n_hand]
+        s.shown = [0, 0]
+        s.turn_up = pack[12]
+        s.trump = pack[12] >> 4
+        s.turn_up_in_stock = True
+        s.stock = pack[13:]
+        s.closer = None
+        s.closer_opp_tricks = 0
+        s.phase = Phase.LEAD
+        s.leader = non_dealer
+        s.trick = []
+        s.marriage_suit = None
+        s.tricks_won = [0, 0]
+        s.card_points = [0, 0]
+        s.marriage_points = [0, 0]
+        s.marriages = []
+        s.bonus_seat = None
+        s.tricks_played = 0
+        s.last_trick = []
+        s.window_seat = None
+
+    def _deal_event(self, s: SixtySixState) -> DealStarted:
+        return DealStarted(
+            deal_no=s.deal_no,
+            dealer=s.dealer,
+            hand_sizes=(_HAND, _HAND),
+            hands=(cards_tuple(s.hands[0]), cards_tuple(s.hands[1])),
+            turn_up=s.turn_up,
+            trump=s.trump,
+        )
+
+    # -- named rules -------------------------------------------------------------------------
+
+    @staticmethod
+    def stock_open(s: SixtySixState) -> bool:
+        """§3: neither closed nor exhausted (then it holds the turn-up and a face-down card)."""
+        return s.closer is None and s.turn_up_in_stock
+
+    @staticmethod
+    def stock_size(s: SixtySixState) -> int:
+        return len(s.stock) + s.turn_up_in_stock
+
+    @staticmethod
+    def count(s: SixtySixState, seat: int) -> int:
+        """A player's count as a claim would be judged now (§8)."""
+        total = s.card_points[seat]
+        if s.tricks_won[seat]:
+            total += s.marriage_points[seat]
+        if s.bonus_seat == seat:
+            total += LAST_TRICK_BONUS
+        return total
+
+    def exchange_problem(self, s: SixtySixState, seat: int) -> Problem | None:
+        """Why ``seat`` may not exchange the trump nine now (§5), or None if it may."""
+        phase = s.phase
+        if phase == Phase.CLOSE_EXCHANGE:
+            # §16.3: the offer ignores the trick and stock-size conditions.
+            assert s.closer is not None
+            return None if seat != s.closer else _P_CLOSE_EXCHANGE_ONLY
+        o = s.options
+        if phase not in (Phase.LEAD, Phase.FOLLOW, Phase.POST_TRICK) or not self.stock_open(s):
+            return _P_STOCK
+        if not s.hands[seat] >> (s.trump * 16 + _NINE) & 1:
+            return _P_NO_NINE
+        if not s.tricks_won[seat]:
+            return _P_NO_TRICK
+        if len(s.stock) + 1 < o.exchange_min_stock:
+            return _P_MIN_STOCK
+        if o.exchange_window == "any_time":
+            # Anything but while one's own card lies in the unfinished trick.
+            if phase == Phase.FOLLOW and seat == s.leader:
+                return _P_EXCHANGE_TIME
+            return None
+        return None if phase == Phase.LEAD and seat == s.leader else _P_EXCHANGE_TIME
+
+    def marriage_problem(self, s: SixtySixState, seat: int, suit: object) -> Problem | None:
+        """§6 and §16.1: the leader, in the lead state, stock open, one per lead, K+Q held."""
+        if s.phase != Phase.LEAD:
+            return _P_WRONG_PHASE
+        if seat != s.leader:
+            return _P_NOT_LEADER
+        if not (self.stock_open(s) or s.options.marriage_when_stock_gone):
+            return _P_STOCK
+        if s.marriage_suit is not None:
+            return _P_MARRIED
+        if not (type(suit) is int and 0 <= suit < 4):
+            return _P_NO_MARRIAGE
+        pair = (1 << (suit * 16 + _KING)) | (1 << (suit * 16 + _QUEEN))
+        return None if s.hands[seat] & pair == pair else _P_NO_MARRIAGE
+
+    def close_problem(self, s: SixtySixState, seat: int) -> Problem | None:
+        """§7: the leader, or the trick winner before drawing, while the stock is open."""
+        phase = s.phase
+        if phase not in (Phase.LEAD, Phase.POST_TRICK):
+            return _P_WRONG_PHASE
+        if seat != s.leader:
+            return _P_NOT_LEADER
+        if not self.stock_open(s):
+            return _P_STOCK
+        if phase == Phase.POST_TRICK and len(s.stock) == 1:
+            return None if s.options.close_before_final_draw else _P_FINAL_DRAW
+        return None
+
+    def claim_problem(self, s: SixtySixState, seat: int) -> Problem | None:
+        """§8 and §16.2/§16.4: when ``seat`` may declare out."""
+        phase = s.phase
+        if phase == Phase.END_WINDOW:
+            return None if seat == s.window_seat else _P_WINDOW_TURN
+        if phase == Phase.FOLLOW:
+            return _P_TRICK_ON_TABLE
+        if phase not in (Phase.LEAD, Phase.POST_TRICK):
+            return _P_WRONG_PHASE
+        if s.options.claim_window == "between_tricks":
+            return None
+        if seat != s.leader:
+            return _P_CLAIM_TIME
+        # The leader of trick 2 onwards just won the previous trick; N before trick 1 has not,
+        # but a marriage on this lead also opens the window.
+        if phase == Phase.POST_TRICK or s.tricks_played or s.marriage_suit is not None:
+            return None
+        return _P_CLAIM_TIME
+
+    def playable(self, s: SixtySixState, seat: int) -> int:
+        """The cards ``seat`` may play now (0 if it is not its card to play)."""
+        if s.phase == Phase.LEAD:
+            if seat != s.leader:
+                return 0
+            hand = s.hands[seat]
+            if s.marriage_suit is not None:
+                base = s.marriage_suit * 16
+                return hand & ((1 << (base + _KING)) | (1 << (base + _QUEEN)))
+            return hand
+        if s.phase == Phase.FOLLOW and seat != s.leader:
+            return follow_mask(
+                s.hands[seat],
+                s.trick[0],
+                s.trump,
+                not self.stock_open(s),
+                s.options.endgame_follow == "strict",
+            )
+        return 0
+
+    # -- turn and legal moves ----------------------------------------------------------------
+
+    def to_act(self, s: SixtySixState) -> tuple[int, ...]:
+        phase = s.phase
+        if s.finished:
+            return ()
+        if phase == _FOLLOW:
+            # The leader's card is on the table, so only the follower can act.
+            return _ONLY[1 - s.leader]
+        if phase in (_LEAD, _POST_TRICK):
+            if s.options.claim_window == "between_tricks":
+                return _BOTH  # the other seat may always claim between tricks
+            other = 1 - s.leader
+            if s.hands[other] >> (s.trump * 16 + _NINE) & 1 and (
+                self.exchange_problem(s, other) is None
+            ):
+                return _BOTH
+            return _ONLY[s.leader]
+        if phase == Phase.CLOSE_EXCHANGE:
+            assert s.closer is not None
+            return (1 - s.closer,)
+        if phase == Phase.END_WINDOW:
+            assert s.window_seat is not None
+            return (s.window_seat,)
+        return ()
+
+    def legal_moves(self, s: SixtySixState, seat: int) -> Sequence[Move]:
+        if s.finished:
+            return []
+        phase = s.phase
+        # The cheap "holds the trump nine" test first: most of the time nobody can exchange.
+        holds_nine = s.hands[seat] >> (s.trump * 16 + _NINE) & 1
+        if phase == _FOLLOW:
+            if seat == s.leader:
+                return []
+            moves = cast("list[Move]", play_moves(self.playable(s, seat)))
+            if holds_nine and self.exchange_problem(s, seat) is None:
+                moves.append(_EXCHANGE)
+            return moves
+        if phase == _LEAD:
+            if seat == s.leader:
+                moves = cast("list[Move]", play_moves(self.playable(s, seat)))
+                hand = s.hands[seat]
+                pairs = hand & (hand << 1) & _KINGS  # a King whose Queen is also held
+                if pairs and s.marriage_suit is None:
+                    for suit in C.SUITS:
+                        if pairs >> (suit * 16 + _KING) & 1 and (
+                            self.marriage_problem(s, seat, suit) is None
+                        ):
+                            moves.append(_MARRY[suit])
+                if holds_nine and self.exchange_problem(s, seat) is None:
+                    moves.append(_EXCHANGE)
+                if self.close_problem(s, seat) is None:
+                    moves.append(_CLOSE)
+            else:
+                moves = []
+                if holds_nine and self.exchange_problem(s, seat) is None:
+                    moves.append(_EXCHANGE)
+            if self.claim_problem(s, seat) is None:
+                moves.append(_CLAIM)
+            return moves
+        if phase == _POST_TRICK:
+            moves = [_DRAW] if seat == s.leader else []
+            if self.close_problem(s, seat) is None:
+                moves.append(_CLOSE)
+            if holds_nine and self.exchange_problem(s, seat) is None:
+                moves.append(_EXCHANGE)
+            if self.claim_problem(s, seat) is None:
+                moves.append(_CLAIM)
+            return moves
+        if phase == _CLOSE_EXCHANGE:
+            return [_EXCHANGE, _DECLINE] if self.exchange_problem(s, seat) is None else []
+        if phase == _END_WINDOW:
+            return [_CLAIM, _PASS] if seat == s.window_seat else []
+        return []
+
+    def validate(self, s: SixtySixState, seat: int, move: Move) -> None:
+        problem: Problem | None
+        kind = type(move)
+        if kind is PlayCard:
+            assert isinstance(move, PlayCard)
+            self._validate_play(s, seat, move.card)
+            return
+        if kind is DeclareMarriage:
+            assert isinstance(move, DeclareMarriage)
+            problem = self.marriage_problem(s, seat, move.suit)
+        elif kind is ExchangeTrump:
+            problem = self.exchange_problem(s, seat)
+        elif kind is CloseStock:
+            problem = self.close_problem(s, seat)
+        elif kind is Claim:
+            problem = self.claim_problem(s, seat)
+        elif kind is DrawCards:
+            if s.phase != Phase.POST_TRICK:
+                problem = (Reason.WRONG_PHASE, "cards are drawn only right after a trick")
+            elif seat != s.leader:
+                problem = (Reason.NOT_YOUR_TURN, "the trick's winner decides when to draw")
+            else:
+                problem = None
+        else:
+            assert isinstance(move, Call)
+            problem = self._call_problem(s, seat, move.call)
+        if problem is not None:
+            raise IllegalMove(*problem)
+
+    def _call_problem(self, s: SixtySixState, seat: int, call: object) -> Problem | None:
+        if call == "pass":
+            if s.phase != Phase.END_WINDOW:
+                return (Reason.CALL_NOT_ALLOWED, "'pass' answers the end window after trick 12")
+            return None if seat == s.window_seat else _P_WINDOW_TURN
+        if call == "decline":
+            if s.phase != Phase.CLOSE_EXCHANGE:
+                return (Reason.CALL_NOT_ALLOWED, "'decline' answers the exchange offer at a close")
+            return self.exchange_problem(s, seat)
+        return (Reason.CALL_NOT_ALLOWED, f"no call {call!r} in sixty-six; calls: pass, decline")
+
+    def _validate_play(self, s: SixtySixState, seat: int, c: object) -> None:
+        phase = s.phase
+        if phase not in (Phase.LEAD, Phase.FOLLOW):
+            raise IllegalMove(Reason.WRONG_PHASE, f"no card is played now ({phase})")
+        turn = s.leader if phase == Phase.LEAD else 1 - s.leader
+        if seat != turn:
+            raise IllegalMove(Reason.NOT_YOUR_TURN, f"it is seat {turn}'s turn to play")
+        if not (type(c) is int and 0 <= c < 64) or not s.hands[seat] >> c & 1:
+            raise IllegalMove(Reason.CARD_NOT_IN_HAND, f"{C.describe(c)} is not in your hand")
+        if self.playable(s, seat) >> c & 1:
+            return
+        if phase == Phase.LEAD:
+            raise IllegalMove(Reason.MUST_LEAD_MARRIAGE, "after a marriage, lead its King or Queen")
+        hand, lead = s.hands[seat], s.trick[0]
+        same = hand & SUIT_MASK[lead >> 4]
+        if same and c >> 4 != lead >> 4:
+            raise IllegalMove(Reason.MUST_FOLLOW_SUIT, "you must follow the suit led")
+        if same:
+            raise IllegalMove(Reason.MUST_BEAT, "you must beat the card led if you can")
+        raise IllegalMove(Reason.MUST_TRUMP, "with no card of the suit led, you must trump")
+
+    # -- applying moves ----------------------------------------------------------------------
+
+    def _apply(self, s: SixtySixState, seat: int, move: Move, events: list[Event]) -> None:
+        kind = type(move)
+        if kind is PlayCard:
+            assert isinstance(move, PlayCard)
+            self._play(s, seat, move.card, events)
+        elif kind is DrawCards:
+            self._draw(s, seat, events)
+        elif kind is DeclareMarriage:
+            assert isinstance(move, DeclareMarriage)
+            self._marry(s, seat, move.suit, events)
+        elif kind is ExchangeTrump:
+            self._exchange(s, seat, events)
+        elif kind is CloseStock:
+            self._close(s, seat, events)
+        elif kind is Claim:
+            events.append(Called(seat=seat, call="claim"))
+            self._end_deal(s, seat, events)
+        else:
+            assert isinstance(move, Call)
+            events.append(Called(seat=seat, call=move.call))
+            if move.call == "decline":
+                s.phase = Phase.LEAD
+            elif s.options.claim_window == "between_tricks" and seat == s.leader:
+                s.window_seat = 1 - seat  # §16.2: the other player may claim after the pass
+            else:
+                self._end_deal(s, None, events)
+
+    def _play(self, s: SixtySixState, seat: int, c: int, events: list[Event]) -> None:
+        s.hands[seat] &= ~(1 << c)
+        events.append(CardPlayed(seat=seat, card=c))
+        if s.phase == Phase.LEAD:
+            s.trick = [c]
+            s.marriage_suit = None
+            s.last_trick = []  # §4.4: the previous trick may be reviewed until this card
+            s.phase = Phase.FOLLOW
+            return
+        leader = s.leader
+        lead = s.trick[0]
+        winner = leader if leader_wins(lead, c, s.trump) else seat
+        points = POINTS[lead] + POINTS[c]
+        s.tricks_won[winner] += 1
+        s.card_points[winner] += points
+        s.tricks_played += 1
+        s.last_trick = [leader, winner, lead, c]
+        s.trick = []
+        s.leader = winner
+        events.append(
+            TrickWon(
+                trick_no=s.tricks_played,
+                winner=winner,
+                leader=leader,
+                cards=(lead, c),
+                points=points,
+            )
+        )
+        if not s.hands[winner]:
+            if s.closer is None:  # §1: the last trick's 10 only in a deal played out unclosed
+                s.bonus_seat = winner
+            s.phase = Phase.END_WINDOW
+            s.window_seat = winner
+        elif self.stock_open(s):
+            s.phase = Phase.POST_TRICK
+        else:
+            s.phase = Phase.LEAD
+
+    def _draw(self, s: SixtySixState, winner: int, events: list[Event]) -> None:
+        # §4.3: the winner takes the top card, the loser the next one, or the turn-up last.
+        loser = 1 - winner
+        stock = s.stock
+        first = stock[0]
+        s.hands[winner] |= 1 << first
+        events.append(CardDrawn(seat=winner, card=first, stock_left=len(stock)))
+        if len(stock) > 1:
+            second = stock[1]
+            s.stock = stock[2:]
+            face_up = False
+        else:
+            second = s.turn_up
+            s.stock = []
+            s.turn_up_in_stock = False
+            s.shown = _with_bit(s.shown, loser, second)
+            face_up = True
+        s.hands[loser] |= 1 << second
+        events.append(
+            CardDrawn(seat=loser, card=second, stock_left=self.stock_size(s), face_up=face_up)
+        )
+        s.phase = Phase.LEAD
+
+    def _marry(self, s: SixtySixState, seat: int, suit: int, events: list[Event]) -> None:
+        points = ROYAL_MARRIAGE_POINTS if suit == s.trump else MARRIAGE_POINTS
+        king, queen = suit * 16 + _KING, suit * 16 + _QUEEN
+        s.marriage_suit = suit
+        marriage_points = list(s.marriage_points)
+        marriage_points[seat] += points
+        s.marriage_points = marriage_points
+        s.marriages = [*s.marriages, [seat, suit, points]]
+        s.shown = _with_bit(_with_bit(s.shown, seat, king), seat, queen)
+        events.append(MarriageDeclared(seat=seat, suit=suit, points=points, cards=(king, queen)))
+
+    def _exchange(self, s: SixtySixState, seat: int, events: list[Event]) -> None:
+        nine = s.trump * 16 + _NINE
+        taken = s.turn_up
+        s.hands[seat] = (s.hands[seat] & ~(1 << nine)) | (1 << taken)
+        s.shown = _with_bit(s.shown, seat, taken)
+        s.turn_up = nine
+        at_close = s.phase == Phase.CLOSE_EXCHANGE
+        events.append(TrumpExchanged(seat=seat, given=nine, taken=taken, at_close=at_close))
+        if at_close:
+            s.phase = Phase.LEAD
+
+    def _close(self, s: SixtySixState, seat: int, events: list[Event]) -> None:
+        other = 1 - seat
+        s.closer = seat
+        s.closer_opp_tricks = s.tricks_won[other]
+        events.append(
+            StockClosed(
+                seat=seat, before_draw=s.phase == _POST_TRICK, opponent_tricks=s.tricks_won[other]
+            )
+        )
+        s.phase = Phase.LEAD
+        nine = s.trump * 16 + _NINE
+        if s.options.exchange_on_opponent_close and s.hands[other] >> nine & 1:
+            s.phase = Phase.CLOSE_EXCHANGE
+
+    # -- scoring and the end -----------------------------------------------------------------
+
+    def _end_deal(self, s: SixtySixState, claimant: int | None, events: list[Event]) -> None:
+        o = s.options
+        for seat in range(_SEATS):  # §13: at the end of the deal the remaining cards are shown
+            if s.hands[seat]:
+                events.append(
+                    CardsExposed(seat=seat, what="hand", cards=cards_tuple(s.hands[seat]))
+                )
+        counts = (self.count(s, 0), self.count(s, 1))
+        scorer, award, why = score_deal(
+            o,
+            counts,
+            s.tricks_won,
+            claimant,
+            closer=s.closer,
+            closer_opp_tricks=s.closer_opp_tricks,
+        )
+        points = [0, 0]
+        gained, s.carry = with_carry(scorer, award, s.carry, o.carry_over)
+        if scorer is not None:
+            points[scorer] = gained
+            scores = list(s.scores)
+            scores[scorer] += gained
+            s.scores = scores
+        made: list[bool | None] = [None, None]
+        if claimant is not None:
+            made[claimant] = counts[claimant] >= GOAL
+        # Kept as plain data (the codec is too slow for a step every few moves).
+        s.last_result = [s.deal_no, list(counts), made, points, list(s.scores), why]
+        events.append(_deal_scored(s.last_result))
+        if max(s.scores) >= o.target_game_points:
+            # One deal scores for one seat only, so two seats never reach the target together.
+            s.winners = [0 if s.scores[0] > s.scores[1] else 1]
+            s.finished = True
+            s.phase = Phase.OVER
+            events.append(GameOver(totals=tuple(s.scores), winners=tuple(s.winners)))
+            return
+        if o.next_dealer == "alternate":
+            dealer = 1 - s.dealer
+        else:
+            dealer = s.dealer if scorer is None else scorer  # §16.7
+        self._start_deal(s, dealer)
+        events.append(self._deal_event(s))
+
+    def outcome(self, s: SixtySixState) -> Outcome | None:
+        if not s.finished:
+            return None
+        return Outcome(totals=tuple(s.scores), winners=tuple(s.winners))
+
+    @staticmethod
+    def match_stakes(s: SixtySixState) -> int:
+        """§9.6: a 7-0 match counts double with ``shutout_counts_double`` (informative)."""
+        if s.finished and s.options.shutout_counts_double and min(s.scores) == 0:
+            return 2
+        return 1
+
+    # -- projection (§13) --------------------------------------------------------------------
+
+    def view(self, s: SixtySixState, viewer: Viewer) -> View:
+        o = s.options
+        in_play = s.phase != Phase.OVER
+        seats = tuple(
+            SeatView(
+                seat=seat,
+                hand_size=C.count(s.hands[seat]),
+                hand=cards_tuple(s.hands[seat]) if seat == viewer else None,
+                tricks_won=s.tricks_won[seat],
+                # Never the opponent's count; one's own only in assist mode.
+                points_taken=self.count(s, seat) if o.show_own_points and seat == viewer else None,
+                score=s.scores[seat],
+            )
+            for seat in range(_SEATS)
+        )
+        if s.closer is not None:
+            stock_state = "closed"
+        elif s.turn_up_in_stock:
+            stock_state = "open"
+        else:
+            stock_state = "exhausted"
+        # §4.4: only the trick just completed, and only until the next lead card.
+        tricks: tuple[TrickView, ...] = ()
+        if o.review_last_trick and s.last_trick and in_play:
+            leader, winner, *cards = s.last_trick
+            tricks = (trick_view(leader, cards, winner, _SEATS),)
+        last = s.last_result
+        detail = SixtySixDetail(
+            preset=o.preset,
+            non_dealer=1 - s.dealer,
+            stock_size=self.stock_size(s),
+            stock_state=stock_state,
+            turn_up_face_up=stock_state == "open",
+            closer=s.closer,
+            closer_opponent_tricks=s.closer_opp_tricks if s.closer is not None else None,
+            marriages=tuple(
+                MarriageView(
+                    seat=m_seat,
+                    suit=suit,
+                    points=points,
+                    counts=s.tricks_won[m_seat] > 0,
+                    cards=(suit * 16 + _KING, suit * 16 + _QUEEN),
+                )
+                for m_seat, suit, points in s.marriages
+            ),
+            marriage_suit=s.marriage_suit,
+            end_window_seat=s.window_seat if s.phase == Phase.END_WINDOW else None,
+            carry=s.carry,
+            target_game_points=o.target_game_points,
+            match_stakes=self.match_stakes(s),
+            known_cards=tuple(cards_tuple(s.shown[seat] & s.hands[seat]) for seat in range(_SEATS)),
+            last_deal=_deal_scored(last) if last else None,
+        )
+        return View(
+            game=self.name,
+            viewer=viewer,
+            phase=str(s.phase),
+            deal_no=s.deal_no,
+            dealer=s.dealer,
+            to_act=self.to_act(s),
+            seats=seats,
+            trick=trick_view(s.leader, list(s.trick), None, _SEATS) if in_play else None,
+            tricks=tricks,
+            trump=s.trump,
+            legal_moves=tuple(self.legal_moves(s, viewer)) if viewer is not None else (),
+            detail=detail,
+            finished=s.finished,
+            winners=tuple(s.winners),
+            # The turn-up's identity stays public while it lies in the stock, face up or not.
+            turn_up=s.turn_up if s.turn_up_in_stock and in_play else None,
+        )
+
+
+RULES = register(SixtySix())

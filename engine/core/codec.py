@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from engine.core import cards as C
 from engine.core.errors import InvalidMove, Reason
-from engine.core.fields import CARD, CARDS, PER_SEAT, card_kind
+from engine.core.fields import CARD, CARDS, NAMED, PER_SEAT, card_kind
 
 T = TypeVar("T")
 
@@ -29,7 +29,7 @@ def to_data(obj: Any) -> dict[str, Any]:
 def _encode(value: Any, kind: str | None) -> Any:
     if value is None:
         return None
-    if kind == CARD:
+    if kind in (CARD, NAMED):
         return C.name(value)
     if kind == CARDS:
         return [C.name(c) for c in value]
@@ -69,7 +69,7 @@ def from_data(data: Mapping[str, Any], registry: Mapping[str, type[T]]) -> T:
 def _decode(value: Any, kind: str | None) -> Any:
     if value is None:
         return None
-    if kind == CARD:
+    if kind in (CARD, NAMED):
         return _card(value)
     if kind == CARDS:
         if not isinstance(value, list | tuple):

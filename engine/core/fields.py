@@ -7,6 +7,9 @@ them to prove a viewer never receives a card it may not see.
 - ``card_field()``: one card id, or None.
 - ``cards_field()``: a tuple of card ids, or None when hidden.
 - ``per_seat_cards_field()``: a tuple with one entry per seat, each a tuple of cards or None.
+- ``named_card_field()``: a card referred to by name only, such as the card a Nominations
+  declarer calls. Naming a card says nothing about where it lies, so the leak tests do not count
+  it as seen; the codec still writes it as a card name.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 CARD = "card"
 CARDS = "cards"
 PER_SEAT = "per_seat_cards"
+NAMED = "named_card"
 
 
 def card_field(**kw: Any) -> Any:
@@ -29,6 +33,10 @@ def cards_field(**kw: Any) -> Any:
 
 def per_seat_cards_field(**kw: Any) -> Any:
     return dataclasses.field(metadata={"cards": PER_SEAT}, **kw)
+
+
+def named_card_field(**kw: Any) -> Any:
+    return dataclasses.field(metadata={"cards": NAMED}, **kw)
 
 
 def card_kind(f: dataclasses.Field[Any]) -> str | None:
@@ -50,7 +58,7 @@ def _collect(obj: object, found: set[int]) -> None:
             kind = card_kind(f)
             if kind is None:
                 _collect(value, found)
-            else:
+            elif kind != NAMED:
                 _collect_cards(value, found)
     elif isinstance(obj, tuple | list):
         for item in obj:

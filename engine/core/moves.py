@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.core.codec import from_data, to_data
-from engine.core.fields import card_field, cards_field
+from engine.core.fields import card_field, cards_field, named_card_field
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +116,7 @@ class DeclareContract:
 
     kind: ClassVar[str] = "declare_contract"
     trump: int | None
-    called: int = card_field()
+    called: int = named_card_field()
 
 
 @dataclass(frozen=True, slots=True)

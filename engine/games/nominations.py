@@ -1,0 +1,981 @@
+"""Nominations ("Noms", partner-calling Nomination Whist), four players each scoring alone.
+
+Spec: ``shared/rules/nominations.md`` (section numbers below refer to it).
+
+Thirteen cards each. An auction of trick bids (10–13 by default), misère and open misère; the
+highest bidder names trumps and calls a card, and whoever holds it is his partner for the deal,
+known only to himself until the card is played (a card of the declarer's own hand means a secret
+solo). If all four pass, the hands are sorted, stacked, cut and dealt again without a shuffle:
+the double hand, scored double. Scores only ever go up; the game runs to a target or a number of
+deals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Final, TypeGuard
+
+from engine.core import cards as C
+from engine.core.cards import SUIT_MASK
+from engine.core.chance import Chance
+from engine.core.errors import IllegalMove, InvalidOptions, Reason
+from engine.core.events import (
+    AllPassed,
+    AuctionWon,
+    BidMade,
+    Called,
+    CardsExposed,
+    ContractDeclared,
+    DealScored,
+    DealStarted,
+    Event,
+    GameOver,
+    PackCut,
+    PartnerNotice,
+    PartnerRevealed,
+    TrickWon,
+    Viewer,
+    card_played,
+)
+from engine.core.fields import card_field
+from engine.core.moves import Bid, Call, Cut, DeclareContract, Move, PlayCard, play_moves
+from engine.core.options import option
+from engine.core.rules import Outcome, Rules, register
+from engine.core.state import GameState
+from engine.core.tricks import check_card_play, follow_mask, standard_winner
+from engine.core.view import SeatView, View, trick_view
+
+_SEATS: Final = 4
+_HAND: Final = 13
+_TRICKS: Final = 13
+_DECK: Final = C.deck(range(2, 15))  # 52 cards, no Joker
+_STRENGTH: Final = tuple(c & 15 for c in range(64))  # A high, no suit above another
+_TRUMP_CHOICES: Final = (C.CLUBS, C.HEARTS, C.SPADES, C.DIAMONDS, None)  # None: no trump
+
+# §4 step 2: the double-hand sort, suits ♥ ♣ ♦ ♠ from the left, high cards first in each.
+_DOUBLE_HAND_SUITS: Final = (C.HEARTS, C.CLUBS, C.DIAMONDS, C.SPADES)
+# §10 shuffle_between_deals = false: unplayed cards are gathered S H D C, high to low.
+_GATHER_SUITS: Final = (C.SPADES, C.HEARTS, C.DIAMONDS, C.CLUBS)
+
+# §2: cards per seat in each round, in the order served (dealer's left first, dealer last).
+_BATCHES: Final[dict[str, tuple[tuple[int, ...], ...]]] = {
+    "3-3-3-4": ((3,) * 4, (3,) * 4, (3,) * 4, (4,) * 4),
+    "3-4-3-3": ((3,) * 4, (4,) * 4, (3,) * 4, (3,) * 4),
+    "3-3-4-3": ((3,) * 4, (3,) * 4, (4,) * 4, (3,) * 4),
+    "4-3-3-3": ((4,) * 4, (3,) * 4, (3,) * 4, (3,) * 4),
+    "5-5-3": ((5,) * 4, (5,) * 4, (3,) * 4),
+    "rotating": ((4, 3, 3, 3), (3, 4, 3, 3), (3, 3, 4, 3), (3, 3, 3, 4)),
+}
+
+TRICKS: Final = "tricks"
+MISERE: Final = "misere"
+OPEN_MISERE: Final = "open_misere"
+
+PASS: Final = Call("pass")
+
+# Phases are plain strings: they are compared on every move.
+AUCTION: Final = "auction"
+CUT: Final = "cut"
+DECLARE: Final = "declare"
+PLAY: Final = "play"
+OVER: Final = "over"
+
+# Every declaration the auction winner may make (§5: any trump or none, any of the 52 cards),
+# built once: the declarer's legal moves are this tuple, with no allocation.
+_DECLARATIONS: Final = tuple(DeclareContract(t, c) for t in _TRUMP_CHOICES for c in _DECK)
+_CUTS: Final = tuple(Cut(k) for k in range(1, 52))
+
+
+@dataclass(frozen=True, slots=True)
+class NominationsOptions:
+    deal_batches: str = option(
+        "3-3-3-4",
+        "cards per player in each round of the deal (4-card batch last, first or in the "
+        "middle; 5-5-3; or rotating: one player per round gets 4)",
+        choices=tuple(_BATCHES),
+    )
+    shuffle_between_deals: bool = option(
+        True,
+        "shuffle before every deal; else the played tricks are gathered, cut and dealt",
+    )
+    min_bid: int = option(10, "lowest number bid", minimum=7, maximum=10)
+    misere_rank: str = option(
+        "above_13",
+        "where misère sits on the bid ladder (open misère is always the top bid)",
+        choices=("above_13", "between_10_and_11"),
+        sets={"between_10_and_11": {"misere_points": 10}},
+    )
+    misere_points: int = option(
+        13,
+        "value of misère (default 10 when it ranks between 10 and 11)",
+        minimum=0,
+        maximum=1000,
+    )
+    open_misere: bool = option(True, "open misère may be bid")
+    open_misere_points: int = option(26, "value of open misère", minimum=0, maximum=1000)
+    open_misere_expose: str = option(
+        "after_first_trick",
+        "when the open-misère declarer's hand is laid face up",
+        choices=("after_first_trick", "before_first_lead"),
+    )
+    bid13_points: int = option(13, "value of a bid of 13: 13 or 26", minimum=13, maximum=26)
+    opponent_trick_points: bool = option(
+        False, "each opponent also scores his own tricks, whatever the result"
+    )
+    must_trump_when_void: bool = option(
+        True, "a player who cannot follow suit must trump if he can"
+    )
+    all_pass: str = option(
+        "double_hand",
+        "when all four pass: a double hand, the dealer must bid, or a plain redeal",
+        choices=("double_hand", "dealer_forced", "redeal"),
+    )
+    double_hand_multiplier: int = option(
+        2, "score multiplier of a double hand", minimum=1, maximum=100
+    )
+    double_hand_stacking: bool = option(
+        False, "each further double hand in a row multiplies again (×4, ×8, …)"
+    )
+    double_hand_cut: str = option(
+        "random",
+        "the double-hand cut by the dealer's right: a random depth, his choice, or no cut",
+        choices=("random", "cutter_chooses", "none"),
+    )
+    auto_end_on_top_bid: bool = option(
+        True, "the auction ends at once when the top bid of the ladder is made"
+    )
+    stop_when_decided: bool = option(
+        False, "stop a numeric contract as soon as its result can no longer change"
+    )
+    end_mode: str = option(
+        "target",
+        "end at a target score or after a number of played deals",
+        choices=("target", "deals"),
+    )
+    target_score: int = option(101, "score that ends a target game", minimum=1, maximum=100_000)
+    deal_count: int = option(
+        12,
+        "played deals in a fixed-length game (a multiple of 4 keeps dealing fair)",
+        minimum=1,
+        maximum=999,
+    )
+    tie_rule: str = option(
+        "draw",
+        "tied leaders at the end share the win, or play further deals until one leads",
+        choices=("draw", "extra_deal"),
+    )
+    review_last_trick: bool = option(True, "the last trick may be reviewed until the next lead")
+    first_dealer: str = option(
+        "random", "who deals first: a secret random seat, or seat 0", choices=("random", "seat0")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class NominationsDetail:
+    """Game-specific public state, as one viewer sees it.
+
+    ``partner_status`` is per viewer: ``none`` (no partner contract), ``unknown``,
+    ``you_are_partner`` or ``you_hold_called_card`` (only to the holder), ``revealed`` or
+    ``solo`` (after the called card is played). ``side_tricks`` appears only once the partner
+    is public: before that a combined count would give him away (§12).
+    """
+
+    ladder: tuple[str, ...]
+    first_caller: int
+    auction: tuple[str, ...]  # every call so far, clockwise from ``first_caller``
+    high_bid: str | None
+    high_bidder: int | None
+    declarer: int | None
+    contract: str | None  # "10" … "13", "misere", "open_misere"
+    no_trump: bool
+    partner: int | None
+    partner_status: str
+    side_tricks: int | None
+    multiplier: int
+    double_hand: bool
+    cutter: int | None
+    hand_exposed: bool
+    played_deals: int
+    called: int | None = card_field(default=None)
+    last_deal: DealScored | None = None
+
+
+class NominationsState(GameState):
+    game = "nominations"
+    schema = 1
+
+    options: NominationsOptions
+    # game
+    deal_no: int  # deals dealt, abandoned ones included (chance labels use it)
+    played_deals: int  # deals that reached a result (§9)
+    dealer: int
+    scores: list[int]
+    finished: bool
+    winners: list[int]
+    # the last DealScored's fields as JSON-ready data, or None; replaced, never mutated, so it
+    # is typed Any to keep it out of the lists a clone copies
+    last_result: Any
+    double_run: int  # double hands in a row, 0 in a normal deal
+    multiplier: int
+    # deal
+    phase: str
+    hands: list[int]
+    pack: list[int]  # the stacked double-hand pack while the cutter chooses (secret)
+    turn: int
+    # auction
+    calls: list[str]  # labels, clockwise from the dealer's left
+    high: int  # ladder index of the highest bid, -1 before any
+    high_bidder: int | None
+    passes: int
+    # contract
+    declarer: int | None
+    contract: str | None  # TRICKS, MISERE or OPEN_MISERE
+    bid_tricks: int  # n of a numeric contract, 0 for misère
+    trump: int | None
+    called: int | None
+    holder: int | None  # who held the called card: a secret until it is played
+    revealed: bool
+    exposed: bool  # the open-misère hand lies face up
+    # play
+    leader: int
+    trick: list[int]
+    tricks_won: list[int]
+    history: list[list[int]]  # completed tricks: [leader, winner, *cards]
+
+
+# -- the bid ladder (§3.1) ----------------------------------------------------------------------
+
+
+@lru_cache(maxsize=64)
+def ladder(min_bid: int, misere_rank: str, open_misere: bool) -> tuple[Bid, ...]:
+    """The bids from lowest to highest.
+
+    >>> [bid_label(b) for b in ladder(7, "between_10_and_11", True)]
+    ['7', '8', '9', '10', 'misere', '11', '12', '13', 'open_misere']
+    >>> [bid_label(b) for b in ladder(10, "above_13", False)]
+    ['10', '11', '12', '13', 'misere']
+    """
+    bids = []
+    for n in range(min_bid, 14):
+        bids.append(Bid(TRICKS, n))
+        if n == 10 and misere_rank == "between_10_and_11":
+            bids.append(Bid(MISERE))
+    if misere_rank == "above_13":
+        bids.append(Bid(MISERE))
+    if open_misere:
+        bids.append(Bid(OPEN_MISERE))
+    return tuple(bids)
+
+
+@lru_cache(maxsize=64)
+def _auction_choices(
+    min_bid: int, misere_rank: str, open_misere: bool
+) -> tuple[tuple[Move, ...], ...]:
+    """Legal auction moves by ``high + 1``: a pass, then every higher bid (built once)."""
+    bids = ladder(min_bid, misere_rank, open_misere)
+    return tuple((PASS, *bids[i:]) for i in range(len(bids) + 1))
+
+
+@lru_cache(maxsize=64)
+def _ladder_index(min_bid: int, misere_rank: str, open_misere: bool) -> dict[Bid, int]:
+    return {b: i for i, b in enumerate(ladder(min_bid, misere_rank, open_misere))}
+
+
+def _in_pack(c: object) -> TypeGuard[int]:
+    """One of the 52 cards (the Joker is a card id, but not in this game)."""
+    return C.is_card(c) and c != C.JOKER
+
+
+def bid_label(bid: Bid) -> str:
+    return str(bid.tricks) if bid.contract == TRICKS else bid.contract
+
+
+def _options_ladder(o: NominationsOptions) -> tuple[Bid, ...]:
+    return ladder(o.min_bid, o.misere_rank, o.open_misere)
+
+
+# -- dealing (§2, §4) ---------------------------------------------------------------------------
+
+
+def deal_cards(pack: Sequence[int], batches: str, dealer: int) -> list[list[int]]:
+    """Deal ``pack`` (index 0 = top) in rounds of batches, clockwise from the dealer's left;
+    each seat's cards in ascending id order."""
+    hands: list[list[int]] = [[], [], [], []]
+    pos = 0
+    for sizes in _BATCHES[batches]:
+        for i, n in enumerate(sizes):
+            hands[(dealer + 1 + i) % _SEATS].extend(pack[pos : pos + n])
+            pos += n
+    for h in hands:
+        h.sort()
+    return hands
+
+
+def sorted_hand(hand: int, suits: Sequence[int]) -> list[int]:
+    """A hand as fanned: ``suits`` from left to right, high to low within each."""
+    out: list[int] = []
+    for s in suits:
+        out.extend(reversed(C.cards_of(hand & SUIT_MASK[s])))
+    return out
+
+
+def stacked_pack(hands: Sequence[int], dealer: int) -> list[int]:
+    """§4 steps 2–4: each sorted hand is a face-down packet (leftmost card on top), put down
+    from the dealer's left, each on top of the pile; so the dealer's packet ends on top."""
+    pack: list[int] = []
+    for k in (0, 3, 2, 1):  # dealer, right, opposite, left
+        pack.extend(sorted_hand(hands[(dealer + k) % _SEATS], _DOUBLE_HAND_SUITS))
+    return pack
+
+
+def cut(pack: Sequence[int], depth: int) -> list[int]:
+    """The top ``depth`` cards go under the rest."""
+    return [*pack[depth:], *pack[:depth]]
+
+
+def gathered_pack(
+    history: Sequence[Sequence[int]], hands: Sequence[int], old_dealer: int
+) -> list[int]:
+    """§10 ``shuffle_between_deals = false``: the tricks in play order (trick 1 on top), then
+    any unplayed cards seat by seat from the old dealer's left, each S H D C, high to low."""
+    pack = [c for h in history for c in h[2:]]
+    for k in range(1, _SEATS + 1):
+        pack.extend(sorted_hand(hands[(old_dealer + k) % _SEATS], _GATHER_SUITS))
+    return pack
+
+
+# -- scoring (§7, §8) ---------------------------------------------------------------------------
+
+
+def contract_value(o: NominationsOptions, contract: str, tricks: int) -> int:
+    if contract == MISERE:
+        return o.misere_points
+    if contract == OPEN_MISERE:
+        return o.open_misere_points
+    return o.bid13_points if tricks == 13 else tricks
+
+
+def deal_points(
+    value: int,
+    made: bool,
+    declarer: int,
+    partner: int | None,
+    tricks_won: Sequence[int],
+    *,
+    multiplier: int = 1,
+    opponent_trick_points: bool = False,
+) -> list[int]:
+    """§8: a made contract pays declarer and partner the value; a failed one pays each
+    opponent. With ``opponent_trick_points`` each opponent also scores his own tricks.
+
+    >>> deal_points(10, True, 2, 3, [2, 1, 5, 5], opponent_trick_points=True)  # §8.1 #11
+    [2, 1, 10, 10]
+    >>> deal_points(11, False, 2, None, [2, 1, 10, 0], multiplier=2, opponent_trick_points=True)
+    [26, 24, 0, 22]
+    """
+    points = [0] * _SEATS
+    for seat in range(_SEATS):
+        on_side = seat in (declarer, partner)
+        if on_side == made:
+            points[seat] = value * multiplier
+        if not on_side and opponent_trick_points:
+            points[seat] += tricks_won[seat] * multiplier
+    return points
+
+
+def _last_deal(data: list[Any]) -> DealScored:
+    deal_no, bids, taken, made, points, totals, declarer, label, note = data
+    return DealScored(
+        deal_no=deal_no,
+        bids=tuple(bids),
+        taken=tuple(taken),
+        made=tuple(made),
+        points=tuple(points),
+        totals=tuple(totals),
+        bid_cards=(None,) * _SEATS,
+        premium_seat=declarer,
+        premium=label,
+        note=note,
+    )
+
+
+class Nominations(Rules[NominationsState]):
+    name = "nominations"
+    title = "Nominations"
+    seats = _SEATS
+    summary = (
+        "Auction for tricks, misère or open misère; the declarer calls a card and its holder "
+        "is his secret partner. All pass: a double hand, sorted and dealt unshuffled, ×2."
+    )
+    options_type = NominationsOptions
+    state_type = NominationsState
+    move_types = (Call, Bid, Cut, DeclareContract, PlayCard)
+
+    def check_options(self, opts: NominationsOptions) -> None:
+        if opts.bid13_points not in (13, 26):
+            raise InvalidOptions(
+                Reason.INVALID_OPTION_VALUE,
+                f"nominations option 'bid13_points': expected 13 or 26 (got {opts.bid13_points})",
+            )
+
+    # -- setup -------------------------------------------------------------------------------
+
+    def _new(self, opts: NominationsOptions, chance: Chance) -> NominationsState:
+        s = NominationsState()
+        s.options = opts
+        s.chance = chance
+        s.played_deals = 0
+        s.dealer = 0 if opts.first_dealer == "seat0" else chance.randint("first_dealer", 0, 3)
+        s.scores = [0] * _SEATS
+        s.finished = False
+        s.winners = []
+        s.last_result = None
+        s.double_run = 0
+        s.multiplier = 1
+        s.deal_no = 1
+        self._deal(s, chance.shuffled("pack:1", _DECK), [])
+        return s
+
+    def opening_events(self, state: NominationsState) -> list[Event]:
+        return [self._deal_event(state)]
+
+    def _deal(self, s: NominationsState, pack: Sequence[int], events: list[Event]) -> None:
+        """Deal deal number ``s.deal_no`` from ``pack`` and open its auction."""
+        dealt = deal_cards(pack, s.options.deal_batches, s.dealer)
+        s.hands = [C.mask_of(h) for h in dealt]
+        s.pack = []
+        s.phase = AUCTION
+        s.turn = (s.dealer + 1) % _SEATS
+        s.calls = []
+        s.high = -1
+        s.high_bidder = None
+        s.passes = 0
+        s.declarer = None
+        s.contract = None
+        s.bid_tricks = 0
+        s.trump = None
+        s.called = None
+        s.holder = None
+        s.revealed = False
+        s.exposed = False
+        s.leader = s.turn
+        s.trick = []
+        s.tricks_won = [0] * _SEATS
+        s.history = []
+        events.append(
+            DealStarted(
+                deal_no=s.deal_no,
+                dealer=s.dealer,
+                hand_sizes=(_HAND,) * _SEATS,
+                hands=tuple(tuple(h) for h in dealt),
+            )
+        )
+
+    def _deal_event(self, s: NominationsState) -> DealStarted:
+        return DealStarted(
+            deal_no=s.deal_no,
+            dealer=s.dealer,
+            hand_sizes=(_HAND,) * _SEATS,
+            hands=tuple(tuple(C.cards_of(h)) for h in s.hands),
+        )
+
+    def _next_deal(self, s: NominationsState, events: list[Event]) -> None:
+        """After a played deal the deal passes left (§2)."""
+        old_dealer = s.dealer
+        s.dealer = (s.dealer + 1) % _SEATS
+        s.double_run = 0
+        s.multiplier = 1
+        s.deal_no += 1
+        if s.options.shuffle_between_deals:
+            pack = s.chance.shuffled(f"pack:{s.deal_no}", _DECK)
+        else:
+            pack = gathered_pack(s.history, s.hands, old_dealer)
+            depth = s.chance.randint(f"cut:{s.deal_no}", 1, 51)
+            events.append(PackCut(seat=(s.dealer + 3) % _SEATS, chosen=False, depth=depth))
+            pack = cut(pack, depth)
+        self._deal(s, pack, events)
+
+    # -- named rules -------------------------------------------------------------------------
+
+    def playable(self, s: NominationsState, seat: int) -> int:
+        """Mask of the cards ``seat`` may play now (§6.2): follow suit; if void, trump when
+        ``must_trump_when_void`` and a trump is held; otherwise anything."""
+        hand = s.hands[seat]
+        if not s.trick:
+            return hand
+        same = hand & SUIT_MASK[s.trick[0] >> 4]
+        if same:
+            return same
+        if s.trump is not None and s.options.must_trump_when_void:
+            return (hand & SUIT_MASK[s.trump]) or hand
+        return hand
+
+    @staticmethod
+    def partner_of(s: NominationsState) -> int | None:
+        """The declarer's partner: the holder of the called card, None in a solo or misère."""
+        return s.holder if s.holder != s.declarer else None
+
+    @staticmethod
+    def publicly_decided(s: NominationsState) -> bool | None:
+        """§6.5 ``stop_when_decided``: made (True) or failed (False) once no play can change
+        the result, else None.
+
+        Before the called card is played the test is made for every seat that might be the
+        partner (and for a solo) and the deal stops only when all agree: deciding with the
+        true partner would let everyone read his identity from the deal *not* stopping (§12).
+        """
+        n = s.bid_tricks
+        declarer = s.declarer
+        assert declarer is not None
+        left = _TRICKS - len(s.history)
+        won = s.tricks_won
+        if s.revealed:
+            partner = Nominations.partner_of(s)
+            candidates: tuple[int | None, ...] = (partner,)
+        else:
+            candidates = (None, *(p for p in range(_SEATS) if p != declarer))
+        verdict: bool | None = None
+        for p in candidates:
+            side = won[declarer] + (won[p] if p is not None else 0)
+            if side >= n:
+                this = True
+            elif side + left < n:
+                this = False
+            else:
+                return None
+            if verdict is None:
+                verdict = this
+            elif verdict != this:
+                return None
+        return verdict
+
+    # -- turn and legal moves ----------------------------------------------------------------
+
+    def to_act(self, s: NominationsState) -> tuple[int, ...]:
+        return () if s.finished else (s.turn,)
+
+    def legal_moves(self, s: NominationsState, seat: int) -> Sequence[Move]:
+        if s.finished or seat != s.turn:
+            return []
+        phase = s.phase
+        if phase == PLAY:
+            return play_moves(self.playable(s, seat))
+        if phase == AUCTION:
+            o = s.options
+            choices = _auction_choices(o.min_bid, o.misere_rank, o.open_misere)[s.high + 1]
+            if self._dealer_must_bid(s):
+                return choices[1:]
+            return choices
+        if phase == DECLARE:
+            return _DECLARATIONS
+        if phase == CUT:
+            return _CUTS
+        return []
+
+    @staticmethod
+    def _dealer_must_bid(s: NominationsState) -> bool:
+        """``all_pass = dealer_forced``: the first three passed, so the dealer may not (§3.3)."""
+        return s.options.all_pass == "dealer_forced" and s.high < 0 and s.passes == 3
+
+    def validate(self, s: NominationsState, seat: int, move: Move) -> None:
+        phase = s.phase
+        kind = type(move)
+        if kind is PlayCard:
+            assert isinstance(move, PlayCard)
+            if phase != PLAY:
+                raise IllegalMove(Reason.WRONG_PHASE, f"cards are not played now ({phase})")
+            c = move.card
+            hand = s.hands[seat]
+            follow = follow_mask(hand, s.trick[0] >> 4) if s.trick else hand
+            check_card_play(seat, s.turn, hand, follow, c)
+            if not self.playable(s, seat) >> c & 1:  # c follows suit, so the duty is to trump
+                raise IllegalMove(Reason.MUST_TRUMP, "you cannot follow suit, so you must trump")
+            return
+        if kind is Call or kind is Bid:
+            if phase != AUCTION:
+                raise IllegalMove(Reason.WRONG_PHASE, f"there is no auction now ({phase})")
+            if seat != s.turn:
+                raise IllegalMove(Reason.NOT_YOUR_TURN, f"it is seat {s.turn}'s turn to call")
+            if kind is Call:
+                assert isinstance(move, Call)
+                if move.call != "pass":
+                    raise IllegalMove(
+                        Reason.CALL_NOT_ALLOWED, f"{move.call!r}: pass, or make a bid"
+                    )
+                if self._dealer_must_bid(s):
+                    raise IllegalMove(Reason.MUST_BID, "the others passed: the dealer must bid")
+                return
+            assert isinstance(move, Bid)
+            o = s.options
+            index = None
+            if type(move.contract) is str and (move.tricks is None or type(move.tricks) is int):
+                index = _ladder_index(o.min_bid, o.misere_rank, o.open_misere).get(move)
+            if index is None:
+                if move.contract == TRICKS and type(move.tricks) is int and move.tricks < o.min_bid:
+                    raise IllegalMove(Reason.BID_TOO_LOW, f"the lowest bid is {o.min_bid}")
+                raise IllegalMove(
+                    Reason.CALL_NOT_ALLOWED,
+                    f"{move.contract} {move.tricks!r} is not a bid of this game; bids: "
+                    + ", ".join(bid_label(b) for b in _options_ladder(o)),
+                )
+            if index <= s.high:
+                high = bid_label(_options_ladder(o)[s.high])
+                raise IllegalMove(Reason.BID_TOO_LOW, f"a bid must be higher than {high}")
+            return
+        if kind is DeclareContract:
+            assert isinstance(move, DeclareContract)
+            if phase != DECLARE:
+                raise IllegalMove(Reason.WRONG_PHASE, f"no contract is declared now ({phase})")
+            if seat != s.turn:
+                raise IllegalMove(Reason.NOT_YOUR_TURN, "only the declarer names the contract")
+            t, c = move.trump, move.called
+            if not (t is None or (type(t) is int and 0 <= t < 4)):
+                raise IllegalMove(Reason.INVALID_CONTRACT, f"no suit {t!r}: 0–3, or None")
+            if not _in_pack(c):
+                raise IllegalMove(Reason.INVALID_CONTRACT, f"{C.describe(c)} is not a card")
+            return
+        if kind is Cut:
+            assert isinstance(move, Cut)
+            if phase != CUT:
+                raise IllegalMove(Reason.WRONG_PHASE, f"the pack is not being cut ({phase})")
+            if seat != s.turn:
+                raise IllegalMove(Reason.NOT_YOUR_TURN, "the dealer's right cuts")
+            if not (type(move.depth) is int and 1 <= move.depth <= 51):
+                raise IllegalMove(Reason.INVALID_CUT, f"cut 1 to 51 cards (got {move.depth!r})")
+            return
+        raise IllegalMove(Reason.MOVE_NOT_ALLOWED, f"nominations has no move {kind.__name__}")
+
+    # -- applying moves ----------------------------------------------------------------------
+
+    def _apply(self, s: NominationsState, seat: int, move: Move, events: list[Event]) -> None:
+        kind = type(move)
+        if kind is PlayCard:
+            assert isinstance(move, PlayCard)
+            self._play(s, seat, move.card, events)
+        elif kind is Call:
+            self._pass(s, seat, events)
+        elif kind is Bid:
+            assert isinstance(move, Bid)
+            self._bid(s, seat, move, events)
+        elif kind is DeclareContract:
+            assert isinstance(move, DeclareContract)
+            self._declare(s, seat, move, events)
+        elif kind is Cut:
+            assert isinstance(move, Cut)
+            self._cut_and_deal(s, move.depth, True, events)
+
+    # auction (§3)
+
+    def _pass(self, s: NominationsState, seat: int, events: list[Event]) -> None:
+        s.calls.append("pass")
+        events.append(Called(seat=seat, call="pass"))
+        s.passes += 1
+        if s.high >= 0 and s.passes == 3:
+            self._auction_won(s, events)
+        elif s.high < 0 and s.passes == _SEATS:
+            self._all_passed(s, events)
+        else:
+            s.turn = (seat + 1) % _SEATS
+
+    def _bid(self, s: NominationsState, seat: int, bid: Bid, events: list[Event]) -> None:
+        o = s.options
+        s.high = _ladder_index(o.min_bid, o.misere_rank, o.open_misere)[bid]
+        s.high_bidder = seat
+        s.passes = 0
+        s.calls.append(bid_label(bid))
+        events.append(BidMade(seat=seat, contract=bid.contract, tricks=bid.tricks))
+        if o.auto_end_on_top_bid and s.high == len(_options_ladder(o)) - 1:
+            self._auction_won(s, events)
+        else:
+            s.turn = (seat + 1) % _SEATS
+
+    def _auction_won(self, s: NominationsState, events: list[Event]) -> None:
+        bid = _options_ladder(s.options)[s.high]
+        declarer = s.high_bidder
+        assert declarer is not None
+        s.declarer = declarer
+        s.contract = bid.contract
+        s.bid_tricks = bid.tricks or 0
+        events.append(AuctionWon(declarer=declarer, contract=bid.contract, tricks=bid.tricks))
+        s.turn = s.leader = declarer  # the declarer leads, in every contract (§6.1)
+        if bid.contract == TRICKS:
+            s.phase = DECLARE
+            return
+        s.phase = PLAY
+        if bid.contract == OPEN_MISERE and s.options.open_misere_expose == "before_first_lead":
+            self._expose(s, events)
+
+    def _all_passed(self, s: NominationsState, events: list[Event]) -> None:
+        """§3.2 / §4: nobody bid. The dealer stays and deals again."""
+        o = s.options
+        if o.all_pass == "redeal":  # §16.3: a fresh shuffle, no multiplier, not counted
+            s.double_run = 0
+            s.multiplier = 1
+            events.append(AllPassed(s.deal_no, s.dealer, "redeal", 1))
+            s.deal_no += 1
+            self._deal(s, s.chance.shuffled(f"pack:{s.deal_no}", _DECK), events)
+            return
+        assert o.all_pass == "double_hand"  # dealer_forced never lets the fourth pass
+        s.double_run += 1
+        m = o.double_hand_multiplier
+        s.multiplier = m**s.double_run if o.double_hand_stacking else m
+        events.append(AllPassed(s.deal_no, s.dealer, "double_hand", s.multiplier))
+        s.deal_no += 1
+        pack = stacked_pack(s.hands, s.dealer)
+        if o.double_hand_cut == "none":
+            self._deal(s, pack, events)
+        elif o.double_hand_cut == "random":
+            s.pack = pack
+            self._cut_and_deal(s, s.chance.randint(f"cut:{s.deal_no}", 1, 51), False, events)
+        else:
+            s.pack = pack
+            s.hands = [0] * _SEATS  # the packets are on the table now
+            s.phase = CUT
+            s.turn = (s.dealer + 3) % _SEATS
+
+    def _cut_and_deal(
+        self, s: NominationsState, depth: int, chosen: bool, events: list[Event]
+    ) -> None:
+        events.append(PackCut(seat=(s.dealer + 3) % _SEATS, chosen=chosen, depth=depth))
+        self._deal(s, cut(s.pack, depth), events)
+
+    # contract (§5)
+
+    def _declare(
+        self, s: NominationsState, seat: int, move: DeclareContract, events: list[Event]
+    ) -> None:
+        s.trump = move.trump
+        s.called = move.called
+        s.holder = next(p for p in range(_SEATS) if s.hands[p] >> move.called & 1)
+        events.append(ContractDeclared(declarer=seat, trump=move.trump, called=move.called))
+        events.append(PartnerNotice(holder=s.holder, called=move.called))
+        s.phase = PLAY
+
+    def _expose(self, s: NominationsState, events: list[Event]) -> None:
+        declarer = s.declarer
+        assert declarer is not None
+        s.exposed = True
+        events.append(
+            CardsExposed(seat=declarer, what="hand", cards=tuple(C.cards_of(s.hands[declarer])))
+        )
+
+    # play (§6)
+
+    def _play(self, s: NominationsState, seat: int, c: int, events: list[Event]) -> None:
+        s.hands[seat] &= ~(1 << c)
+        trick = s.trick
+        trick.append(c)
+        events.append(card_played(seat, c))
+        if c == s.called:
+            s.revealed = True
+            declarer = s.declarer
+            assert declarer is not None
+            events.append(PartnerRevealed(declarer=declarer, partner=self.partner_of(s)))
+        if len(trick) < _SEATS:
+            s.turn = (seat + 1) % _SEATS
+            return
+        leader = s.leader
+        winner = (leader + standard_winner(trick, _STRENGTH, s.trump)) % _SEATS
+        s.tricks_won[winner] += 1
+        s.history.append([leader, winner, *trick])
+        events.append(
+            TrickWon(trick_no=len(s.history), winner=winner, leader=leader, cards=tuple(trick))
+        )
+        s.trick = []
+        s.leader = s.turn = winner
+        if s.contract != TRICKS:
+            if winner == s.declarer:  # §6.5: a misère declarer's first trick ends the deal
+                self._score_deal(s, events, made=False)
+                return
+            if len(s.history) == 1 and s.contract == OPEN_MISERE and not s.exposed:
+                self._expose(s, events)
+        elif s.options.stop_when_decided and not s.options.opponent_trick_points:
+            verdict = self.publicly_decided(s)
+            if verdict is not None:
+                self._score_deal(s, events, made=verdict)
+                return
+        if len(s.history) == _TRICKS:
+            self._score_deal(s, events, made=self._made(s))
+
+    def _made(self, s: NominationsState) -> bool:
+        """§7, after the last trick."""
+        declarer = s.declarer
+        assert declarer is not None
+        if s.contract != TRICKS:
+            return s.tricks_won[declarer] == 0
+        partner = self.partner_of(s)
+        side = s.tricks_won[declarer] + (s.tricks_won[partner] if partner is not None else 0)
+        return side >= s.bid_tricks
+
+    # -- scoring and the end -----------------------------------------------------------------
+
+    def _score_deal(self, s: NominationsState, events: list[Event], made: bool) -> None:
+        o = s.options
+        declarer = s.declarer
+        contract = s.contract
+        assert declarer is not None and contract is not None
+        if len(s.history) < _TRICKS:  # an early end shows every remaining card (§12)
+            for seat in range(_SEATS):
+                if s.hands[seat] and not (s.exposed and seat == declarer):
+                    events.append(
+                        CardsExposed(
+                            seat=seat, what="remaining", cards=tuple(C.cards_of(s.hands[seat]))
+                        )
+                    )
+        partner = self.partner_of(s)
+        if contract == TRICKS and not s.revealed:
+            s.revealed = True
+            events.append(PartnerRevealed(declarer=declarer, partner=partner))
+        value = contract_value(o, contract, s.bid_tricks)
+        points = deal_points(
+            value,
+            made,
+            declarer,
+            partner,
+            s.tricks_won,
+            multiplier=s.multiplier,
+            opponent_trick_points=o.opponent_trick_points,
+        )
+        for seat in range(_SEATS):
+            s.scores[seat] += points[seat]
+        s.played_deals += 1
+        label = str(s.bid_tricks) if contract == TRICKS else contract
+        note = []
+        if contract == TRICKS:
+            note.append("solo" if partner is None else f"partner {partner}")
+        if s.multiplier != 1:
+            note.append(f"x{s.multiplier}")
+        scored = DealScored(
+            deal_no=s.deal_no,
+            bids=tuple(s.bid_tricks if seat == declarer else None for seat in range(_SEATS)),
+            taken=tuple(s.tricks_won),
+            made=tuple(made if seat in (declarer, partner) else None for seat in range(_SEATS)),
+            points=tuple(points),
+            totals=tuple(s.scores),
+            bid_cards=(None,) * _SEATS,
+            premium_seat=declarer,
+            premium=label,
+            note="; ".join(note),
+        )
+        events.append(scored)
+        s.last_result = [
+            scored.deal_no,
+            list(scored.bids),
+            list(scored.taken),
+            list(scored.made),
+            list(scored.points),
+            list(scored.totals),
+            declarer,
+            label,
+            scored.note,
+        ]
+        if self._game_ends(s):
+            self._finish(s, events)
+        else:
+            self._next_deal(s, events)
+
+    def _game_ends(self, s: NominationsState) -> bool:
+        """§9: the end condition, then a single leader unless ties are draws (§16.6)."""
+        o = s.options
+        if o.end_mode == "deals":
+            reached = s.played_deals >= o.deal_count
+        else:
+            reached = max(s.scores) >= o.target_score
+        if not reached:
+            return False
+        return o.tie_rule == "draw" or s.scores.count(max(s.scores)) == 1
+
+    def _finish(self, s: NominationsState, events: list[Event]) -> None:
+        top = max(s.scores)
+        s.winners = [seat for seat in range(_SEATS) if s.scores[seat] == top]
+        s.finished = True
+        s.phase = OVER
+        events.append(GameOver(totals=tuple(s.scores), winners=tuple(s.winners)))
+
+    def outcome(self, s: NominationsState) -> Outcome | None:
+        if not s.finished:
+            return None
+        return Outcome(totals=tuple(s.scores), winners=tuple(s.winners))
+
+    # -- projection (§12) --------------------------------------------------------------------
+
+    def view(self, s: NominationsState, viewer: Viewer) -> View:
+        declarer = s.declarer
+        numeric = s.contract == TRICKS
+        seats = tuple(
+            SeatView(
+                seat=seat,
+                hand_size=C.count(s.hands[seat]),
+                hand=(
+                    tuple(C.cards_of(s.hands[seat]))
+                    if seat == viewer or (s.exposed and seat == declarer)
+                    else None
+                ),
+                bid=s.bid_tricks if numeric and seat == declarer else None,
+                tricks_won=s.tricks_won[seat],
+                score=s.scores[seat],
+            )
+            for seat in range(_SEATS)
+        )
+        partner: int | None = None
+        side: int | None = None
+        if not numeric or s.called is None:
+            status = "none"
+        elif s.revealed:
+            assert declarer is not None
+            partner = self.partner_of(s)
+            status = "solo" if partner is None else "revealed"
+            side = s.tricks_won[declarer] + (s.tricks_won[partner] if partner is not None else 0)
+        elif viewer is not None and viewer == s.holder:
+            status = "you_hold_called_card" if viewer == declarer else "you_are_partner"
+        else:
+            status = "unknown"
+        o = s.options
+        high = _options_ladder(o)[s.high] if s.high >= 0 else None
+        last = s.last_result
+        detail = NominationsDetail(
+            ladder=tuple(bid_label(b) for b in _options_ladder(o)),
+            first_caller=(s.dealer + 1) % _SEATS,
+            auction=tuple(s.calls),
+            high_bid=bid_label(high) if high is not None else None,
+            high_bidder=s.high_bidder,
+            declarer=declarer,
+            contract=(None if s.contract is None else str(s.bid_tricks) if numeric else s.contract),
+            no_trump=numeric and s.called is not None and s.trump is None,
+            partner=partner,
+            partner_status=status,
+            side_tricks=side,
+            multiplier=s.multiplier,
+            double_hand=s.double_run > 0,
+            cutter=s.turn if s.phase == CUT else None,
+            hand_exposed=s.exposed,
+            played_deals=s.played_deals,
+            called=s.called,
+            last_deal=_last_deal(last) if last else None,
+        )
+        last_trick = (
+            (trick_view(s.history[-1][0], s.history[-1][2:], s.history[-1][1], _SEATS),)
+            if o.review_last_trick and s.history and not s.trick and s.phase == PLAY
+            else ()
+        )
+        return View(
+            game=self.name,
+            viewer=viewer,
+            phase=s.phase,
+            deal_no=s.deal_no,
+            dealer=s.dealer,
+            to_act=self.to_act(s),
+            seats=seats,
+            trick=trick_view(s.leader, s.trick, None, _SEATS) if s.phase == PLAY else None,
+            tricks=last_trick,
+            trump=s.trump,
+            legal_moves=tuple(self.legal_moves(s, viewer)) if viewer is not None else (),
+            detail=detail,
+            finished=s.finished,
+            winners=tuple(s.winners),
+        )
+
+
+RULES = register(Nominations())

@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 STAMP = VENV / ".tricktable-installed"
-INPUTS = ("pyproject.toml", "requirements.lock", "dev.py")
+INPUTS = ("pyproject.toml", "requirements.lock", "dev.py", "clients/python/pyproject.toml")
 
 
 def _bin(name: str) -> Path:
@@ -47,20 +47,10 @@ def ensure_venv() -> None:
     subprocess.run([*pip, "install", "-c", "requirements.lock", "pip"], cwd=ROOT, check=True)
     # "compat" editable mode puts the repo root on sys.path (a .pth file), so packages added
     # later are importable without reinstalling.
-    subprocess.run(
-        [
-            *pip,
-            "install",
-            "-c",
-            "requirements.lock",
-            "--config-settings",
-            "editable_mode=compat",
-            "-e",
-            ".[dev]",
-        ],
-        cwd=ROOT,
-        check=True,
-    )
+    # The generated protocol (clients/python) is a distribution of its own, so that a client
+    # installs it alone; the server imports it too.
+    install = ["install", "-c", "requirements.lock", "--config-settings", "editable_mode=compat"]
+    subprocess.run([*pip, *install, "-e", ".[dev]", "-e", "clients/python"], cwd=ROOT, check=True)
     STAMP.write_text(want)
 
 

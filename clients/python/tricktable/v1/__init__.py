@@ -1,0 +1,1 @@
+"""Generated from proto/tricktable/v1 by proto/generate.py: do not edit."""

@@ -59,6 +59,8 @@ class Rules(ABC, Generic[S]):
     summary: ClassVar[str]
     options_type: ClassVar[type]
     state_type: ClassVar[type[GameState]]
+    #: the dataclass a view carries in ``View.detail`` (the game's own public state)
+    detail_type: ClassVar[type]
     move_types: ClassVar[tuple[type[Move], ...]]
 
     # -- declaration -------------------------------------------------------------------------

@@ -158,6 +158,7 @@ class Counterpoint(Rules[CounterpointState]):
     summary = "Two-player point-trick Ninety-Nine: bid card-points; higher rank wins any suit."
     options_type = CounterpointOptions
     state_type = CounterpointState
+    detail_type = CounterpointDetail
     move_types = (LayAside, PlayCard)
 
     def _new(self, opts: CounterpointOptions, chance: Chance) -> CounterpointState:

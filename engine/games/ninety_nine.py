@@ -190,6 +190,7 @@ class NinetyNine(Rules[NinetyNineState]):
     )
     options_type = NinetyNineOptions
     state_type = NinetyNineState
+    detail_type = NinetyNineDetail
     move_types = (LayAside, Call, ChooseSeat, PlayCard)
 
     # -- setup -------------------------------------------------------------------------------

@@ -411,6 +411,7 @@ class Nominations(Rules[NominationsState]):
     )
     options_type = NominationsOptions
     state_type = NominationsState
+    detail_type = NominationsDetail
     move_types = (Call, Bid, Cut, DeclareContract, PlayCard)
 
     def check_options(self, opts: NominationsOptions) -> None:

@@ -501,6 +501,7 @@ class SixtySix(Rules[SixtySixState]):
     summary = "Two-player stock game: draw, marry, exchange the trump nine, close, claim 66."
     options_type = SixtySixOptions
     state_type = SixtySixState
+    detail_type = SixtySixDetail
     move_types = (PlayCard, DeclareMarriage, ExchangeTrump, CloseStock, DrawCards, Claim, Call)
 
     def check_options(self, opts: SixtySixOptions) -> None:

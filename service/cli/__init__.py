@@ -6,9 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from service.cli import bench, simulate
+from service.cli import bench, serve, simulate
 
-SUBCOMMANDS = (simulate, bench)
+SUBCOMMANDS = (simulate, bench, serve)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -15,6 +15,7 @@ from typing import Any
 import engine
 from engine import get_rules
 from engine.playout import random_playout, variants
+from service import benchmark
 from service.cli.common import derive_seed
 
 
@@ -36,6 +37,9 @@ def register(sub: Any) -> None:
         help="also measure the pure apply (a new state per move) beside the in-place playout",
     )
     e.set_defaults(run=run_engine)
+    s = target.add_parser("service", help="bots playing through gRPC, with a same-run floor")
+    benchmark.add_arguments(s)
+    s.set_defaults(run=benchmark.run)
 
 
 def measure(

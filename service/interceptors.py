@@ -1,0 +1,91 @@
+"""The one exception-to-status interceptor (STYLE.md §9).
+
+Every RPC runs inside it. An exception listed in :data:`service.errors.STATUS_CODES` becomes its
+status code with a ``google.rpc.ErrorInfo`` (domain ``tricktable``, the error's reason and
+metadata) in the status details; anything else is logged with its traceback and becomes
+INTERNAL with a generic message, so no internals leak. The servicer therefore holds no try/except.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+import structlog
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from service.errors import ERROR_DOMAIN, status_of
+
+log = structlog.get_logger("tricktable.rpc")
+
+
+def error_status(exc: BaseException) -> grpc.Status:
+    code, message, reason, metadata = status_of(exc)
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=ERROR_DOMAIN, metadata=metadata)
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    status = status_pb2.Status(code=code.value[0], message=message, details=[detail])
+    return rpc_status.to_status(status)
+
+
+async def _abort(context: grpc.aio.ServicerContext, method: str, exc: Exception) -> None:
+    status = error_status(exc)
+    if status.code == grpc.StatusCode.INTERNAL:
+        log.error("unexpected error", method=method, exc_info=exc)
+    else:
+        log.info("request rejected", method=method, code=status.code.name, message=status.details)
+    await context.abort_with_status(status)
+
+
+class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        if handler is None:
+            return handler
+        method = details.method
+        if handler.unary_unary is not None:
+            inner_unary = handler.unary_unary
+
+            async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                structlog.contextvars.clear_contextvars()
+                try:
+                    return await inner_unary(request, context)
+                except grpc.aio.AbortError:
+                    raise  # a handler (health checking) already chose its status
+                except Exception as exc:  # the one place errors become statuses
+                    await _abort(context, method, exc)
+
+            return grpc.unary_unary_rpc_method_handler(
+                unary,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream is not None and inspect.isasyncgenfunction(handler.unary_stream):
+            inner_stream = handler.unary_stream
+
+            async def stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                structlog.contextvars.clear_contextvars()
+                try:
+                    async for item in inner_stream(request, context):
+                        yield item
+                except grpc.aio.AbortError:
+                    raise
+                except Exception as exc:
+                    await _abort(context, method, exc)
+
+            return grpc.unary_stream_rpc_method_handler(
+                stream,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        # Streams written with context.write (health's Watch) are not ours; they keep their own
+        # error handling.
+        return handler

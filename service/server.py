@@ -1,0 +1,96 @@
+"""The composition root (STYLE.md §11): configuration → store → game service → servicer → a
+``grpc.aio`` server with health checking, reflection and the error interceptor.
+
+``Server`` starts and stops it; :func:`serve` runs it until SIGTERM or SIGINT, then shuts down
+gracefully: health goes NOT_SERVING, open event streams are asked to end, in-flight calls get
+``grace_s`` seconds to finish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+
+import grpc
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from tricktable.v1 import game_service_pb2, game_service_pb2_grpc
+
+from service.config import ServerConfig
+from service.game_service import GameService
+from service.interceptors import ErrorInterceptor
+from service.servicer import GameServicer
+from service.store.base import GameStore
+from service.store.memory import MemoryStore
+from service.store.redis import RedisStore
+
+log = structlog.get_logger("tricktable.server")
+
+SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
+
+
+def build_store(config: ServerConfig) -> GameStore:
+    if config.redis_url:
+        return RedisStore.from_url(config.redis_url, config.finished_ttl_s)
+    return MemoryStore(finished_ttl_s=config.finished_ttl_s)
+
+
+class Server:
+    """One running server. ``start`` binds the port (``port`` tells which, when 0 was asked)."""
+
+    def __init__(self, config: ServerConfig, store: GameStore | None = None) -> None:
+        self.config = config
+        self.store = store if store is not None else build_store(config)
+        self.games = GameService(self.store, stream_wait_s=config.stream_wait_s)
+        self._health = health.aio.HealthServicer()
+        limit = config.max_message_bytes
+        self.grpc = grpc.aio.server(
+            interceptors=[ErrorInterceptor()],
+            options=[
+                ("grpc.max_receive_message_length", limit),
+                ("grpc.so_reuseport", 0),  # a taken port is an error, not a shared listener
+            ],
+        )
+        game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(self.games), self.grpc)
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, self.grpc)
+        reflection.enable_server_reflection(
+            (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), self.grpc
+        )
+        self.port = 0
+
+    async def start(self) -> int:
+        await self.store.ping()
+        self.port = self.grpc.add_insecure_port(f"{self.config.host}:{self.config.port}")
+        if self.port == 0:
+            raise OSError(f"cannot listen on {self.config.host}:{self.config.port}")
+        await self.grpc.start()
+        for name in ("", SERVICE_NAME):
+            await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        log.info(
+            "serving",
+            host=self.config.host,
+            port=self.port,
+            store="redis" if self.config.redis_url else "memory",
+        )
+        return self.port
+
+    async def stop(self) -> None:
+        # Watchers see NOT_SERVING and new checks fail over to other replicas.
+        await self._health.enter_graceful_shutdown()
+        self.games.close_streams()
+        await self.grpc.stop(self.config.grace_s)
+        await self.store.close()
+        log.info("stopped")
+
+
+async def serve(config: ServerConfig) -> None:
+    server = Server(config)
+    await server.start()
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stopping.set)
+    await stopping.wait()
+    log.info("shutting down", grace_s=config.grace_s)
+    await server.stop()

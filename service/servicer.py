@@ -1,0 +1,107 @@
+"""The gRPC servicer: a thin adapter (STYLE.md §8). Each method validates the request's shape,
+reads the caller's seat token, makes one call into :class:`GameService` and converts the result.
+No try/except (the interceptor maps errors) and no rule of any game."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import grpc
+import structlog
+from tricktable.v1 import game_service_pb2 as pb
+from tricktable.v1 import game_service_pb2_grpc
+
+from service import convert, validate
+from service.auth import bearer_token
+from service.game_service import GameService
+
+DEFAULT_PAGE = 50
+
+
+def _token(context: grpc.aio.ServicerContext) -> str | None:
+    return bearer_token(context.invocation_metadata())
+
+
+class GameServicer(game_service_pb2_grpc.GameServiceServicer):
+    def __init__(self, games: GameService) -> None:
+        self._games = games
+
+    async def ListGameTypes(
+        self, request: pb.ListGameTypesRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ListGameTypesResponse:
+        types = self._games.game_types()
+        return pb.ListGameTypesResponse(game_types=[convert.game_type_to_proto(t) for t in types])
+
+    async def CreateGame(
+        self, request: pb.CreateGameRequest, context: grpc.aio.ServicerContext
+    ) -> pb.CreateGameResponse:
+        validate.create_game(request)
+        options = convert.options_from_proto(request.options)
+        record = await self._games.create_game(request.game_type, options, request.seed or None)
+        return pb.CreateGameResponse(game=convert.summary_to_proto(record))
+
+    async def ListGames(
+        self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ListGamesResponse:
+        validate.list_games(request)
+        limit = request.page_size or DEFAULT_PAGE
+        games, token = await self._games.list_games(request.game_type, limit, request.page_token)
+        summaries = [convert.summary_to_proto(g) for g in games]
+        return pb.ListGamesResponse(games=summaries, next_page_token=token)
+
+    async def JoinGame(
+        self, request: pb.JoinGameRequest, context: grpc.aio.ServicerContext
+    ) -> pb.JoinGameResponse:
+        validate.join_game(request)
+        wanted = request.seat if request.HasField("seat") else None
+        seat, token, record = await self._games.join_game(
+            request.game_id, wanted, request.player_name
+        )
+        return pb.JoinGameResponse(
+            seat=seat, seat_token=token, game=convert.summary_to_proto(record)
+        )
+
+    async def GetGame(
+        self, request: pb.GetGameRequest, context: grpc.aio.ServicerContext
+    ) -> pb.GetGameResponse:
+        validate.game_id(request.game_id)
+        record, view = await self._games.get_game(request.game_id, _token(context))
+        return pb.GetGameResponse(
+            game=convert.summary_to_proto(record), view=convert.view_to_proto(view)
+        )
+
+    async def SubmitMove(
+        self, request: pb.SubmitMoveRequest, context: grpc.aio.ServicerContext
+    ) -> pb.SubmitMoveResponse:
+        validate.submit_move(request)
+        structlog.contextvars.bind_contextvars(
+            game_id=request.game_id, request_id=request.request_id
+        )
+        result = await self._games.submit_move(
+            request.game_id,
+            _token(context),
+            convert.move_from_proto(request.move),
+            expected_version=request.expected_version,
+            request_id=request.request_id,
+            seat=request.seat if request.HasField("seat") else None,
+        )
+        return pb.SubmitMoveResponse(
+            version=result.version,
+            events=convert.events_to_proto(result.events),
+            view=convert.view_to_proto(result.view),
+        )
+
+    async def StreamEvents(
+        self, request: pb.StreamEventsRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.StreamEventsResponse]:
+        validate.stream_events(request)
+        batches = self._games.stream_events(request.game_id, _token(context), request.from_version)
+        async for batch in batches:
+            yield convert.batch_to_proto(batch)
+
+    async def LeaveGame(
+        self, request: pb.LeaveGameRequest, context: grpc.aio.ServicerContext
+    ) -> pb.LeaveGameResponse:
+        validate.game_id(request.game_id)
+        record = await self._games.leave_game(request.game_id, _token(context))
+        return pb.LeaveGameResponse(game=convert.summary_to_proto(record))

@@ -1,0 +1,181 @@
+"""The ``GameStore`` port: what the service needs from wherever games are kept.
+
+A game is stored as its record (type, options, secret seed, seats, version, status), a snapshot of
+the engine state (a cache), the log of accepted moves (the truth, DESIGN.md decision 1) and one
+batch of full, unprojected events per version (version 0 is the opening deal). Projection happens
+at the service's exit, never in a store.
+
+Every write that advances a game is one atomic compare-and-set (:meth:`GameStore.commit`): the
+version check, the new snapshot, the appended move, the request id and the event batch succeed or
+fail together. The contract is the test suite in ``tests/store/test_contract.py``, run against
+every adapter.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine.core.options import OptionValue
+
+ACTIVE = "active"
+FINISHED = "finished"
+ABANDONED = "abandoned"
+
+
+#: Where a lobby page ends: (created_at_ms, game_id) of its last game.
+LobbyPosition = tuple[int, str]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    token_hash: str  # sha-256 of the seat token; the token itself is never stored
+    player_name: str
+
+    def to_json(self) -> str:
+        return json.dumps({"token_hash": self.token_hash, "player_name": self.player_name})
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> SeatRecord:
+        data = json.loads(text)
+        return cls(token_hash=data["token_hash"], player_name=data["player_name"])
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    game_id: str
+    game_type: str
+    options: Mapping[str, OptionValue]  # every option, defaults filled in
+    seed: bytes  # secret: never leaves the service
+    seat_count: int
+    created_at_ms: int
+    version: int = 0
+    status: str = ACTIVE  # ACTIVE, FINISHED or ABANDONED
+    seats: tuple[SeatRecord | None, ...] = ()
+    resigned_seat: int | None = None
+    snapshot: bytes = b""
+
+    @property
+    def full(self) -> bool:
+        return all(s is not None for s in self.seats)
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRecord:
+    seat: int
+    move: Mapping[str, Any]  # engine.core.moves.move_to_data
+    request_id: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps({"seat": self.seat, "move": self.move, "request_id": self.request_id})
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> MoveRecord:
+        data = json.loads(text)
+        return cls(seat=data["seat"], move=data["move"], request_id=data["request_id"])
+
+
+@dataclass(frozen=True, slots=True)
+class EventBatch:
+    """The full events of one version (engine.core.events.event_to_data form)."""
+
+    version: int
+    seat: int | None  # who moved; None for the opening
+    events: tuple[Mapping[str, Any], ...] = ()
+    resigned_seat: int | None = None
+    request_id: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "version": self.version,
+                "seat": self.seat,
+                "events": list(self.events),
+                "resigned_seat": self.resigned_seat,
+                "request_id": self.request_id,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> EventBatch:
+        data = json.loads(text)
+        return cls(
+            version=data["version"],
+            seat=data["seat"],
+            events=tuple(data["events"]),
+            resigned_seat=data["resigned_seat"],
+            request_id=data["request_id"],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """One step of a game, written atomically if the game is still at ``expected_version``."""
+
+    expected_version: int
+    snapshot: bytes
+    batch: EventBatch  # its version is expected_version + 1
+    status: str = ACTIVE
+    move: MoveRecord | None = None  # None for a resignation
+    resigned_seat: int | None = None
+
+
+class GameStore(ABC):
+    """Where games live. Every method is a coroutine; adapters must be safe to share between
+    concurrent requests (and, for Redis, between server replicas)."""
+
+    @abstractmethod
+    async def create(self, game: GameRecord, opening: EventBatch) -> None:
+        """Store a new game (version 0) and its opening events."""
+
+    @abstractmethod
+    async def load(self, game_id: str) -> GameRecord:
+        """The game's record and snapshot; raise GameNotFound if there is none (or it expired)."""
+
+    @abstractmethod
+    async def moves(self, game_id: str) -> list[MoveRecord]:
+        """Every accepted move in order: what a game is rebuilt from."""
+
+    @abstractmethod
+    async def commit(self, game_id: str, step: Commit) -> int:
+        """Apply ``step`` atomically if the game is at ``step.expected_version``; return the new
+        version. Raise VersionConflict with the current version otherwise (nothing written)."""
+
+    @abstractmethod
+    async def request_version(self, game_id: str, request_id: str) -> int | None:
+        """The version a request id produced, if that request was accepted before."""
+
+    @abstractmethod
+    async def take_seat(self, game_id: str, seat: int, record: SeatRecord) -> bool:
+        """Give an open seat to a player; False (nothing written) if it is taken."""
+
+    @abstractmethod
+    async def free_seat(self, game_id: str, seat: int, token_hash: str) -> bool:
+        """Free a seat while the game waits for players (some seat open, no move made);
+        False (nothing written) otherwise."""
+
+    @abstractmethod
+    async def read_events(
+        self, game_id: str, from_version: int, wait_s: float = 0.0
+    ) -> list[EventBatch]:
+        """Batches with version >= ``from_version``, in order. If there are none, wait up to
+        ``wait_s`` seconds for one; an empty list means none came."""
+
+    @abstractmethod
+    async def list_open(
+        self, game_type: str, limit: int, after: LobbyPosition | None = None
+    ) -> list[GameRecord]:
+        """Games with an open seat of ``game_type`` (empty: any), ordered by (creation time,
+        game id), strictly after ``after`` (None: from the start); at most ``limit``. A position
+        stays valid when the game at it fills or ends, so pages never repeat or skip."""
+
+    async def close(self) -> None:
+        """Release connections."""
+        return
+
+    async def ping(self) -> None:
+        """Raise StoreUnavailable if the store cannot serve requests."""
+        return

@@ -1,0 +1,151 @@
+"""``MemoryStore``: the embedded default. One process, no persistence, the full contract.
+
+Every method runs without awaiting between its reads and writes, so on one event loop each call
+is atomic, which is all the compare-and-set needs. Finished games expire like in Redis: a finished
+or abandoned game is dropped ``finished_ttl_s`` seconds after its last step (checked lazily).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from service.errors import GameNotFound, VersionConflict
+from service.store.base import (
+    ACTIVE,
+    Commit,
+    EventBatch,
+    GameRecord,
+    GameStore,
+    LobbyPosition,
+    MoveRecord,
+    SeatRecord,
+)
+
+
+@dataclass
+class _Game:
+    record: GameRecord
+    moves: list[MoveRecord] = field(default_factory=list)
+    batches: list[EventBatch] = field(default_factory=list)
+    requests: dict[str, int] = field(default_factory=dict)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    expires_at: float | None = None
+
+
+class MemoryStore(GameStore):
+    def __init__(
+        self, finished_ttl_s: float = 3600.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._games: dict[str, _Game] = {}
+        self._ttl = finished_ttl_s
+        self._clock = clock
+
+    def _get(self, game_id: str) -> _Game:
+        game = self._games.get(game_id)
+        if game is not None and game.expires_at is not None and self._clock() >= game.expires_at:
+            del self._games[game_id]
+            game = None
+        if game is None:
+            raise GameNotFound(game_id)
+        return game
+
+    async def create(self, game: GameRecord, opening: EventBatch) -> None:
+        if game.game_id in self._games:
+            raise ValueError(f"game {game.game_id!r} exists")
+        self._games[game.game_id] = _Game(record=game, batches=[opening])
+
+    async def load(self, game_id: str) -> GameRecord:
+        return self._get(game_id).record
+
+    async def moves(self, game_id: str) -> list[MoveRecord]:
+        return list(self._get(game_id).moves)
+
+    async def commit(self, game_id: str, step: Commit) -> int:
+        game = self._get(game_id)
+        current = game.record.version
+        if current != step.expected_version:
+            raise VersionConflict(current)
+        version = current + 1
+        game.record = dataclasses.replace(
+            game.record,
+            version=version,
+            snapshot=step.snapshot,
+            status=step.status,
+            resigned_seat=step.resigned_seat
+            if step.resigned_seat is not None
+            else game.record.resigned_seat,
+        )
+        if step.move is not None:
+            game.moves.append(step.move)
+        if step.batch.request_id:
+            game.requests[step.batch.request_id] = version
+        game.batches.append(dataclasses.replace(step.batch, version=version))
+        if step.status != ACTIVE:
+            game.expires_at = self._clock() + self._ttl
+        self._wake(game)
+        return version
+
+    @staticmethod
+    def _wake(game: _Game) -> None:
+        # Waiters hold the old event; a fresh one is armed for the next step.
+        game.changed.set()
+        game.changed = asyncio.Event()
+
+    async def request_version(self, game_id: str, request_id: str) -> int | None:
+        return self._get(game_id).requests.get(request_id)
+
+    async def take_seat(self, game_id: str, seat: int, record: SeatRecord) -> bool:
+        game = self._get(game_id)
+        seats = list(game.record.seats)
+        if seats[seat] is not None:
+            return False
+        seats[seat] = record
+        game.record = dataclasses.replace(game.record, seats=tuple(seats))
+        return True
+
+    async def free_seat(self, game_id: str, seat: int, token_hash: str) -> bool:
+        game = self._get(game_id)
+        record = game.record
+        taken = record.seats[seat]
+        if record.full or record.version != 0 or taken is None or taken.token_hash != token_hash:
+            return False
+        seats = list(record.seats)
+        seats[seat] = None
+        game.record = dataclasses.replace(record, seats=tuple(seats))
+        return True
+
+    async def read_events(
+        self, game_id: str, from_version: int, wait_s: float = 0.0
+    ) -> list[EventBatch]:
+        game = self._get(game_id)
+        if from_version >= len(game.batches) and wait_s > 0:
+            changed = game.changed
+            try:
+                await asyncio.wait_for(changed.wait(), wait_s)
+            except TimeoutError:
+                return []
+            game = self._get(game_id)
+        return game.batches[max(from_version, 0) :]
+
+    async def list_open(
+        self, game_type: str, limit: int, after: LobbyPosition | None = None
+    ) -> list[GameRecord]:
+        records = []
+        for game_id in list(self._games):
+            try:
+                records.append(self._get(game_id).record)
+            except GameNotFound:  # expired just now
+                continue
+        out = [
+            r
+            for r in sorted(records, key=lambda r: (r.created_at_ms, r.game_id))
+            if not r.full
+            and r.status == ACTIVE
+            and (not game_type or r.game_type == game_type)
+            and (after is None or (r.created_at_ms, r.game_id) > after)
+        ]
+        return out[:limit]

@@ -1,0 +1,283 @@
+"""``RedisStore``: games in Redis, shared by any number of stateless server replicas.
+
+Keys of one game share the hash tag ``{game_id}`` (DESIGN.md decision 4), so every script below
+touches one cluster slot:
+
+    tt:{id}:meta      hash    game_type, options, seed, seat_count, created_at_ms, version,
+                              status, resigned_seat
+    tt:{id}:seats     hash    seat -> SeatRecord json
+    tt:{id}:snapshot  string  engine snapshot (a cache: rebuilt from the moves when unreadable)
+    tt:{id}:moves     list    MoveRecord json, in order
+    tt:{id}:requests  hash    request id -> version it produced
+    tt:{id}:events    stream  one entry per version, id "<version>-1", field d = EventBatch json
+
+The lobby index ``tt:lobby`` (a sorted set of games with open seats, by creation time) lives in
+another slot; it is advisory and every listed game is re-read before it is shown.
+
+A move is one Lua script (:data:`_COMMIT`): version check, snapshot, appended move, request id,
+event batch, and the expiry of a finished game, in one atomic round trip.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable
+from typing import Any, TypeVar
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from engine.core.options import OptionValue
+from service.errors import GameNotFound, StoreUnavailable, VersionConflict
+from service.store.base import (
+    ACTIVE,
+    Commit,
+    EventBatch,
+    GameRecord,
+    GameStore,
+    LobbyPosition,
+    MoveRecord,
+    SeatRecord,
+)
+
+T = TypeVar("T")
+_LOBBY = "tt:lobby"
+_PARTS = ("meta", "seats", "snapshot", "moves", "requests", "events")
+
+# KEYS: meta seats snapshot moves requests events
+# ARGV: expected_version snapshot move_json request_id batch_json status resigned_seat ttl_s
+_COMMIT = """
+local v = redis.call('HGET', KEYS[1], 'version')
+if not v then return {-1, 0} end
+if tonumber(v) ~= tonumber(ARGV[1]) then return {0, tonumber(v)} end
+local nv = tonumber(v) + 1
+redis.call('HSET', KEYS[1], 'version', nv, 'status', ARGV[6])
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'resigned_seat', ARGV[7]) end
+redis.call('SET', KEYS[3], ARGV[2])
+if ARGV[3] ~= '' then redis.call('RPUSH', KEYS[4], ARGV[3]) end
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[5], ARGV[4], nv) end
+redis.call('XADD', KEYS[6], nv .. '-1', 'd', ARGV[5])
+local ttl = tonumber(ARGV[8])
+if ARGV[6] ~= 'active' and ttl > 0 then
+  for i = 1, 6 do redis.call('EXPIRE', KEYS[i], ttl) end
+end
+return {1, nv}
+"""
+
+# KEYS: meta seats   ARGV: seat seat_json
+_TAKE_SEAT = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
+return redis.call('HLEN', KEYS[2])
+"""
+
+# KEYS: meta seats   ARGV: seat token_hash
+_FREE_SEAT = """
+local meta = redis.call('HMGET', KEYS[1], 'version', 'seat_count')
+if not meta[1] then return -1 end
+if tonumber(meta[1]) ~= 0 then return 0 end
+if redis.call('HLEN', KEYS[2]) >= tonumber(meta[2]) then return 0 end
+local taken = redis.call('HGET', KEYS[2], ARGV[1])
+if not taken then return 0 end
+if cjson.decode(taken)['token_hash'] ~= ARGV[2] then return 0 end
+redis.call('HDEL', KEYS[2], ARGV[1])
+return 1
+"""
+
+
+def _keys(game_id: str) -> list[str]:
+    return [f"tt:{{{game_id}}}:{part}" for part in _PARTS]
+
+
+class RedisStore(GameStore):
+    def __init__(self, client: aioredis.Redis, finished_ttl_s: int = 86400) -> None:
+        # Any: redis-py's reply types are unions of every decoding mode; ours is bytes.
+        self._r: Any = client
+        self._ttl = finished_ttl_s
+        self._commit: Any = client.register_script(_COMMIT)
+        self._take: Any = client.register_script(_TAKE_SEAT)
+        self._free: Any = client.register_script(_FREE_SEAT)
+
+    @classmethod
+    def from_url(cls, url: str, finished_ttl_s: int = 86400) -> RedisStore:
+        return cls(aioredis.Redis.from_url(url), finished_ttl_s)
+
+    @staticmethod
+    async def _call(pending: Awaitable[T]) -> T:
+        try:
+            return await pending
+        except RedisError as exc:
+            raise StoreUnavailable(f"the game store is unavailable ({type(exc).__name__})") from exc
+
+    async def ping(self) -> None:
+        await self._call(self._r.ping())
+
+    async def close(self) -> None:
+        await self._r.aclose()
+
+    async def create(self, game: GameRecord, opening: EventBatch) -> None:
+        meta, _, snapshot, _, _, events = _keys(game.game_id)
+        fields: dict[str, Any] = {
+            "game_type": game.game_type,
+            "options": json.dumps(dict(game.options)),
+            "seed": game.seed.hex(),
+            "seat_count": game.seat_count,
+            "created_at_ms": game.created_at_ms,
+            "version": 0,
+            "status": game.status,
+        }
+
+        async def write() -> None:
+            async with self._r.pipeline(transaction=True) as pipe:
+                pipe.hset(meta, mapping=fields)
+                pipe.set(snapshot, game.snapshot)
+                pipe.xadd(events, {"d": opening.to_json()}, id="0-1")
+                await pipe.execute()
+            await self._r.zadd(_LOBBY, {game.game_id: game.created_at_ms})
+
+        await self._call(write())
+
+    async def load(self, game_id: str) -> GameRecord:
+        meta, seats, snapshot, *_ = _keys(game_id)
+
+        async def read() -> tuple[Any, Any, Any]:
+            async with self._r.pipeline(transaction=True) as pipe:
+                pipe.hgetall(meta)
+                pipe.hgetall(seats)
+                pipe.get(snapshot)
+                result: tuple[Any, Any, Any] = tuple(await pipe.execute())
+                return result
+
+        m, s, snap = await self._call(read())
+        if not m:
+            raise GameNotFound(game_id)
+        return _record(game_id, m, s, snap or b"")
+
+    async def moves(self, game_id: str) -> list[MoveRecord]:
+        key = _keys(game_id)[3]
+        raw = await self._call(self._r.lrange(key, 0, -1))
+        return [MoveRecord.from_json(x) for x in raw]
+
+    async def commit(self, game_id: str, step: Commit) -> int:
+        move = step.move.to_json() if step.move is not None else ""
+        resigned = "" if step.resigned_seat is None else str(step.resigned_seat)
+        args = [
+            step.expected_version,
+            step.snapshot,
+            move,
+            step.batch.request_id,
+            step.batch.to_json(),
+            step.status,
+            resigned,
+            self._ttl,
+        ]
+        outcome, version = await self._call(self._commit(keys=_keys(game_id), args=args))
+        if outcome == -1:
+            raise GameNotFound(game_id)
+        if outcome == 0:
+            raise VersionConflict(int(version))
+        if step.status != ACTIVE:
+            await self._call(self._r.zrem(_LOBBY, game_id))
+        return int(version)
+
+    async def request_version(self, game_id: str, request_id: str) -> int | None:
+        key = _keys(game_id)[4]
+        raw = await self._call(self._r.hget(key, request_id))
+        return None if raw is None else int(raw)
+
+    async def take_seat(self, game_id: str, seat: int, record: SeatRecord) -> bool:
+        keys = _keys(game_id)[:2]
+        taken = await self._call(self._take(keys=keys, args=[seat, record.to_json()]))
+        if taken == -1:
+            raise GameNotFound(game_id)
+        if taken == 0:
+            return False
+        game = await self.load(game_id)
+        if game.full:
+            await self._call(self._r.zrem(_LOBBY, game_id))
+        return True
+
+    async def free_seat(self, game_id: str, seat: int, token_hash: str) -> bool:
+        keys = _keys(game_id)[:2]
+        freed = await self._call(self._free(keys=keys, args=[seat, token_hash]))
+        if freed == -1:
+            raise GameNotFound(game_id)
+        if freed == 0:
+            return False
+        game = await self.load(game_id)
+        await self._call(self._r.zadd(_LOBBY, {game_id: game.created_at_ms}))
+        return True
+
+    async def read_events(
+        self, game_id: str, from_version: int, wait_s: float = 0.0
+    ) -> list[EventBatch]:
+        meta, *_, events = _keys(game_id)
+        start = f"{max(from_version, 0)}-0"
+        entries = await self._call(self._r.xrange(events, min=start))
+        if not entries and wait_s > 0:
+            if not await self._call(self._r.exists(meta)):
+                raise GameNotFound(game_id)
+            # XREAD returns entries strictly after the given id: the last one we have seen.
+            after = f"{from_version - 1}-1" if from_version > 0 else "0-0"
+            reply = await self._call(
+                self._r.xread({events: after}, block=max(1, int(wait_s * 1000)))
+            )
+            entries = reply[0][1] if reply else []
+        if not entries and not await self._call(self._r.exists(meta)):
+            raise GameNotFound(game_id)
+        return [EventBatch.from_json(fields[b"d"]) for _, fields in entries]
+
+    async def list_open(
+        self, game_type: str, limit: int, after: LobbyPosition | None = None
+    ) -> list[GameRecord]:
+        # Members of equal score are ordered by id, so (score, id) orders the whole index.
+        low = after[0] if after is not None else "-inf"
+        offset, batch = 0, 4 * limit
+        out: list[GameRecord] = []
+        while len(out) < limit:
+            entries = await self._call(
+                self._r.zrangebyscore(_LOBBY, low, "+inf", start=offset, num=batch, withscores=True)
+            )
+            if not entries:
+                break
+            offset += len(entries)
+            for raw_id, score in entries:
+                game_id = raw_id.decode()
+                if after is not None and (int(score), game_id) <= after:
+                    continue
+                try:
+                    record = await self.load(game_id)
+                except GameNotFound:  # expired: drop it from the index
+                    await self._call(self._r.zrem(_LOBBY, game_id))
+                    continue
+                if record.full or record.status != ACTIVE:
+                    continue
+                if game_type and record.game_type != game_type:
+                    continue
+                out.append(record)
+                if len(out) >= limit:
+                    break
+        return out
+
+
+def _record(
+    game_id: str, meta: dict[bytes, bytes], seats: dict[bytes, bytes], snapshot: bytes
+) -> GameRecord:
+    m = {k.decode(): v.decode() for k, v in meta.items()}
+    count = int(m["seat_count"])
+    taken = {int(k): SeatRecord.from_json(v) for k, v in seats.items()}
+    options: dict[str, OptionValue] = json.loads(m["options"])
+    resigned = m.get("resigned_seat")
+    return GameRecord(
+        game_id=game_id,
+        game_type=m["game_type"],
+        options=options,
+        seed=bytes.fromhex(m["seed"]),
+        seat_count=count,
+        created_at_ms=int(m["created_at_ms"]),
+        version=int(m["version"]),
+        status=m["status"],
+        seats=tuple(taken.get(i) for i in range(count)),
+        resigned_seat=None if resigned is None else int(resigned),
+        snapshot=snapshot,
+    )

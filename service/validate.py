@@ -1,0 +1,120 @@
+"""Structural checks of every request, before anything is loaded (STYLE.md §8).
+
+They reject what no game could accept (oversized or malformed fields) with ``InvalidRequest``;
+whether a move is legal is the engine's business, not this module's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from tricktable.v1 import cards_pb2, game_types_pb2, moves_pb2
+from tricktable.v1 import game_service_pb2 as pb
+
+from service.errors import InvalidRequest
+
+MAX_ID = 64
+MAX_NAME = 64
+MAX_OPTIONS = 64
+MAX_OPTION_TEXT = 64
+MAX_SEED = 64
+MAX_PAGE = 100
+MAX_CARDS_IN_MOVE = 16
+MAX_CALL = 32
+MAX_SEAT = 15
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_REQUEST_ID = re.compile(r"[\x21-\x7e]{1,64}")  # printable ASCII, no spaces
+
+
+def _bad(message: str, reason: str = "INVALID_REQUEST") -> InvalidRequest:
+    return InvalidRequest(message, reason=reason)
+
+
+def game_id(value: str) -> str:
+    if not _ID.fullmatch(value):
+        raise _bad("game_id must be 1 to 64 letters, digits, '-' or '_'")
+    return value
+
+
+def _text(field: str, value: str, limit: int) -> None:
+    if len(value) > limit:
+        raise _bad(f"{field} is longer than {limit} characters")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        raise _bad(f"{field} holds control characters")
+
+
+def _seat(value: int) -> None:
+    if not 0 <= value <= MAX_SEAT:
+        raise _bad(f"no seat {value}", reason="UNKNOWN_SEAT")
+
+
+def options(values: Mapping[str, game_types_pb2.OptionValue]) -> None:
+    if len(values) > MAX_OPTIONS:
+        raise _bad(f"at most {MAX_OPTIONS} options")
+    for name, value in values.items():
+        _text("an option name", name, MAX_OPTION_TEXT)
+        if value.WhichOneof("value") == "string_value":
+            _text(f"option {name!r}", value.string_value, MAX_OPTION_TEXT)
+
+
+def create_game(request: pb.CreateGameRequest) -> None:
+    _text("game_type", request.game_type, MAX_ID)
+    if not request.game_type:
+        raise _bad("game_type is required")
+    options(request.options)
+    if len(request.seed) > MAX_SEED:
+        raise _bad(f"the seed is longer than {MAX_SEED} bytes")
+
+
+def list_games(request: pb.ListGamesRequest) -> None:
+    _text("game_type", request.game_type, MAX_ID)
+    if not 0 <= request.page_size <= MAX_PAGE:
+        raise _bad(f"page_size must be 0 to {MAX_PAGE}")
+    if request.page_token and not _ID.fullmatch(request.page_token):
+        raise _bad("malformed page_token", reason="INVALID_PAGE_TOKEN")
+
+
+def join_game(request: pb.JoinGameRequest) -> None:
+    game_id(request.game_id)
+    if request.HasField("seat"):
+        _seat(request.seat)
+    _text("player_name", request.player_name, MAX_NAME)
+
+
+def move(msg: moves_pb2.Move) -> None:
+    case = msg.WhichOneof("kind")
+    if case is None:
+        raise _bad("the move is empty", reason="MALFORMED_MOVE")
+    if case == "lay_aside" and len(msg.lay_aside.cards) > MAX_CARDS_IN_MOVE:
+        raise _bad(f"at most {MAX_CARDS_IN_MOVE} cards in a move", reason="MALFORMED_MOVE")
+    if case == "call":
+        _text("call", msg.call.call, MAX_CALL)
+    if case == "choose_seat":
+        _seat(msg.choose_seat.seat)
+    # A card or suit the move cannot do without must be there (an absent one reads as None).
+    if case == "play_card" and not msg.play_card.HasField("card"):
+        raise _bad("play_card needs a card", reason="MALFORMED_MOVE")
+    if case == "declare_contract" and not msg.declare_contract.HasField("called"):
+        raise _bad("declare_contract needs the called card", reason="MALFORMED_MOVE")
+    if case == "declare_marriage" and msg.declare_marriage.suit == cards_pb2.SUIT_UNSPECIFIED:
+        raise _bad("declare_marriage needs a suit", reason="MALFORMED_MOVE")
+    if case == "bid":
+        _text("bid contract", msg.bid.contract, MAX_CALL)
+
+
+def submit_move(request: pb.SubmitMoveRequest) -> None:
+    game_id(request.game_id)
+    if not _REQUEST_ID.fullmatch(request.request_id):
+        raise _bad("request_id must be 1 to 64 printable characters without spaces")
+    if request.expected_version < 0:
+        raise _bad("expected_version must not be negative")
+    if request.HasField("seat"):
+        _seat(request.seat)
+    move(request.move)
+
+
+def stream_events(request: pb.StreamEventsRequest) -> None:
+    game_id(request.game_id)
+    if request.from_version < 0:
+        raise _bad("from_version must not be negative")

@@ -1,0 +1,143 @@
+"""Helpers for tests that talk to a real server: a typed client, error details, random bots."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+from tricktable.v1 import game_service_pb2 as pb
+from tricktable.v1 import game_service_pb2_grpc, game_types_pb2, moves_pb2
+
+from service.config import ServerConfig
+from service.running import ServerThread
+from service.store.base import GameStore
+
+
+def auth(token: str | None) -> list[tuple[str, str]]:
+    return [] if token is None else [("authorization", f"Bearer {token}")]
+
+
+@dataclass
+class Table:
+    """A game with every seat joined: its id and each seat's token."""
+
+    game_id: str
+    tokens: list[str] = field(default_factory=list)
+
+
+class Client:
+    """A thin synchronous client over the generated stub."""
+
+    def __init__(self, address: str) -> None:
+        self.channel = grpc.insecure_channel(address)
+        self.stub = game_service_pb2_grpc.GameServiceStub(self.channel)
+
+    def close(self) -> None:
+        self.channel.close()
+
+    def create(
+        self, game_type: str, options: Mapping[str, object] | None = None, seed: bytes = b""
+    ) -> pb.GameSummary:
+        request = pb.CreateGameRequest(game_type=game_type, seed=seed)
+        for name, value in (options or {}).items():
+            if isinstance(value, bool):
+                request.options[name].bool_value = value
+            elif isinstance(value, int):
+                request.options[name].int_value = value
+            else:
+                request.options[name].string_value = str(value)
+        response: pb.CreateGameResponse = self.stub.CreateGame(request)
+        return response.game
+
+    def table(
+        self, game_type: str, options: Mapping[str, object] | None = None, seed: bytes = b""
+    ) -> Table:
+        game = self.create(game_type, options, seed)
+        table = Table(game.game_id)
+        for seat in range(len(game.seats)):
+            joined = self.stub.JoinGame(
+                pb.JoinGameRequest(game_id=game.game_id, seat=seat, player_name=f"bot{seat}")
+            )
+            table.tokens.append(joined.seat_token)
+        return table
+
+    def get(self, game_id: str, token: str | None = None) -> pb.GetGameResponse:
+        response: pb.GetGameResponse = self.stub.GetGame(
+            pb.GetGameRequest(game_id=game_id), metadata=auth(token)
+        )
+        return response
+
+    def move(
+        self,
+        game_id: str,
+        token: str | None,
+        move: moves_pb2.Move,
+        version: int,
+        request_id: str | None = None,
+    ) -> pb.SubmitMoveResponse:
+        request = pb.SubmitMoveRequest(
+            game_id=game_id,
+            move=move,
+            expected_version=version,
+            request_id=request_id or uuid.uuid4().hex,
+        )
+        response: pb.SubmitMoveResponse = self.stub.SubmitMove(request, metadata=auth(token))
+        return response
+
+
+def error_info(err: grpc.RpcError) -> error_details_pb2.ErrorInfo:
+    """The ErrorInfo in a failed call's status details."""
+    status = rpc_status.from_call(err)
+    assert status is not None, "the error carries no status details"
+    for detail in status.details:
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info):
+            return info
+    raise AssertionError("no ErrorInfo in the status details")
+
+
+def play_random_game(
+    client: Client, table: Table, rng: random.Random, max_moves: int = 5000
+) -> pb.GetGameResponse:
+    """Random legal moves for whichever seat is to act, until the game ends. Generic over
+    games: it only reads to_act and each seat's legal moves from the server."""
+    state = client.get(table.game_id, table.tokens[0])
+    for _ in range(max_moves):
+        if state.view.finished:
+            return state
+        seat = rng.choice(list(state.view.to_act))
+        mine = client.get(table.game_id, table.tokens[seat])
+        legal = mine.view.legal_moves
+        assert legal, f"seat {seat} is to act but has no legal move"
+        move = legal[rng.randrange(len(legal))]
+        client.move(table.game_id, table.tokens[seat], move, mine.game.version)
+        state = client.get(table.game_id, table.tokens[0])
+    raise AssertionError(f"the game did not end within {max_moves} moves")
+
+
+@contextmanager
+def running_server(
+    store_factory: Callable[[], GameStore] | None = None,
+) -> Iterator[tuple[ServerThread, Client]]:
+    """A real server on a free port (its store built on the server's own loop)."""
+    config = ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.2)
+    with ServerThread(config, store_factory) as server:
+        client = Client(server.address)
+        try:
+            yield server, client
+        finally:
+            client.close()
+
+
+def option_value(value: bool | int | str) -> game_types_pb2.OptionValue:
+    if isinstance(value, bool):
+        return game_types_pb2.OptionValue(bool_value=value)
+    if isinstance(value, int):
+        return game_types_pb2.OptionValue(int_value=value)
+    return game_types_pb2.OptionValue(string_value=value)

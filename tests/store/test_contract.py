@@ -1,0 +1,281 @@
+"""The GameStore contract: one suite, run against every adapter (MemoryStore and RedisStore on
+a real redis-server started by this session)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import uuid
+from collections.abc import Awaitable, Callable
+
+import pytest
+
+from service.errors import GameNotFound, VersionConflict
+from service.store.base import (
+    ABANDONED,
+    ACTIVE,
+    FINISHED,
+    Commit,
+    EventBatch,
+    GameRecord,
+    GameStore,
+    MoveRecord,
+    SeatRecord,
+)
+from service.store.memory import MemoryStore
+from service.store.redis import RedisStore
+
+Body = Callable[[GameStore], Awaitable[None]]
+
+
+@pytest.fixture(params=["memory", "redis"])
+def run(request: pytest.FixtureRequest) -> Callable[[Body], None]:
+    """Run a test body against a fresh store of the parametrised kind, on its own loop."""
+
+    def runner(body: Body) -> None:
+        async def main() -> None:
+            if request.param == "memory":
+                store: GameStore = MemoryStore()
+            else:
+                store = RedisStore.from_url(request.getfixturevalue("redis_url"))
+            try:
+                await body(store)
+            finally:
+                await store.close()
+
+        asyncio.run(main())
+
+    return runner
+
+
+def new_record(seats: int = 2, game_type: str = "counterpoint") -> GameRecord:
+    return GameRecord(
+        game_id=uuid.uuid4().hex,
+        game_type=game_type,
+        options={"target_score": 99, "high_readings": True},
+        seed=b"\x01secret",
+        seat_count=seats,
+        created_at_ms=1_700_000_000_000,
+        seats=(None,) * seats,
+        snapshot=b"snapshot-0",
+    )
+
+
+OPENING = EventBatch(version=0, seat=None, events=({"type": "deal_started", "deal_no": 1},))
+
+
+def step(version: int, seat: int = 0, request_id: str = "", status: str = ACTIVE) -> Commit:
+    return Commit(
+        expected_version=version,
+        snapshot=f"snapshot-{version + 1}".encode(),
+        batch=EventBatch(
+            version=version + 1,
+            seat=seat,
+            events=({"type": "called", "seat": seat, "call": f"c{version}"},),
+            request_id=request_id,
+        ),
+        status=status,
+        move=MoveRecord(
+            seat=seat, move={"type": "call", "call": f"c{version}"}, request_id=request_id
+        ),
+    )
+
+
+def test_a_created_game_loads_as_stored(run: Callable[[Body], None]) -> None:
+    async def body(store: GameStore) -> None:
+        record = new_record()
+        await store.create(record, OPENING)
+        assert await store.load(record.game_id) == record
+        assert await store.moves(record.game_id) == []
+        assert await store.read_events(record.game_id, 0) == [OPENING]
+
+    run(body)
+
+
+def test_an_unknown_game_is_not_found(run: Callable[[Body], None]) -> None:
+    async def body(store: GameStore) -> None:
+        with pytest.raises(GameNotFound):
+            await store.load("nope")
+        with pytest.raises(GameNotFound):
+            await store.commit("nope", step(0))
+        with pytest.raises(GameNotFound):
+            await store.read_events("nope", 0)
+
+    run(body)
+
+
+def test_commit_advances_the_version_and_appends_move_and_events(
+    run: Callable[[Body], None],
+) -> None:
+    async def body(store: GameStore) -> None:
+        record = new_record()
+        await store.create(record, OPENING)
+        assert await store.commit(record.game_id, step(0, seat=1, request_id="r1")) == 1
+        assert await store.commit(record.game_id, step(1, seat=0, request_id="r2")) == 2
+        loaded = await store.load(record.game_id)
+        assert (loaded.version, loaded.snapshot) == (2, b"snapshot-2")
+        assert [m.seat for m in await store.moves(record.game_id)] == [1, 0]
+        assert [b.version for b in await store.read_events(record.game_id, 0)] == [0, 1, 2]
+        assert [b.version for b in await store.read_events(record.game_id, 2)] == [2]
+        assert await store.request_version(record.game_id, "r2") == 2
+        assert await store.request_version(record.game_id, "unseen") is None
+
+    run(body)
+
+
+def test_a_stale_commit_is_rejected_with_the_current_version_and_writes_nothing(
+    run: Callable[[Body], None],
+) -> None:
+    async def body(store: GameStore) -> None:
+        record = new_record()
+        await store.create(record, OPENING)
+        await store.commit(record.game_id, step(0))
+        before = await store.load(record.game_id)
+        with pytest.raises(VersionConflict) as caught:
+            await store.commit(record.game_id, step(0, seat=1, request_id="late"))
+        assert caught.value.current_version == 1
+        assert await store.load(record.game_id) == before
+        assert len(await store.moves(record.game_id)) == 1
+        assert len(await store.read_events(record.game_id, 0)) == 2
+        assert await store.request_version(record.game_id, "late") is None
+
+    run(body)
+
+
+def test_concurrent_commits_at_one_version_let_exactly_one_win(
+    run: Callable[[Body], None],
+) -> None:
+    async def body(store: GameStore) -> None:
+        record = new_record()
+        await store.create(record, OPENING)
+        results = await asyncio.gather(
+            *(store.commit(record.game_id, step(0, seat=i % 2)) for i in range(8)),
+            return_exceptions=True,
+        )
+        assert sum(r == 1 for r in results) == 1
+        assert sum(isinstance(r, VersionConflict) for r in results) == 7
+        assert (await store.load(record.game_id)).version == 1
+        assert len(await store.moves(record.game_id)) == 1
+
+    run(body)
+
+
+def test_a_waiting_reader_wakes_on_the_next_commit(run: Callable[[Body], None]) -> None:
+    async def body(store: GameStore) -> None:
+        record = new_record()
+        await store.create(record, OPENING)
+        reader = asyncio.create_task(store.read_events(record.game_id, 1, wait_s=5))
+        await asyncio.sleep(0.05)
+        assert not reader.done()
+        await store.commit(record.game_id, step(0))
+        batches = await asyncio.wait_for(reader, 5)
+        assert [b.version for b in batches] == [1]
+        assert await store.read_events(record.game_id, 2, wait_s=0.05) == []
+
+    run(body)
+
+
+def test_seats_are_taken_once_and_freed_only_before_the_game_starts(
+    run: Callable[[Body], None],
+) -> None:
+    async def body(store: GameStore) -> None:
+        record = new_record()
+        await store.create(record, OPENING)
+        alice, bob = SeatRecord("hash-a", "alice"), SeatRecord("hash-b", "bob")
+        assert await store.take_seat(record.game_id, 0, alice)
+        assert not await store.take_seat(record.game_id, 0, bob)
+        assert not await store.free_seat(record.game_id, 0, "hash-b")  # not bob's seat
+        assert await store.free_seat(record.game_id, 0, "hash-a")
+        assert await store.take_seat(record.game_id, 0, bob)
+        assert await store.take_seat(record.game_id, 1, alice)
+        loaded = await store.load(record.game_id)
+        assert loaded.seats == (bob, alice) and loaded.full
+        assert not await store.free_seat(record.game_id, 1, "hash-a")  # the table is full
+
+    run(body)
+
+
+def test_the_lobby_lists_open_games_by_type_in_pages(run: Callable[[Body], None]) -> None:
+    async def body(store: GameStore) -> None:
+        tag = uuid.uuid4().hex[:8]
+        kind = f"lobby-{tag}"
+        open_games = []
+        for i in range(5):
+            record = dataclasses.replace(
+                new_record(game_type=kind), created_at_ms=2_000_000_000_000 + i
+            )
+            await store.create(record, OPENING)
+            open_games.append(record.game_id)
+        full = new_record(game_type=kind)
+        await store.create(full, OPENING)
+        await store.take_seat(full.game_id, 0, SeatRecord("a", "a"))
+        await store.take_seat(full.game_id, 1, SeatRecord("b", "b"))
+        first = await store.list_open(kind, 3)
+        last = first[-1]
+        # the game a page ended on fills up before the next page is asked for
+        await store.take_seat(last.game_id, 0, SeatRecord("c", "c"))
+        await store.take_seat(last.game_id, 1, SeatRecord("d", "d"))
+        rest = await store.list_open(kind, 3, (last.created_at_ms, last.game_id))
+        assert [g.game_id for g in first + rest] == open_games
+        assert all(g.game_type == kind for g in first + rest)
+        assert await store.list_open(f"other-{tag}", 10) == []
+
+    run(body)
+
+
+def test_finished_and_abandoned_games_leave_the_lobby(run: Callable[[Body], None]) -> None:
+    async def body(store: GameStore) -> None:
+        kind = f"end-{uuid.uuid4().hex[:8]}"
+        done, quit_ = new_record(game_type=kind), new_record(game_type=kind)
+        for record in (done, quit_):
+            await store.create(record, OPENING)
+        await store.commit(done.game_id, step(0, status=FINISHED))
+        await store.commit(
+            quit_.game_id,
+            dataclasses.replace(step(0), move=None, status=ABANDONED, resigned_seat=1),
+        )
+        assert await store.list_open(kind, 10) == []
+        assert (await store.load(done.game_id)).status == FINISHED
+        abandoned = await store.load(quit_.game_id)
+        assert (abandoned.status, abandoned.resigned_seat) == (ABANDONED, 1)
+        assert await store.moves(quit_.game_id) == []
+
+    run(body)
+
+
+def test_memory_store_forgets_finished_games_after_the_ttl() -> None:
+    now = [1000.0]
+
+    async def body() -> None:
+        store = MemoryStore(finished_ttl_s=60, clock=lambda: now[0])
+        record = new_record()
+        await store.create(record, OPENING)
+        await store.commit(record.game_id, step(0, status=FINISHED))
+        now[0] += 59
+        assert (await store.load(record.game_id)).status == FINISHED
+        now[0] += 2
+        with pytest.raises(GameNotFound):
+            await store.load(record.game_id)
+
+    asyncio.run(body())
+
+
+def test_redis_store_keeps_a_game_under_one_hash_tag_and_expires_it_when_finished(
+    redis_url: str,
+) -> None:
+    async def body() -> None:
+        store = RedisStore.from_url(redis_url, finished_ttl_s=120)
+        record = new_record()
+        await store.create(record, OPENING)
+        await store.take_seat(record.game_id, 0, SeatRecord("a", "a"))
+        await store.commit(record.game_id, step(0, request_id="r"))
+        client = store._r
+        keys = sorted(k.decode() for k in await client.keys(f"*{record.game_id}*"))
+        assert len(keys) == 6
+        assert all(k.startswith(f"tt:{{{record.game_id}}}:") for k in keys)
+        assert [await client.ttl(k) for k in keys] == [-1] * 6  # active: no expiry
+        await store.commit(record.game_id, step(1, status=FINISHED))
+        assert all(0 < ttl <= 120 for ttl in [await client.ttl(k) for k in keys])
+        await store.close()
+
+    asyncio.run(body())

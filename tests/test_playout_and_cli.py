@@ -1,0 +1,84 @@
+"""Random playouts and the engine commands: tricktable simulate and tricktable bench engine."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+import engine
+from engine import get_rules
+from engine.core.events import DealScored
+from engine.playout import random_move, random_playout, variants
+from service.cli import main
+from tests.engine.helpers import random_steps
+
+
+@pytest.mark.parametrize("game", engine.game_names())
+def test_a_random_playout_ends_and_counts_its_moves_and_deals(game: str) -> None:
+    rules = get_rules(game)
+    result = random_playout(rules, {}, b"p", random.Random(3))
+    again = random_playout(rules, {}, b"p", random.Random(3), in_place=False)
+    assert result == again  # applying in place and through the pure apply agree
+    assert result.moves > 0 and result.deals >= 1
+    assert len(result.outcome.totals) == rules.seats and result.outcome.winners
+    # the same game through the pure API, counted independently
+    steps = list(random_steps(rules, {}, b"p", random.Random(99)))
+    deals = sum(isinstance(e, DealScored) for s in steps for e in s.events)
+    assert deals >= 1 and steps[-1].after.finished
+
+
+def test_random_move_draws_from_every_seat_that_may_act() -> None:
+    rules = get_rules("ninety-nine")
+    state = rules.new_game({}, b"m")
+    rng = random.Random(0)
+    seats = {random_move(rules, state, rng.randrange)[0] for _ in range(60)}
+    assert seats == {0, 1, 2}  # all three lay aside at once: no seat is favoured
+
+
+def test_variants_are_editions_and_presets() -> None:
+    assert [v for v, _ in variants(get_rules("ninety-nine"))] == ["classic", "revised"]
+    assert [v for v, _ in variants(get_rules("sixty-six"))] == ["gamefarm", "pagat"]
+    assert variants(get_rules("counterpoint")) == [("default", {})]
+
+
+def test_simulate_prints_a_reproducible_json_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["simulate", "counterpoint", "--games", "3", "--seed", "7", "--json"]
+    assert main([*args, "--option", "target_score=40"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert main([*args, "--option", "target_score=40"]) == 0
+    assert json.loads(capsys.readouterr().out) == first
+    assert first["games"] == 3 and first["options"]["target_score"] == 40
+    assert len(first["average_score"]) == 2 and abs(sum(first["win_share"]) - 1) < 1e-9
+    assert first["deals_per_game"] >= 1 and first["moves_per_game"] > 0
+
+
+def test_simulate_prints_a_table_for_people(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "ninety-nine", "--games", "1", "--option", "game_length_deals=1"]) == 0
+    out = capsys.readouterr().out
+    assert "Ninety-Nine: 1 games" in out and "seat 2:" in out
+
+
+def test_simulate_names_a_bad_option(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "ninety-nine", "--games", "1", "--option", "edtion=revised"]) == 2
+    assert "edtion" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["simulate", "ninety-nine", "--option", "no-equals-sign"])
+
+
+def test_bench_engine_prints_one_json_object_per_variant(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["bench", "engine", "--seconds", "0.05", "--game", "ninety-nine", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["variant"] for r in rows] == ["classic", "revised"]
+    for row in rows:
+        assert row["game"] == "ninety-nine" and row["apply"] == "in_place"
+        assert row["moves_per_s"] > 0 and row["deals_per_s"] >= 0 and row["games"] >= 1
+
+
+def test_bench_engine_can_also_measure_the_pure_apply(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "engine", "--seconds", "0.05", "--game", "counterpoint", "--copy"]) == 0
+    out = capsys.readouterr().out
+    assert "in_place" in out and "copy" in out

@@ -1,11 +1,17 @@
 """``tricktable bench service``: games played by bots through gRPC, against a same-run floor.
 
-N concurrent games, each played by random bots that know only the protocol (GetGame for the
-seat to act, then SubmitMove of one of its legal moves); a finished game is replaced by a new
-one. It reports moves per second and SubmitMove p50/p99 latency. The floor is measured in the
-same run and the same process layout: a bare gRPC unary call whose handler does one round trip
-to the store (a Redis PING; nothing for the memory store), from N concurrent callers. The
-issue's goal is moves/s with Redis at least 60% of the floor's calls/s at 32 games.
+N concurrent games, each played by one random bot per seat that knows only the protocol: it
+waits for its turn (GetGame with wait_for_turn once, then each SubmitMove with wait_for_turn
+answers when the seat is to act again), and plays one of the legal moves its view lists; a
+finished game is replaced by a new one. So a move costs one RPC, as it does for a real bot.
+
+The server runs as ``tricktable serve`` in a process of its own, as it is deployed; the bots run
+in this process. It reports moves per second and SubmitMove p50/p99 latency, read from the
+server's own request-to-commit histogram (its /metrics endpoint; a client-side clock would count
+the wait for the other seats' moves). The floor is measured in the same run and the same layout:
+a bare gRPC unary call whose handler, in a process of its own, does one round trip to the store
+(a Redis PING; nothing for the memory store), from N concurrent callers. The issue's goal is
+moves/s with Redis at least 60% of the floor's calls/s at 32 games.
 
 It prints numbers and asserts nothing (DESIGN.md: benchmarks are never timed tests).
 """
@@ -17,27 +23,28 @@ import asyncio
 import contextlib
 import importlib.util
 import json
+import os
 import random
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
+import urllib.request
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import grpc
 import redis.asyncio as aioredis
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc
 
-from service.config import ServerConfig
+from service.config import REDIS_URL_ENV, ServerConfig
 from service.logs import configure
-from service.running import ServerThread
-from service.store.memory import MemoryStore
-from service.store.redis import RedisStore
 
 _FLOOR_METHOD = "/tricktable.bench.Floor/Ping"
 
@@ -67,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
             f"{result['store']}: {result['games']} games, {result['moves_per_s']:,} moves/s, "
             f"SubmitMove p50 {result['submit_p50_ms']} ms p99 {result['submit_p99_ms']} ms; "
             f"floor {result['floor_calls_per_s']:,} calls/s "
-            f"(moves/floor {result['moves_to_floor']:.0%})",
+            f"(moves/floor {result['moves_to_floor']:.0%}); {result['aborted']} moves aborted\n"
+            f"  layout: {result['layout']}",
             flush=True,
         )
     return 0
@@ -118,41 +126,156 @@ def _temporary_redis() -> Iterator[str]:
 async def measure(
     store: str, redis_url: str | None, games: int, seconds: float, game: str
 ) -> dict[str, Any]:
-    config = ServerConfig(port=0, grace_s=1.0, json_logs=True, log_level="warning")
-    factory = (lambda: RedisStore.from_url(redis_url)) if redis_url else MemoryStore
-    with ServerThread(config, factory) as server:
-        moves, elapsed, latencies = await _play(server.address, games, seconds, game)
-    floor = await _floor(redis_url, games, seconds)
-    latencies.sort()
+    with _server_process(redis_url) as (address, metrics_url):
+        moves, aborted, elapsed = await _play(address, games, seconds, game)
+        latency = _histogram(urllib.request.urlopen(metrics_url, timeout=10).read().decode())
+    with _floor_process(redis_url) as address:
+        floor = await _floor(address, games, seconds)
     rate = moves / elapsed
-
-    def pct(q: float) -> float:
-        return round(latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000, 3)
-
     return {
         "store": store,
         "game": game,
         "games": games,
         "seconds": seconds,
+        "layout": LAYOUT,
         "moves": moves,
+        "aborted": aborted,
         "moves_per_s": round(rate),
-        "submit_p50_ms": pct(0.50) if latencies else None,
-        "submit_p99_ms": pct(0.99) if latencies else None,
+        "submit_p50_ms": _quantile_ms(latency, 0.50),
+        "submit_p99_ms": _quantile_ms(latency, 0.99),
         "floor_calls_per_s": round(floor),
         "moves_to_floor": round(rate / floor, 4) if floor else None,
     }
 
 
-async def _play(
-    address: str, games: int, seconds: float, game: str
-) -> tuple[int, float, list[float]]:
-    """(moves, elapsed seconds, SubmitMove latencies) of ``games`` bots playing for ``seconds``."""
-    latencies: list[float] = []
-    moves = 0
+#: How the run is laid out, printed with every result.
+LAYOUT = (
+    "server and floor each in a process of their own (as deployed); bots in the benchmark's "
+    "process, one per seat, one SubmitMove(wait_for_turn) per move; SubmitMove latency is the "
+    "server's request-to-commit histogram"
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _child_env(redis_url: str | None) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop(REDIS_URL_ENV, None)  # the memory store must not pick up a Redis from the shell
+    if redis_url:
+        env[REDIS_URL_ENV] = redis_url
+    return env
+
+
+@contextlib.contextmanager
+def _process(args: list[str], redis_url: str | None, port: int) -> Iterator[None]:
+    """A child process serving gRPC on ``port``, stopped (SIGTERM) on exit. Its stderr goes to
+    a file (a pipe nobody reads could fill and stall it) and is shown if it fails to start."""
+    with tempfile.TemporaryFile() as errors:
+        proc = subprocess.Popen(
+            [sys.executable, *args],
+            env=_child_env(redis_url),
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+        )
+        try:
+            _wait_for_port(proc, port, errors)
+            yield
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def _wait_for_port(
+    proc: subprocess.Popen[bytes], port: int, errors: IO[bytes], timeout_s: float = 60.0
+) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            errors.seek(0)
+            err = errors.read().decode(errors="replace")
+            raise RuntimeError(f"benchmark server exited with {proc.returncode}: {err[-2000:]}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"benchmark server did not listen on port {port}")
+
+
+_RUN_CLI = "import sys; from service.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+@contextlib.contextmanager
+def _server_process(redis_url: str | None) -> Iterator[tuple[str, str]]:
+    """``tricktable serve`` as an operator runs it; its gRPC address and metrics URL."""
+    port, metrics = _free_port(), _free_port()
+    args = ["-c", _RUN_CLI, "serve", "--port", str(port), "--metrics-port", str(metrics)]
+    args += ["--log-level", "warning"]  # per-move info lines would be what we measure
+    with _process(args, redis_url, port):
+        _wait_for_port_only(metrics)
+        yield f"127.0.0.1:{port}", f"http://127.0.0.1:{metrics}/metrics"
+
+
+def _wait_for_port_only(port: int, timeout_s: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port}")
+
+
+@contextlib.contextmanager
+def _floor_process(redis_url: str | None) -> Iterator[str]:
+    port = _free_port()
+    with _process(["-m", "service.benchmark", "floor", str(port)], redis_url, port):
+        yield f"127.0.0.1:{port}"
+
+
+async def _play(address: str, games: int, seconds: float, game: str) -> tuple[int, int, float]:
+    """(moves, aborted moves, elapsed seconds) of ``games`` tables of bots playing for
+    ``seconds``, each finished game replaced by a new one."""
+    counts = {"moves": 0, "aborted": 0}
     deadline = time.perf_counter() + seconds
 
-    async def bot(index: int, stub: Any) -> None:
-        nonlocal moves
+    async def seat_bot(stub: Any, game_id: str, token: str, rng: random.Random) -> None:
+        auth = [("authorization", f"Bearer {token}")]
+        wait = pb.GetGameRequest(game_id=game_id, wait_for_turn=True)
+        mine = await stub.GetGame(wait, metadata=auth)
+        view, version = mine.view, mine.game.version
+        while time.perf_counter() < deadline and not view.finished:
+            if not view.legal_moves:  # the wait ran out before our turn came
+                mine = await stub.GetGame(wait, metadata=auth)
+                view, version = mine.view, mine.game.version
+                continue
+            request = pb.SubmitMoveRequest(
+                game_id=game_id,
+                move=view.legal_moves[rng.randrange(len(view.legal_moves))],
+                expected_version=version,
+                request_id=uuid.uuid4().hex,
+                wait_for_turn=True,
+            )
+            try:
+                result = await stub.SubmitMove(request, metadata=auth)
+            except grpc.aio.AioRpcError as err:
+                if err.code() != grpc.StatusCode.ABORTED:
+                    raise
+                # Several seats act at once (bid cards laid aside) and another was first.
+                counts["aborted"] += 1
+                mine = await stub.GetGame(wait, metadata=auth)
+                view, version = mine.view, mine.game.version
+                continue
+            counts["moves"] += 1
+            view, version = result.view, result.view_version
+
+    async def table(index: int, stub: Any) -> None:
         rng = random.Random(index)
         while time.perf_counter() < deadline:
             created = await stub.CreateGame(pb.CreateGameRequest(game_type=game))
@@ -160,40 +283,77 @@ async def _play(
             tokens = []
             for seat in range(len(created.game.seats)):
                 joined = await stub.JoinGame(pb.JoinGameRequest(game_id=game_id, seat=seat))
-                tokens.append([("authorization", f"Bearer {joined.seat_token}")])
-            to_act = [0]
-            while time.perf_counter() < deadline:
-                seat = rng.choice(to_act)
-                mine = await stub.GetGame(pb.GetGameRequest(game_id=game_id), metadata=tokens[seat])
-                if mine.view.finished:
-                    break
-                legal = mine.view.legal_moves
-                if not legal:  # our cached to_act was stale (several seats may act)
-                    to_act = list(mine.view.to_act)
-                    continue
-                request = pb.SubmitMoveRequest(
-                    game_id=game_id,
-                    move=legal[rng.randrange(len(legal))],
-                    expected_version=mine.game.version,
-                    request_id=uuid.uuid4().hex,
-                )
-                start = time.perf_counter()
-                result = await stub.SubmitMove(request, metadata=tokens[seat])
-                latencies.append(time.perf_counter() - start)
-                moves += 1
-                to_act = list(result.view.to_act)
-                if result.view.finished:
-                    break
+                tokens.append(joined.seat_token)
+            await asyncio.gather(
+                *(seat_bot(stub, game_id, t, random.Random(rng.random())) for t in tokens)
+            )
 
-    started = time.perf_counter()
     async with _channel(address) as channel:
         stub = game_service_pb2_grpc.GameServiceStub(channel)
-        await asyncio.gather(*(bot(i, stub) for i in range(games)))
-    return moves, time.perf_counter() - started, latencies
+        tables = [asyncio.create_task(table(i, stub)) for i in range(games)]
+        started = time.perf_counter()
+        # At the deadline the count stops; calls still waiting for a turn are abandoned.
+        done, pending = await asyncio.wait(tables, timeout=deadline - started)
+        moves, aborted, elapsed = counts["moves"], counts["aborted"], time.perf_counter() - started
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        for task in done:
+            task.result()  # a bot's failure is the benchmark's
+    return moves, aborted, elapsed
 
 
-async def _floor(redis_url: str | None, callers: int, seconds: float) -> float:
+def _histogram(exposition: str) -> list[tuple[float, float]]:
+    """The SubmitMove histogram's (upper bound, cumulative count) from a /metrics page."""
+    buckets = []
+    for line in exposition.splitlines():
+        if line.startswith("tricktable_submit_move_seconds_bucket{"):
+            labels, _, value = line.rpartition(" ")
+            bound = labels.split('le="', 1)[1].split('"', 1)[0]
+            buckets.append((float(bound), float(value)))
+    return sorted(buckets)
+
+
+def _quantile_ms(buckets: list[tuple[float, float]], q: float) -> float | None:
+    """A quantile of a cumulative histogram, interpolated linearly inside its bucket (as
+    Prometheus' histogram_quantile does)."""
+    if not buckets or buckets[-1][1] == 0:
+        return None
+    rank = q * buckets[-1][1]
+    lower, below = 0.0, 0.0
+    for bound, count in buckets:
+        if count >= rank:
+            if bound == float("inf"):
+                return round(lower * 1000, 3)
+            share = (rank - below) / (count - below) if count > below else 1.0
+            return round((lower + (bound - lower) * share) * 1000, 3)
+        lower, below = bound, count
+    return round(lower * 1000, 3)
+
+
+async def _floor(address: str, callers: int, seconds: float) -> float:
     """Calls/s of a bare unary RPC whose handler does one store round trip."""
+    calls = 0
+    deadline = time.perf_counter() + seconds
+    async with _channel(address) as channel:
+        ping: Callable[[bytes], Awaitable[bytes]] = channel.unary_unary(_FLOOR_METHOD)
+        await ping(b"x")  # connected before the clock starts, like the bots' channel
+
+        async def caller() -> None:
+            nonlocal calls
+            while time.perf_counter() < deadline:
+                await ping(b"x")
+                calls += 1
+
+        started = time.perf_counter()
+        await asyncio.gather(*(caller() for _ in range(callers)))
+        elapsed = time.perf_counter() - started
+    return calls / elapsed
+
+
+async def serve_floor(port: int, redis_url: str | None) -> None:
+    """The floor's server: one unary method doing one Redis round trip (a PING), nothing else
+    (with the memory store: nothing at all). Runs until SIGTERM."""
     client = aioredis.Redis.from_url(redis_url) if redis_url else None
 
     async def handler(request: bytes, context: Any) -> bytes:
@@ -206,28 +366,16 @@ async def _floor(redis_url: str | None, callers: int, seconds: float) -> float:
     )
     server = grpc.aio.server()
     server.add_generic_rpc_handlers((generic,))
-    port = server.add_insecure_port("127.0.0.1:0")
+    server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
-    calls = 0
-    deadline = time.perf_counter() + seconds
-    try:
-        async with _channel(f"127.0.0.1:{port}") as channel:
-            ping: Callable[[bytes], Awaitable[bytes]] = channel.unary_unary(_FLOOR_METHOD)
-
-            async def caller() -> None:
-                nonlocal calls
-                while time.perf_counter() < deadline:
-                    await ping(b"x")
-                    calls += 1
-
-            started = time.perf_counter()
-            await asyncio.gather(*(caller() for _ in range(callers)))
-            elapsed = time.perf_counter() - started
-    finally:
-        await server.stop(None)
-        if client is not None:
-            await client.aclose()
-    return calls / elapsed
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stopping.set)
+    await stopping.wait()
+    await server.stop(None)
+    if client is not None:
+        await client.aclose()
 
 
 @contextlib.asynccontextmanager
@@ -237,3 +385,9 @@ async def _channel(address: str) -> AsyncIterator[grpc.aio.Channel]:
         yield channel
     finally:
         await channel.close()
+
+
+if __name__ == "__main__":  # python -m service.benchmark floor PORT  (the floor's own process)
+    if len(sys.argv) != 3 or sys.argv[1] != "floor":
+        raise SystemExit("usage: python -m service.benchmark floor PORT")
+    asyncio.run(serve_floor(int(sys.argv[2]), os.environ.get(REDIS_URL_ENV) or None))

@@ -15,9 +15,12 @@ class ServerConfig:
     port: int = 50051  # 0: any free port
     redis_url: str | None = None  # None: the embedded in-memory store
     finished_ttl_s: int = 86400  # how long a finished game stays readable
+    open_ttl_s: int = 86400  # how long a game whose seats never all fill is kept (0: forever)
     grace_s: float = 5.0  # how long in-flight calls may finish on shutdown
     stream_wait_s: float = 1.0  # how often an idle stream checks for shutdown and game end
     max_message_bytes: int = 64 * 1024
+    turn_wait_s: float = 30.0  # the longest a wait_for_turn call is held
+    metrics_port: int | None = None  # None: no metrics endpoint; 0: any free port
     json_logs: bool = True
     log_level: str = "info"
 

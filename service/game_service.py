@@ -6,6 +6,15 @@ seen request id → expected version → the game accepts moves → the engine's
 legality → compare-and-set commit (which also publishes the events). Every rejection raises
 before the commit, so a rejected request changes nothing.
 
+A replica keeps decoded copies of the games it serves (:class:`StateCache`). A move that its copy
+at the expected version accepts is committed straight away: the store's compare-and-set checks
+the request id and the version in the same atomic step, so a copy that is behind costs a refused
+commit and a fall back to the full path above, never a wrong answer. Anything unusual (no copy, a
+refusal, a retry) takes the full path, which answers as if there were no copy.
+
+``wait_for_turn`` (GetGame and SubmitMove) holds the answer until the caller's seat is to act,
+woken by the game's event stream, so a bot needs one call per move.
+
 Everything that leaves is projected for its viewer by :meth:`GameService.project`: a seat, or
 None for a spectator. The seed never leaves.
 """
@@ -13,8 +22,10 @@ None for a spectator. The seed never leaves.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +33,7 @@ from typing import Any
 import structlog
 
 from engine import game_names, get_rules
-from engine.core.errors import BadSnapshot
+from engine.core.errors import BadSnapshot, EngineError
 from engine.core.events import Event, GameOver, event_from_data, event_to_data
 from engine.core.moves import Move, move_from_data, move_to_data
 from engine.core.options import OptionValue, options_to_data
@@ -37,6 +48,7 @@ from service.errors import (
     Unauthenticated,
     VersionConflict,
 )
+from service.metrics import Metrics
 from service.store.base import (
     ABANDONED,
     ACTIVE,
@@ -47,17 +59,65 @@ from service.store.base import (
     GameStore,
     LobbyPosition,
     MoveRecord,
+    RequestSeen,
     SeatRecord,
 )
 
 log = structlog.get_logger("tricktable.games")
 
+#: How many games' latest states a replica keeps decoded (see :class:`StateCache`).
+DEFAULT_CACHE_GAMES = 4096
+#: Event-loop turns a woken waiter gives this replica's committing call (see ``_cached_soon``).
+_CACHE_PATIENCE = 4
+
 
 @dataclass(frozen=True, slots=True)
 class MoveResult:
-    version: int
+    version: int  # the game's version after the move
     events: list[Event]  # projected for the mover
     view: View
+    view_version: int = -1  # the version ``view`` shows (-1: ``version``)
+
+    def __post_init__(self) -> None:
+        if self.view_version < 0:
+            object.__setattr__(self, "view_version", self.version)
+
+
+class StateCache:
+    """A replica's decoded copies of recently played games: a game's record and engine state
+    *at one version*.
+
+    Versions are history: the state at version v is the same on every replica forever (one
+    compare-and-set history per game), so an entry is never wrong, only possibly not the latest.
+    Only full tables are kept, whose seats can no longer change. A move decided on a cached
+    version is committed with the store's compare-and-set on that version, so an entry that is
+    behind costs a reload (the commit is refused), never a wrong result.
+    """
+
+    def __init__(self, max_games: int = DEFAULT_CACHE_GAMES) -> None:
+        self._max = max_games
+        self._games: OrderedDict[str, tuple[GameRecord, Any]] = OrderedDict()
+
+    def get(self, game_id: str, version: int) -> tuple[GameRecord, Any] | None:
+        entry = self._games.get(game_id)
+        if entry is None or entry[0].version != version:
+            return None
+        self._games.move_to_end(game_id)
+        return entry
+
+    def put(self, record: GameRecord, state: Any) -> None:
+        if self._max <= 0 or not record.full:
+            return
+        held = self._games.get(record.game_id)
+        if held is not None and held[0].version > record.version:
+            return  # a slower request must not replace a newer entry
+        self._games[record.game_id] = (record, state)
+        self._games.move_to_end(record.game_id)
+        while len(self._games) > self._max:
+            self._games.popitem(last=False)
+
+    def drop(self, game_id: str) -> None:
+        self._games.pop(game_id, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +126,20 @@ class ProjectedBatch:
     seat: int | None
     events: list[Event]
     resigned_seat: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class _MoveRequest:
+    game_id: str
+    token: str | None
+    move: Move
+    expected_version: int
+    request_id: str
+    seat: int | None
+
+
+#: A committed move: the game's new record, its rules, new state, full events and the mover.
+_Committed = tuple[GameRecord, Rules[Any], Any, list[Event], int]
 
 
 def new_game_id() -> str:
@@ -81,8 +155,14 @@ class GameService:
         clock: Callable[[], float] = time.time,
         new_seed: Callable[[], bytes] = lambda: secrets.token_bytes(32),
         new_id: Callable[[], str] = new_game_id,
+        cache_games: int = DEFAULT_CACHE_GAMES,
+        turn_wait_s: float = 30.0,
+        metrics: Metrics | None = None,
     ) -> None:
         self.store = store
+        self.cache = StateCache(cache_games)
+        self.metrics = metrics or Metrics()
+        self._turn_wait_s = turn_wait_s
         self._stream_wait_s = stream_wait_s
         self._clock = clock
         self._new_seed = new_seed
@@ -122,6 +202,7 @@ class GameService:
             events=tuple(event_to_data(e) for e in rules.opening_events(state)),
         )
         await self.store.create(record, opening)
+        self.metrics.game_created(game_type)
         log.info("game created", game_id=record.game_id, game_type=game_type)
         return record
 
@@ -195,11 +276,64 @@ class GameService:
         seat = cls._seat(record, token)
         return seat if record.full else None
 
-    async def get_game(self, game_id: str, token: str | None) -> tuple[GameRecord, View]:
+    async def get_game(
+        self, game_id: str, token: str | None, *, wait_s: float = 0.0
+    ) -> tuple[GameRecord, View]:
+        """The caller's view; with ``wait_s`` (a seat's token needed), once the seat is to act
+        or the game has ended, or when ``wait_s`` has passed."""
         record = await self.store.load(game_id)
         viewer = self._viewer(record, token)
+        if wait_s > 0 and token is None:
+            raise Unauthenticated("waiting for a turn needs a seat token", reason="MISSING_TOKEN")
         rules, state = await self._state(record)
+        self.cache.put(record, state)
+        if wait_s > 0 and viewer is not None:
+            record, state = await self._wait_for_turn(record, rules, state, viewer, wait_s)
         return record, rules.view(state, viewer)
+
+    def turn_wait(self, remaining_s: float | None) -> float:
+        """How long a wait_for_turn call may wait: the server's limit, within the deadline."""
+        if remaining_s is None:
+            return self._turn_wait_s
+        return max(0.0, min(self._turn_wait_s, remaining_s - 0.05))
+
+    async def _wait_for_turn(
+        self, record: GameRecord, rules: Rules[Any], state: Any, seat: int, wait_s: float
+    ) -> tuple[GameRecord, Any]:
+        """The game once ``seat`` is to act or it has ended; the latest seen after ``wait_s``."""
+        deadline = time.monotonic() + wait_s
+        while (
+            record.status == ACTIVE
+            and not state.finished
+            and seat not in rules.to_act(state)
+            and not self._closing.is_set()
+        ):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            wait = min(remaining, self._stream_wait_s)
+            batches = await self.store.read_events(record.game_id, record.version + 1, wait)
+            if not batches:
+                continue
+            cached = await self._cached_soon(record.game_id, batches[-1].version)
+            if cached is not None:
+                record, state = cached
+            else:
+                record = await self.store.load(record.game_id)
+                rules, state = await self._state(record)
+                self.cache.put(record, state)
+        return record, state
+
+    async def _cached_soon(self, game_id: str, version: int) -> tuple[GameRecord, Any] | None:
+        """The cached game at ``version``. Usually this replica committed that move itself, and
+        the store's reply to the commit is just behind the event that woke us: a few turns of the
+        event loop let that call put its state in the cache, which spares a load."""
+        for _ in range(_CACHE_PATIENCE):
+            cached = self.cache.get(game_id, version)
+            if cached is not None:
+                return cached
+            await asyncio.sleep(0)
+        return self.cache.get(game_id, version)
 
     async def submit_move(
         self,
@@ -210,7 +344,77 @@ class GameService:
         expected_version: int,
         request_id: str,
         seat: int | None = None,
+        wait_s: float = 0.0,
     ) -> MoveResult:
+        """Apply one move. With ``wait_s``, the view returned is the game once the mover is to
+        act again or it has ended (or when ``wait_s`` has passed); the move is committed first.
+        """
+        started = time.perf_counter()
+        bound = log.bind(game_id=game_id, request_id=request_id)
+        asked = _MoveRequest(game_id, token, move, expected_version, request_id, seat)
+        committed: _Committed | MoveResult | None = await self._commit_from_cache(asked)
+        if committed is None:
+            committed = await self._commit_fresh(asked)
+        if isinstance(committed, MoveResult):  # a retried request: the first result
+            return committed
+        record, rules, new_state, events, mover = committed
+        version = record.version
+        self.metrics.move_committed(time.perf_counter() - started)
+        if record.status != ACTIVE:
+            self.metrics.game_ended(record.game_type, record.status)
+        bound.info("move accepted", seat=mover, version=record.version, move=move.kind)
+        projected = [rules.project(e, mover) for e in events]
+        if wait_s > 0:
+            record, new_state = await self._wait_for_turn(record, rules, new_state, mover, wait_s)
+        return MoveResult(
+            version=version,
+            events=projected,
+            view=rules.view(new_state, mover),
+            view_version=record.version,
+        )
+
+    async def _commit_from_cache(self, asked: _MoveRequest) -> _Committed | None:
+        """The fast path: the move decided and committed on this replica's copy of the game at
+        ``expected_version``, with no read from the store. None when anything is not plainly
+        fine (no copy, a refusal of any kind, a retried request): the full path then decides,
+        and answers exactly as if there had been no copy. A lost compare-and-set is ABORTED
+        here, as the full path would answer it."""
+        cached = self.cache.get(asked.game_id, asked.expected_version)
+        if cached is None or asked.token is None:
+            return None
+        record, state = cached
+        mover = seat_of(asked.token, record.seats)
+        if mover is None or asked.seat not in (None, mover) or record.status != ACTIVE:
+            return None
+        rules = get_rules(record.game_type)
+        try:
+            new_state, events = rules.apply(state, mover, asked.move)
+        except EngineError:
+            return None
+        try:
+            new_record = await self._commit(
+                record, rules=rules, new_state=new_state, events=events, mover=mover, asked=asked
+            )
+        except RequestSeen:
+            self.cache.drop(asked.game_id)
+            return None
+        except VersionConflict:
+            # The full path would answer the same: this token's seat at this full table, a
+            # request id the store has not seen (it checks that first), another version.
+            self.cache.drop(asked.game_id)
+            raise
+        return new_record, rules, new_state, events, mover
+
+    async def _commit_fresh(self, asked: _MoveRequest) -> _Committed | MoveResult:
+        """The full path: every check in order, on the game as the store has it now."""
+        game_id, token, move, expected_version, request_id, seat = (
+            asked.game_id,
+            asked.token,
+            asked.move,
+            asked.expected_version,
+            asked.request_id,
+            asked.seat,
+        )
         bound = log.bind(game_id=game_id, request_id=request_id)
         # One round trip for both reads; the request id is only consulted after authentication.
         record, seen = await asyncio.gather(
@@ -233,28 +437,49 @@ class GameService:
         if not record.full:
             raise GameNotPlayable("the game waits for players to take every seat")
         rules, state = await self._state(record)
+        self.cache.put(record, state)
         new_state, events = rules.apply(state, mover, move)
+        try:
+            new_record = await self._commit(
+                record, rules=rules, new_state=new_state, events=events, mover=mover, asked=asked
+            )
+        except RequestSeen as retried:  # the same request, committed by a racing call
+            bound.info("move retried", version=retried.version)
+            current = await self.store.load(game_id)
+            return await self._first_result(current, mover, retried.version)
+        return new_record, rules, new_state, events, mover
+
+    async def _commit(
+        self,
+        record: GameRecord,
+        *,
+        rules: Rules[Any],
+        new_state: Any,
+        events: list[Event],
+        mover: int,
+        asked: _MoveRequest,
+    ) -> GameRecord:
+        move, request_id = asked.move, asked.request_id
+        status = FINISHED if new_state.finished else ACTIVE
+        snapshot = rules.snapshot(new_state)
         version = await self.store.commit(
-            game_id,
+            record.game_id,
             Commit(
                 expected_version=record.version,
-                snapshot=rules.snapshot(new_state),
+                snapshot=snapshot,
                 batch=EventBatch(
                     version=record.version + 1,
                     seat=mover,
                     events=tuple(event_to_data(e) for e in events),
                     request_id=request_id,
                 ),
-                status=FINISHED if new_state.finished else ACTIVE,
+                status=status,
                 move=MoveRecord(seat=mover, move=move_to_data(move), request_id=request_id),
             ),
         )
-        bound.info("move accepted", version=version, move=move.kind)
-        return MoveResult(
-            version=version,
-            events=[rules.project(e, mover) for e in events],
-            view=rules.view(new_state, mover),
-        )
+        new_record = dataclasses.replace(record, version=version, status=status, snapshot=snapshot)
+        self.cache.put(new_record, new_state)
+        return new_record
 
     async def _first_result(self, record: GameRecord, mover: int, version: int) -> MoveResult:
         batch = next(b for b in await self.store.read_events(record.game_id, version))
@@ -267,6 +492,7 @@ class GameService:
             version=version,
             events=[rules.project(event_from_data(e), mover) for e in batch.events],
             view=rules.view(state, mover),
+            view_version=record.version,
         )
 
     async def stream_events(
@@ -319,6 +545,8 @@ class GameService:
                 resigned_seat=seat,
             ),
         )
+        self.cache.drop(game_id)
+        self.metrics.game_ended(record.game_type, ABANDONED)
         log.info("seat resigned", game_id=game_id, seat=seat)
         return await self.store.load(game_id)
 

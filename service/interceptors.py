@@ -18,7 +18,8 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from service.errors import ERROR_DOMAIN, status_of
+from service.errors import ERROR_DOMAIN, StoreUnavailable, status_of
+from service.metrics import Metrics
 
 log = structlog.get_logger("tricktable.rpc")
 
@@ -32,8 +33,13 @@ def error_status(exc: BaseException) -> grpc.Status:
     return rpc_status.to_status(status)
 
 
-async def _abort(context: grpc.aio.ServicerContext, method: str, exc: Exception) -> None:
+async def _abort(
+    context: grpc.aio.ServicerContext, method: str, exc: Exception, metrics: Metrics
+) -> None:
     status = error_status(exc)
+    metrics.rpc_handled(method, status.code.name)
+    if isinstance(exc, StoreUnavailable):
+        metrics.store_error(method)
     if status.code == grpc.StatusCode.INTERNAL:
         log.error("unexpected error", method=method, exc_info=exc)
     else:
@@ -41,7 +47,18 @@ async def _abort(context: grpc.aio.ServicerContext, method: str, exc: Exception)
     await context.abort_with_status(status)
 
 
+def _own_code(context: grpc.aio.ServicerContext) -> str:
+    """The code a handler chose itself (health checking aborts with NOT_FOUND)."""
+    code = context.code()
+    return code.name if isinstance(code, grpc.StatusCode) else "UNKNOWN"
+
+
 class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Maps errors to statuses, and counts every RPC our handlers finish by its status code."""
+
+    def __init__(self, metrics: Metrics | None = None) -> None:
+        self._metrics = metrics or Metrics()
+
     async def intercept_service(
         self,
         continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
@@ -51,17 +68,21 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         if handler is None:
             return handler
         method = details.method
+        metrics = self._metrics
         if handler.unary_unary is not None:
             inner_unary = handler.unary_unary
 
             async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
                 structlog.contextvars.clear_contextvars()
                 try:
-                    return await inner_unary(request, context)
+                    response = await inner_unary(request, context)
                 except grpc.aio.AbortError:
+                    metrics.rpc_handled(method, _own_code(context))
                     raise  # a handler (health checking) already chose its status
                 except Exception as exc:  # the one place errors become statuses
-                    await _abort(context, method, exc)
+                    await _abort(context, method, exc, metrics)
+                metrics.rpc_handled(method, "OK")
+                return response
 
             return grpc.unary_unary_rpc_method_handler(
                 unary,
@@ -77,9 +98,11 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                     async for item in inner_stream(request, context):
                         yield item
                 except grpc.aio.AbortError:
+                    metrics.rpc_handled(method, _own_code(context))
                     raise
                 except Exception as exc:
-                    await _abort(context, method, exc)
+                    await _abort(context, method, exc, metrics)
+                metrics.rpc_handled(method, "OK")
 
             return grpc.unary_stream_rpc_method_handler(
                 stream,

@@ -20,6 +20,7 @@ from tricktable.v1 import game_service_pb2, game_service_pb2_grpc
 from service.config import ServerConfig
 from service.game_service import GameService
 from service.interceptors import ErrorInterceptor
+from service.metrics import Metrics, PrometheusMetrics
 from service.servicer import GameServicer
 from service.store.base import GameStore
 from service.store.memory import MemoryStore
@@ -32,8 +33,8 @@ SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_
 
 def build_store(config: ServerConfig) -> GameStore:
     if config.redis_url:
-        return RedisStore.from_url(config.redis_url, config.finished_ttl_s)
-    return MemoryStore(finished_ttl_s=config.finished_ttl_s)
+        return RedisStore.from_url(config.redis_url, config.finished_ttl_s, config.open_ttl_s)
+    return MemoryStore(finished_ttl_s=config.finished_ttl_s, open_ttl_s=config.open_ttl_s)
 
 
 class Server:
@@ -42,11 +43,19 @@ class Server:
     def __init__(self, config: ServerConfig, store: GameStore | None = None) -> None:
         self.config = config
         self.store = store if store is not None else build_store(config)
-        self.games = GameService(self.store, stream_wait_s=config.stream_wait_s)
+        self.metrics: Metrics = (
+            PrometheusMetrics() if config.metrics_port is not None else Metrics()
+        )
+        self.games = GameService(
+            self.store,
+            stream_wait_s=config.stream_wait_s,
+            turn_wait_s=config.turn_wait_s,
+            metrics=self.metrics,
+        )
         self._health = health.aio.HealthServicer()
         limit = config.max_message_bytes
         self.grpc = grpc.aio.server(
-            interceptors=[ErrorInterceptor()],
+            interceptors=[ErrorInterceptor(self.metrics)],
             options=[
                 ("grpc.max_receive_message_length", limit),
                 ("grpc.so_reuseport", 0),  # a taken port is an error, not a shared listener
@@ -58,12 +67,15 @@ class Server:
             (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), self.grpc
         )
         self.port = 0
+        self.metrics_port: int | None = None
 
     async def start(self) -> int:
         await self.store.ping()
         self.port = self.grpc.add_insecure_port(f"{self.config.host}:{self.config.port}")
         if self.port == 0:
             raise OSError(f"cannot listen on {self.config.host}:{self.config.port}")
+        if isinstance(self.metrics, PrometheusMetrics) and self.config.metrics_port is not None:
+            self.metrics_port = self.metrics.serve_http(self.config.host, self.config.metrics_port)
         await self.grpc.start()
         for name in ("", SERVICE_NAME):
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -71,6 +83,7 @@ class Server:
             "serving",
             host=self.config.host,
             port=self.port,
+            metrics_port=self.metrics_port,
             store="redis" if self.config.redis_url else "memory",
         )
         return self.port
@@ -81,6 +94,8 @@ class Server:
         self.games.close_streams()
         await self.grpc.stop(self.config.grace_s)
         await self.store.close()
+        if isinstance(self.metrics, PrometheusMetrics):
+            self.metrics.stop_http()
         log.info("stopped")
 
 

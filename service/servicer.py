@@ -65,7 +65,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         self, request: pb.GetGameRequest, context: grpc.aio.ServicerContext
     ) -> pb.GetGameResponse:
         validate.game_id(request.game_id)
-        record, view = await self._games.get_game(request.game_id, _token(context))
+        wait = self._games.turn_wait(context.time_remaining()) if request.wait_for_turn else 0.0
+        record, view = await self._games.get_game(request.game_id, _token(context), wait_s=wait)
         return pb.GetGameResponse(
             game=convert.summary_to_proto(record), view=convert.view_to_proto(view)
         )
@@ -84,11 +85,13 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             expected_version=request.expected_version,
             request_id=request.request_id,
             seat=request.seat if request.HasField("seat") else None,
+            wait_s=self._games.turn_wait(context.time_remaining()) if request.wait_for_turn else 0,
         )
         return pb.SubmitMoveResponse(
             version=result.version,
             events=convert.events_to_proto(result.events),
             view=convert.view_to_proto(result.view),
+            view_version=result.view_version,
         )
 
     async def StreamEvents(

@@ -6,9 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from service.cli import bench, serve, simulate
+from service.cli import bench, health, serve, simulate
 
-SUBCOMMANDS = (simulate, bench, serve)
+SUBCOMMANDS = (simulate, bench, serve, health)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -29,6 +29,29 @@ def register(sub: Any) -> None:
         help="how long finished games stay readable (default 86400)",
     )
     p.add_argument(
+        "--open-ttl",
+        type=int,
+        default=86400,
+        metavar="SECONDS",
+        help="drop a game whose seats are not all taken this long after its creation "
+        "(default 86400; 0: never)",
+    )
+    p.add_argument(
+        "--metrics-port",
+        type=int,
+        default=None,
+        metavar="PORT",
+        help="serve Prometheus metrics over HTTP at PORT/metrics on the --host address "
+        "(default: off; 9464 is the customary port; 0: any free port)",
+    )
+    p.add_argument(
+        "--turn-wait",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="the longest a wait_for_turn call is held (default 30)",
+    )
+    p.add_argument(
         "--grace",
         type=float,
         default=5.0,
@@ -46,7 +69,10 @@ def run(args: argparse.Namespace) -> int:
         port=args.port,
         redis_url=ServerConfig.redis_url_from(args.redis_url),
         finished_ttl_s=args.finished_ttl,
+        open_ttl_s=args.open_ttl,
         grace_s=args.grace,
+        turn_wait_s=args.turn_wait,
+        metrics_port=args.metrics_port,
         json_logs=args.log_format == "json",
         log_level=args.log_level,
     )

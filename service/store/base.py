@@ -123,6 +123,14 @@ class Commit:
     resigned_seat: int | None = None
 
 
+class RequestSeen(Exception):  # a signal from store to service, never shown to a client
+    """A commit's request id was accepted before (at ``version``): nothing was written."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__(f"request accepted before, at version {version}")
+        self.version = version
+
+
 class GameStore(ABC):
     """Where games live. Every method is a coroutine; adapters must be safe to share between
     concurrent requests (and, for Redis, between server replicas)."""
@@ -142,7 +150,9 @@ class GameStore(ABC):
     @abstractmethod
     async def commit(self, game_id: str, step: Commit) -> int:
         """Apply ``step`` atomically if the game is at ``step.expected_version``; return the new
-        version. Raise VersionConflict with the current version otherwise (nothing written)."""
+        version. Raise RequestSeen if the batch's request id was accepted before (checked
+        first), VersionConflict with the current version if the game is at another version;
+        either way nothing is written."""
 
     @abstractmethod
     async def request_version(self, game_id: str, request_id: str) -> int | None:

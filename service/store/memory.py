@@ -1,8 +1,9 @@
 """``MemoryStore``: the embedded default. One process, no persistence, the full contract.
 
 Every method runs without awaiting between its reads and writes, so on one event loop each call
-is atomic, which is all the compare-and-set needs. Finished games expire like in Redis: a finished
-or abandoned game is dropped ``finished_ttl_s`` seconds after its last step (checked lazily).
+is atomic, which is all the compare-and-set needs. Games expire like in Redis: a finished or
+abandoned game is dropped ``finished_ttl_s`` seconds after its last step, and with ``open_ttl_s``
+a game whose seats never all fill is dropped that long after its creation (checked lazily).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from service.store.base import (
     GameStore,
     LobbyPosition,
     MoveRecord,
+    RequestSeen,
     SeatRecord,
 )
 
@@ -38,10 +40,14 @@ class _Game:
 
 class MemoryStore(GameStore):
     def __init__(
-        self, finished_ttl_s: float = 3600.0, clock: Callable[[], float] = time.monotonic
+        self,
+        finished_ttl_s: float = 3600.0,
+        clock: Callable[[], float] = time.monotonic,
+        open_ttl_s: float = 0.0,
     ) -> None:
         self._games: dict[str, _Game] = {}
         self._ttl = finished_ttl_s
+        self._open_ttl = open_ttl_s  # 0: a game waiting for players never expires
         self._clock = clock
 
     def _get(self, game_id: str) -> _Game:
@@ -56,7 +62,8 @@ class MemoryStore(GameStore):
     async def create(self, game: GameRecord, opening: EventBatch) -> None:
         if game.game_id in self._games:
             raise ValueError(f"game {game.game_id!r} exists")
-        self._games[game.game_id] = _Game(record=game, batches=[opening])
+        expires = self._clock() + self._open_ttl if self._open_ttl > 0 else None
+        self._games[game.game_id] = _Game(record=game, batches=[opening], expires_at=expires)
 
     async def load(self, game_id: str) -> GameRecord:
         return self._get(game_id).record
@@ -66,6 +73,9 @@ class MemoryStore(GameStore):
 
     async def commit(self, game_id: str, step: Commit) -> int:
         game = self._get(game_id)
+        seen = game.requests.get(step.batch.request_id) if step.batch.request_id else None
+        if seen is not None:
+            raise RequestSeen(seen)
         current = game.record.version
         if current != step.expected_version:
             raise VersionConflict(current)
@@ -105,6 +115,8 @@ class MemoryStore(GameStore):
             return False
         seats[seat] = record
         game.record = dataclasses.replace(game.record, seats=tuple(seats))
+        if game.record.full and game.record.status == ACTIVE:
+            game.expires_at = None  # a full table is kept until it finishes
         return True
 
     async def free_seat(self, game_id: str, seat: int, token_hash: str) -> bool:

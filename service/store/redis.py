@@ -14,8 +14,10 @@ touches one cluster slot:
 The lobby index ``tt:lobby`` (a sorted set of games with open seats, by creation time) lives in
 another slot; it is advisory and every listed game is re-read before it is shown.
 
-A move is one Lua script (:data:`_COMMIT`): version check, snapshot, appended move, request id,
-event batch, and the expiry of a finished game, in one atomic round trip.
+A move is one Lua script (:data:`_COMMIT`): request id and version check, snapshot, appended
+move, request id, event batch, and the expiry of a finished game, in one atomic round trip. With
+``open_ttl_s`` a game waiting for players expires that long after its creation unless its seats
+all fill (:data:`_TAKE_SEAT` then removes the expiry).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from service.store.base import (
     GameStore,
     LobbyPosition,
     MoveRecord,
+    RequestSeen,
     SeatRecord,
 )
 
@@ -49,6 +52,10 @@ _PARTS = ("meta", "seats", "snapshot", "moves", "requests", "events")
 _COMMIT = """
 local v = redis.call('HGET', KEYS[1], 'version')
 if not v then return {-1, 0} end
+if ARGV[4] ~= '' then
+  local seen = redis.call('HGET', KEYS[5], ARGV[4])
+  if seen then return {2, tonumber(seen)} end
+end
 if tonumber(v) ~= tonumber(ARGV[1]) then return {0, tonumber(v)} end
 local nv = tonumber(v) + 1
 redis.call('HSET', KEYS[1], 'version', nv, 'status', ARGV[6])
@@ -64,11 +71,22 @@ end
 return {1, nv}
 """
 
-# KEYS: meta seats   ARGV: seat seat_json
+# KEYS: meta seats snapshot moves requests events   ARGV: seat seat_json
+# A game waiting for players may carry an expiry (open_ttl_s): the seats hash, created here,
+# shares it, and a table that fills is kept (PERSIST) until it finishes.
 _TAKE_SEAT = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
-return redis.call('HLEN', KEYS[2])
+local taken = redis.call('HLEN', KEYS[2])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then
+  if taken >= tonumber(redis.call('HGET', KEYS[1], 'seat_count')) then
+    for i = 1, 6 do redis.call('PERSIST', KEYS[i]) end
+  else
+    redis.call('PEXPIRE', KEYS[2], ttl)
+  end
+end
+return taken
 """
 
 # KEYS: meta seats   ARGV: seat token_hash
@@ -90,17 +108,20 @@ def _keys(game_id: str) -> list[str]:
 
 
 class RedisStore(GameStore):
-    def __init__(self, client: aioredis.Redis, finished_ttl_s: int = 86400) -> None:
+    def __init__(
+        self, client: aioredis.Redis, finished_ttl_s: int = 86400, open_ttl_s: int = 0
+    ) -> None:
         # Any: redis-py's reply types are unions of every decoding mode; ours is bytes.
         self._r: Any = client
         self._ttl = finished_ttl_s
+        self._open_ttl = open_ttl_s  # 0: a game waiting for players never expires
         self._commit: Any = client.register_script(_COMMIT)
         self._take: Any = client.register_script(_TAKE_SEAT)
         self._free: Any = client.register_script(_FREE_SEAT)
 
     @classmethod
-    def from_url(cls, url: str, finished_ttl_s: int = 86400) -> RedisStore:
-        return cls(aioredis.Redis.from_url(url), finished_ttl_s)
+    def from_url(cls, url: str, finished_ttl_s: int = 86400, open_ttl_s: int = 0) -> RedisStore:
+        return cls(aioredis.Redis.from_url(url), finished_ttl_s, open_ttl_s)
 
     @staticmethod
     async def _call(pending: Awaitable[T]) -> T:
@@ -132,6 +153,9 @@ class RedisStore(GameStore):
                 pipe.hset(meta, mapping=fields)
                 pipe.set(snapshot, game.snapshot)
                 pipe.xadd(events, {"d": opening.to_json()}, id="0-1")
+                if self._open_ttl > 0:
+                    for key in (meta, snapshot, events):
+                        pipe.expire(key, self._open_ttl)
                 await pipe.execute()
             await self._r.zadd(_LOBBY, {game.game_id: game.created_at_ms})
 
@@ -176,6 +200,8 @@ class RedisStore(GameStore):
             raise GameNotFound(game_id)
         if outcome == 0:
             raise VersionConflict(int(version))
+        if outcome == 2:
+            raise RequestSeen(int(version))
         if step.status != ACTIVE:
             await self._call(self._r.zrem(_LOBBY, game_id))
         return int(version)
@@ -186,7 +212,7 @@ class RedisStore(GameStore):
         return None if raw is None else int(raw)
 
     async def take_seat(self, game_id: str, seat: int, record: SeatRecord) -> bool:
-        keys = _keys(game_id)[:2]
+        keys = _keys(game_id)
         taken = await self._call(self._take(keys=keys, args=[seat, record.to_json()]))
         if taken == -1:
             raise GameNotFound(game_id)
@@ -212,17 +238,16 @@ class RedisStore(GameStore):
         self, game_id: str, from_version: int, wait_s: float = 0.0
     ) -> list[EventBatch]:
         meta, *_, events = _keys(game_id)
-        start = f"{max(from_version, 0)}-0"
-        entries = await self._call(self._r.xrange(events, min=start))
-        if not entries and wait_s > 0:
-            if not await self._call(self._r.exists(meta)):
-                raise GameNotFound(game_id)
-            # XREAD returns entries strictly after the given id: the last one we have seen.
+        if wait_s > 0:
+            # XREAD answers at once when there are entries strictly after the given id (the
+            # last version not wanted), else blocks: one round trip either way.
             after = f"{from_version - 1}-1" if from_version > 0 else "0-0"
             reply = await self._call(
                 self._r.xread({events: after}, block=max(1, int(wait_s * 1000)))
             )
             entries = reply[0][1] if reply else []
+        else:
+            entries = await self._call(self._r.xrange(events, min=f"{max(from_version, 0)}-0"))
         if not entries and not await self._call(self._r.exists(meta)):
             raise GameNotFound(game_id)
         return [EventBatch.from_json(fields[b"d"]) for _, fields in entries]

@@ -140,3 +140,40 @@ def test_health_turns_not_serving_when_the_server_shuts_down() -> None:
         channel.close()
     assert seen[0] == health_pb2.HealthCheckResponse.SERVING
     assert health_pb2.HealthCheckResponse.NOT_SERVING in seen[1:]
+
+
+def test_a_call_waiting_for_its_turn_answers_when_the_server_shuts_down() -> None:
+    from service.config import ServerConfig
+    from service.running import ServerThread
+
+    server = ServerThread(ServerConfig(port=0, grace_s=3.0, stream_wait_s=0.2)).start()
+    client = Client(server.address)
+    try:
+        table = client.table("counterpoint", seed=b"shutdown-wait")
+        for seat in (0, 1):  # both lay their bid cards aside; then one seat leads
+            mine = client.get(table.game_id, table.tokens[seat])
+            client.move(table.game_id, table.tokens[seat], mine.view.legal_moves[0], seat)
+        leader = client.get(table.game_id).view.to_act[0]
+        follower = 1 - leader
+        replies: list[pb.GetGameResponse] = []
+        failures: list[str] = []
+
+        def wait() -> None:
+            request = pb.GetGameRequest(game_id=table.game_id, wait_for_turn=True)
+            try:
+                replies.append(client.stub.GetGame(request, metadata=auth(table.tokens[follower])))
+            except grpc.RpcError as err:
+                failures.append(err.code().name)
+
+        waiter = threading.Thread(target=wait)
+        waiter.start()
+        time.sleep(0.5)
+        assert waiter.is_alive()  # held: the leader has not played
+        started = time.monotonic()
+        server.stop()
+        waiter.join(10)
+        assert failures == [] and len(replies) == 1
+        assert time.monotonic() - started < 3.0  # ended by the shutdown, not by the grace period
+        assert replies[0].game.version == 2 and follower not in replies[0].view.to_act
+    finally:
+        client.close()

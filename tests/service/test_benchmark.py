@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from service.benchmark import measure
+from service.benchmark import _quantile_ms, measure
 
 
 @pytest.mark.parametrize("store", ["memory", "redis"])
@@ -20,3 +20,11 @@ def test_the_service_benchmark_measures_moves_and_its_floor(
     assert result["moves"] > 0 and result["moves_per_s"] > 0
     assert 0 < result["submit_p50_ms"] <= result["submit_p99_ms"]
     assert result["floor_calls_per_s"] > 0 and result["moves_to_floor"] > 0
+    assert "a process of their own" in result["layout"] and result["aborted"] >= 0
+
+
+def test_latency_quantiles_interpolate_inside_the_histogram_bucket() -> None:
+    buckets = [(0.001, 0.0), (0.002, 50.0), (0.004, 100.0), (float("inf"), 100.0)]
+    assert _quantile_ms(buckets, 0.25) == 1.5  # halfway through the (1 ms, 2 ms] bucket
+    assert _quantile_ms(buckets, 0.99) == 3.96
+    assert _quantile_ms([(float("inf"), 0.0)], 0.5) is None

@@ -139,3 +139,19 @@ def test_game_types_publish_every_option_with_its_default(game: str) -> None:
         assert published.HasField("minimum") == (spec.minimum is not None)
         presets = {p.when: convert.options_from_proto(p.defaults) for p in published.presets}
         assert presets == {k: dict(v) for k, v in spec.sets.items()}
+
+
+def test_legal_moves_joined_from_cached_wire_bytes_equal_the_moves_one_by_one() -> None:
+    rules = get_rules("ninety-nine")
+    state = rules.new_game({}, b"wire-bytes")
+    view = rules.view(state, 0)
+    assert len(view.legal_moves) > 100  # every way to lay the bid cards aside
+    msg = convert.view_to_proto(view)
+    assert list(msg.legal_moves) == [convert.move_to_proto(m) for m in view.legal_moves]
+    assert convert.view_from_proto(msg).legal_moves == tuple(view.legal_moves)
+    assert [convert._varint(n) for n in (1, 127, 128, 300)] == [
+        b"\x01",
+        b"\x7f",
+        b"\x80\x01",
+        b"\xac\x02",
+    ]

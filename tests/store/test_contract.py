@@ -20,6 +20,7 @@ from service.store.base import (
     GameRecord,
     GameStore,
     MoveRecord,
+    RequestSeen,
     SeatRecord,
 )
 from service.store.memory import MemoryStore
@@ -138,6 +139,24 @@ def test_a_stale_commit_is_rejected_with_the_current_version_and_writes_nothing(
         assert len(await store.moves(record.game_id)) == 1
         assert len(await store.read_events(record.game_id, 0)) == 2
         assert await store.request_version(record.game_id, "late") is None
+
+    run(body)
+
+
+def test_a_commit_with_a_request_id_seen_before_writes_nothing_whatever_its_version(
+    run: Callable[[Body], None],
+) -> None:
+    async def body(store: GameStore) -> None:
+        game = new_record()
+        await store.create(game, OPENING)
+        assert await store.commit(game.game_id, step(0, request_id="r1")) == 1
+        for version in (0, 1):  # a retry decided on the old version, or on the current one
+            with pytest.raises(RequestSeen) as seen:
+                await store.commit(game.game_id, step(version, request_id="r1"))
+            assert seen.value.version == 1
+        loaded = await store.load(game.game_id)
+        assert loaded.version == 1 and len(await store.moves(game.game_id)) == 1
+        assert [b.version for b in await store.read_events(game.game_id, 0)] == [0, 1]
 
     run(body)
 
@@ -277,5 +296,60 @@ def test_redis_store_keeps_a_game_under_one_hash_tag_and_expires_it_when_finishe
         await store.commit(record.game_id, step(1, status=FINISHED))
         assert all(0 < ttl <= 120 for ttl in [await client.ttl(k) for k in keys])
         await store.close()
+
+    asyncio.run(body())
+
+
+def test_memory_store_drops_a_game_whose_seats_never_fill_after_the_open_ttl() -> None:
+    now = [1000.0]
+
+    async def body() -> None:
+        store = MemoryStore(open_ttl_s=60, clock=lambda: now[0])
+        waiting, filled = new_record(), new_record()
+        for record in (waiting, filled):
+            await store.create(record, OPENING)
+            await store.take_seat(record.game_id, 0, SeatRecord("a", "a"))
+        await store.take_seat(filled.game_id, 1, SeatRecord("b", "b"))
+        now[0] += 59
+        assert [g.game_id for g in await store.list_open("", 10)] == [waiting.game_id]
+        now[0] += 2
+        with pytest.raises(GameNotFound):
+            await store.load(waiting.game_id)
+        assert await store.list_open("", 10) == []
+        assert (await store.load(filled.game_id)).full  # a full table is kept
+
+    asyncio.run(body())
+
+
+def test_redis_store_expires_a_waiting_game_unless_its_seats_fill(redis_url: str) -> None:
+    async def body() -> None:
+        store = RedisStore.from_url(redis_url, open_ttl_s=120)
+        record = new_record()
+        await store.create(record, OPENING)
+        client = store._r
+        meta, seats, snapshot, _, _, events = (
+            f"tt:{{{record.game_id}}}:{part}"
+            for part in ("meta", "seats", "snapshot", "moves", "requests", "events")
+        )
+        for key in (meta, snapshot, events):
+            assert 0 < await client.ttl(key) <= 120
+        await store.take_seat(record.game_id, 0, SeatRecord("a", "a"))
+        assert 0 < await client.ttl(seats) <= 120  # the seats share the game's expiry
+        await store.take_seat(record.game_id, 1, SeatRecord("b", "b"))
+        assert [await client.ttl(k) for k in (meta, seats, snapshot, events)] == [-1] * 4
+        await store.close()
+
+        short = RedisStore.from_url(redis_url, open_ttl_s=1)
+        gone = new_record(game_type="sixty-six")
+        await short.create(gone, OPENING)
+        await short.take_seat(gone.game_id, 0, SeatRecord("a", "a"))
+        assert gone.game_id in [g.game_id for g in await short.list_open("sixty-six", 100)]
+        await asyncio.sleep(1.3)
+        with pytest.raises(GameNotFound):
+            await short.load(gone.game_id)
+        assert gone.game_id not in [g.game_id for g in await short.list_open("sixty-six", 100)]
+        assert await short._r.zscore("tt:lobby", gone.game_id) is None  # dropped from the index
+        assert await short._r.keys(f"*{gone.game_id}*") == []
+        await short.close()
 
     asyncio.run(body())

@@ -373,15 +373,22 @@ class GetGameRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_ID_FIELD_NUMBER: _builtins.int
+    WAIT_FOR_TURN_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
+    wait_for_turn: _builtins.bool
+    """Hold the reply until the caller's seat is to act or the game has ended (or the server's
+    wait limit or the call's deadline passes first: check view.to_act). Needs a seat token.
+    While seats are still open it answers at once.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
+        wait_for_turn: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "wait_for_turn", b"wait_for_turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -420,6 +427,7 @@ class SubmitMoveRequest(_message.Message):
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    WAIT_FOR_TURN_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     expected_version: _builtins.int
     """The version the move was decided on; a different current version is ABORTED (refresh and
@@ -431,6 +439,11 @@ class SubmitMoveRequest(_message.Message):
     """
     seat: _builtins.int
     """The seat the caller means to move for; checked against the token when set."""
+    wait_for_turn: _builtins.bool
+    """After the move, hold the reply until the caller's seat is to act again or the game has
+    ended (or the server's wait limit or the call's deadline passes first: check view.to_act).
+    A bot then needs one call per move. The move itself is committed before any waiting.
+    """
     @_builtins.property
     def move(self) -> _moves_pb2.Move: ...
     def __init__(
@@ -441,10 +454,11 @@ class SubmitMoveRequest(_message.Message):
         expected_version: _builtins.int = ...,
         request_id: _builtins.str = ...,
         seat: _builtins.int | None = ...,
+        wait_for_turn: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "move", b"move", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "expected_version", b"expected_version", "game_id", b"game_id", "move", b"move", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "expected_version", b"expected_version", "game_id", b"game_id", "move", b"move", "request_id", b"request_id", "seat", b"seat", "wait_for_turn", b"wait_for_turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -459,15 +473,20 @@ class SubmitMoveResponse(_message.Message):
     VERSION_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
+    VIEW_VERSION_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The game's version after the move."""
+    view_version: _builtins.int
+    """The version `view` shows: the expected_version of the caller's next move. Equal to
+    `version` unless wait_for_turn waited for other seats' moves.
+    """
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[_events_pb2.Event]:
         """What the move caused, as the caller may see it."""
 
     @_builtins.property
     def view(self) -> _views_pb2.View:
-        """The game after the move, as the caller sees it."""
+        """The game after the move (after the wait, with wait_for_turn), as the caller sees it."""
 
     def __init__(
         self,
@@ -475,10 +494,11 @@ class SubmitMoveResponse(_message.Message):
         version: _builtins.int = ...,
         events: _abc.Iterable[_events_pb2.Event] | None = ...,
         view: _views_pb2.View | None = ...,
+        view_version: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "version", b"version", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "version", b"version", "view", b"view", "view_version", b"view_version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

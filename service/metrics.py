@@ -1,0 +1,127 @@
+"""What the server counts, and the Prometheus endpoint that shows it (``serve --metrics-port``).
+
+:class:`Metrics` is the port the rest of the service reports through; its methods do nothing, so
+code and tests that do not care pass nothing. :class:`PrometheusMetrics` keeps the numbers in its
+own registry (one per server, so several servers in one process, as in the tests, never mix):
+
+    tricktable_rpcs_total{method, code}             RPCs handled, by final status code
+    tricktable_submit_move_seconds                  SubmitMove, request to commit (a
+                                                    wait_for_turn wait is not included)
+    tricktable_games_created_total{game_type}
+    tricktable_games_ended_total{game_type, status} status: finished | abandoned
+    tricktable_store_errors_total{method}           RPCs that failed because the store was down
+"""
+
+from __future__ import annotations
+
+import threading
+from wsgiref.simple_server import WSGIServer
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
+
+#: SubmitMove latency buckets, in seconds: sub-millisecond (embedded store) to a stalled store.
+LATENCY_BUCKETS = (
+    0.0005,
+    0.001,
+    0.002,
+    0.004,
+    0.008,
+    0.016,
+    0.032,
+    0.064,
+    0.128,
+    0.256,
+    0.512,
+    1.024,
+    2.048,
+    4.096,
+)
+
+
+class Metrics:
+    """Reports that go nowhere: the default."""
+
+    def rpc_handled(self, method: str, code: str) -> None:
+        return
+
+    def store_error(self, method: str) -> None:
+        return
+
+    def game_created(self, game_type: str) -> None:
+        return
+
+    def game_ended(self, game_type: str, status: str) -> None:
+        return
+
+    def move_committed(self, seconds: float) -> None:
+        return
+
+
+def method_name(full: str) -> str:
+    """``/tricktable.v1.GameService/SubmitMove`` → ``SubmitMove`` (other services keep their
+    service name: ``grpc.health.v1.Health/Check``)."""
+    service, _, method = full.lstrip("/").rpartition("/")
+    return method if service == "tricktable.v1.GameService" else f"{service}/{method}"
+
+
+class PrometheusMetrics(Metrics):
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self._rpcs = Counter(
+            "tricktable_rpcs",
+            "RPCs handled, by method and final status code",
+            ["method", "code"],
+            registry=self.registry,
+        )
+        self._submit = Histogram(
+            "tricktable_submit_move_seconds",
+            "SubmitMove time from request to commit (waiting for the next turn excluded)",
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self._created = Counter(
+            "tricktable_games_created", "Games created", ["game_type"], registry=self.registry
+        )
+        self._ended = Counter(
+            "tricktable_games_ended",
+            "Games ended: finished by the rules or abandoned by a resignation",
+            ["game_type", "status"],
+            registry=self.registry,
+        )
+        self._store_errors = Counter(
+            "tricktable_store_errors",
+            "RPCs that failed because the game store was unavailable",
+            ["method"],
+            registry=self.registry,
+        )
+        self._http: WSGIServer | None = None
+        self._thread: threading.Thread | None = None
+
+    def rpc_handled(self, method: str, code: str) -> None:
+        self._rpcs.labels(method_name(method), code).inc()
+
+    def store_error(self, method: str) -> None:
+        self._store_errors.labels(method_name(method)).inc()
+
+    def game_created(self, game_type: str) -> None:
+        self._created.labels(game_type).inc()
+
+    def game_ended(self, game_type: str, status: str) -> None:
+        self._ended.labels(game_type, status).inc()
+
+    def move_committed(self, seconds: float) -> None:
+        self._submit.observe(seconds)
+
+    def serve_http(self, host: str, port: int) -> int:
+        """Serve ``/metrics`` over HTTP on a background thread; the port bound (for 0: any)."""
+        self._http, self._thread = start_http_server(port, host, registry=self.registry)
+        return int(self._http.server_port)
+
+    def stop_http(self) -> None:
+        if self._http is not None:
+            self._http.shutdown()
+            self._http.server_close()
+            self._http = None
+        if self._thread is not None:
+            self._thread.join(5)
+            self._thread = None

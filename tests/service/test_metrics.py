@@ -1,0 +1,191 @@
+"""The Prometheus endpoint (``serve --metrics-port``), scraped over HTTP from a real server, and
+wait_for_turn through gRPC."""
+
+from __future__ import annotations
+
+import threading
+import urllib.request
+import uuid
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+from tricktable.v1 import game_service_pb2 as pb
+from tricktable.v1 import views_pb2
+
+from service.cli import build_parser
+from service.config import ServerConfig
+from service.errors import StoreUnavailable
+from service.metrics import method_name
+from service.running import ServerThread
+from service.store.base import GameRecord
+from service.store.memory import MemoryStore
+from tests.service.support import Client, auth
+
+
+class FlakyStore(MemoryStore):
+    """A memory store that can be switched off, like a Redis that went away."""
+
+    down = False
+
+    async def load(self, game_id: str) -> GameRecord:
+        if self.down:
+            raise StoreUnavailable("the game store is unavailable (test)")
+        return await super().load(game_id)
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[ServerThread, Client, FlakyStore]]:
+    store = FlakyStore()
+    config = ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.1, metrics_port=0)
+    with ServerThread(config, lambda: store) as server:
+        client = Client(server.address)
+        try:
+            yield server, client, store
+        finally:
+            client.close()
+
+
+Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
+
+
+def scrape(server: ServerThread) -> Samples:
+    assert server.server is not None and server.server.metrics_port
+    url = f"http://127.0.0.1:{server.server.metrics_port}/metrics"
+    with urllib.request.urlopen(url, timeout=10) as response:
+        assert response.status == 200
+        text = response.read().decode()
+    return {
+        (s.name, frozenset(s.labels.items())): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+def value(samples: Samples, name: str, **labels: str) -> float:
+    return samples.get((name, frozenset(labels.items())), 0.0)
+
+
+def play(client: Client, game_id: str, token: str, version: int) -> pb.SubmitMoveResponse:
+    mine = client.get(game_id, token)
+    request = pb.SubmitMoveRequest(
+        game_id=game_id,
+        move=mine.view.legal_moves[0],
+        expected_version=version,
+        request_id=uuid.uuid4().hex,
+    )
+    response: pb.SubmitMoveResponse = client.stub.SubmitMove(request, metadata=auth(token))
+    return response
+
+
+def test_the_metrics_endpoint_counts_rpcs_games_latency_and_store_errors(
+    served: tuple[ServerThread, Client, FlakyStore],
+) -> None:
+    server, client, store = served
+    table = client.table("counterpoint", seed=b"metrics")
+    play(client, table.game_id, table.tokens[0], 0)
+    with pytest.raises(grpc.RpcError) as stale:  # seat 1 decided on version 0
+        play(client, table.game_id, table.tokens[1], 0)
+    assert stale.value.code() == grpc.StatusCode.ABORTED
+    with pytest.raises(grpc.RpcError):
+        client.get("no-such-game")
+    client.stub.LeaveGame(
+        pb.LeaveGameRequest(game_id=table.game_id), metadata=auth(table.tokens[0])
+    )
+    store.down = True
+    with pytest.raises(grpc.RpcError) as down:
+        client.get(table.game_id)
+    assert down.value.code() == grpc.StatusCode.UNAVAILABLE
+    store.down = False
+
+    samples = scrape(server)
+    assert value(samples, "tricktable_rpcs_total", method="CreateGame", code="OK") == 1
+    assert value(samples, "tricktable_rpcs_total", method="JoinGame", code="OK") == 2
+    assert value(samples, "tricktable_rpcs_total", method="SubmitMove", code="OK") == 1
+    assert value(samples, "tricktable_rpcs_total", method="SubmitMove", code="ABORTED") == 1
+    assert value(samples, "tricktable_rpcs_total", method="GetGame", code="NOT_FOUND") == 1
+    assert value(samples, "tricktable_rpcs_total", method="GetGame", code="UNAVAILABLE") == 1
+    assert value(samples, "tricktable_rpcs_total", method="LeaveGame", code="OK") == 1
+    assert value(samples, "tricktable_store_errors_total", method="GetGame") == 1
+    assert value(samples, "tricktable_games_created_total", game_type="counterpoint") == 1
+    ended = {"game_type": "counterpoint", "status": "abandoned"}
+    assert value(samples, "tricktable_games_ended_total", **ended) == 1
+    assert value(samples, "tricktable_submit_move_seconds_count") == 1
+    assert value(samples, "tricktable_submit_move_seconds_bucket", le="+Inf") == 1
+    assert 0 < value(samples, "tricktable_submit_move_seconds_sum") < 10
+
+
+def test_there_is_no_metrics_endpoint_unless_asked_for() -> None:
+    with ServerThread(ServerConfig(port=0, grace_s=1.0)) as server:
+        assert server.server is not None and server.server.metrics_port is None
+
+
+def test_serve_takes_a_metrics_port_a_turn_wait_and_an_open_ttl() -> None:
+    argv = ["serve", "--metrics-port", "9464", "--turn-wait", "5", "--open-ttl", "600"]
+    args = build_parser().parse_args(argv)
+    assert (args.metrics_port, args.turn_wait, args.open_ttl) == (9464, 5.0, 600)
+    defaults = build_parser().parse_args(["serve"])
+    assert defaults.metrics_port is None and defaults.open_ttl == 86400
+
+
+def test_methods_are_labelled_by_their_short_name() -> None:
+    assert method_name("/tricktable.v1.GameService/SubmitMove") == "SubmitMove"
+    assert method_name("/grpc.health.v1.Health/Check") == "grpc.health.v1.Health/Check"
+
+
+def test_a_bot_plays_one_call_per_move_with_wait_for_turn(
+    served: tuple[ServerThread, Client, FlakyStore],
+) -> None:
+    """Each seat's bot in its own thread: GetGame(wait_for_turn) once, then only SubmitMove
+    (wait_for_turn), each reply being the seat's next decision point."""
+    _, client, _ = served
+    table = client.table("counterpoint", {"target_score": 1}, seed=b"one-call")
+    calls = [0, 0]
+    finals = [views_pb2.View(), views_pb2.View()]
+    errors: list[BaseException] = []
+
+    def bot(seat: int) -> None:
+        try:
+            token = table.tokens[seat]
+            wait = pb.GetGameRequest(game_id=table.game_id, wait_for_turn=True)
+            mine = client.stub.GetGame(wait, metadata=auth(token))
+            view, version = mine.view, mine.game.version
+            for _ in range(400):
+                if view.finished:
+                    break
+                if not view.legal_moves:
+                    mine = client.stub.GetGame(wait, metadata=auth(token))
+                    view, version = mine.view, mine.game.version
+                    continue
+                request = pb.SubmitMoveRequest(
+                    game_id=table.game_id,
+                    move=view.legal_moves[0],
+                    expected_version=version,
+                    request_id=uuid.uuid4().hex,
+                    wait_for_turn=True,
+                )
+                try:
+                    result = client.stub.SubmitMove(request, metadata=auth(token))
+                except grpc.RpcError as err:
+                    assert err.code() == grpc.StatusCode.ABORTED  # both laid aside at once
+                    mine = client.stub.GetGame(wait, metadata=auth(token))
+                    view, version = mine.view, mine.game.version
+                    continue
+                calls[seat] += 1
+                assert result.view_version >= result.version
+                view, version = result.view, result.view_version
+                assert view.finished or seat in view.to_act
+            finals[seat] = view
+        except BaseException as exc:  # reported by the test thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=bot, args=(seat,)) for seat in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors, errors
+    assert finals[0].finished and finals[1].finished
+    final = client.get(table.game_id)
+    assert final.view.finished and final.game.version == sum(calls)

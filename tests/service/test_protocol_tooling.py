@@ -74,6 +74,9 @@ def test_the_protocol_package_stands_alone_without_engine_server_or_redis() -> N
     code = (
         "import sys\n"
         "from tricktable.v1 import game_service_pb2, game_service_pb2_grpc\n"
+        "from tricktable.v1 import bot_service_pb2_grpc\n"
+        "import tricktable.client, tricktable.errors, tricktable.cards\n"
+        "import tricktable.bots, tricktable.bots.arena, tricktable.bots.serve\n"
         "stub = game_service_pb2_grpc.GameServiceStub\n"
         "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))\n"
     )

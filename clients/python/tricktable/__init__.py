@@ -1,1 +1,11 @@
-"""Tricktable's client-side Python package. ``tricktable.v1`` is the generated protocol."""
+"""Tricktable for Python: everything a frontend or a bot needs, and nothing of the server.
+
+* ``tricktable.v1`` — the generated protocol (messages and typed gRPC stubs).
+* :mod:`tricktable.client` — a thin typed client: create, join (keeps the seat token), get,
+  submit (versions, idempotent retries, stale moves reported), resumable event streams.
+* :mod:`tricktable.errors` — failed calls as exceptions with the status code and reason.
+* :mod:`tricktable.cards` — card names, suits, ranks and card points over the proto ``Card``.
+* :mod:`tricktable.bots` — the bot SDK (a bot is one callable: view and legal moves in, a move
+  out), live-game runners (event stream or polling), ``BotService`` hosting and remote bots,
+  and the reference bots: random for every game, a heuristic bot per game.
+"""

@@ -1,0 +1,303 @@
+"""Run bots against live games.
+
+* :class:`BotRunner` plays one seat of a live game for a bot, in one of two styles:
+  ``"stream"`` follows the game's event stream and looks at the game whenever it changes;
+  ``"poll"`` uses request/response only, for networks where long-lived streams are a problem:
+  with ``wait_for_turn`` (the default) the server holds each answer until the seat is to act,
+  so a move costs one call; without it the runner asks at an interval. Either way it waits for
+  the table to fill, submits at the version it decided on, decides again when the game moved on
+  meanwhile, reconnects after a dropped connection (the client's retries and resumable stream),
+  and bounds the bot's thinking time: a bot that takes longer than ``think_timeout_s`` forfeits
+  that move to ``fallback``.
+* :func:`play_game` plays every seat of one game from a single thread, in a fixed order: with a
+  fixed game seed and seeded bots a whole game is reproducible, which is what measuring bots
+  against each other needs.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from typing import Literal
+
+from tricktable.bots.base import Bot, Move, View
+from tricktable.client import Client, OptionValue, Seat
+from tricktable.errors import IllegalMove, StaleVersion, TricktableError
+from tricktable.v1 import game_service_pb2 as pb
+
+Style = Literal["stream", "poll"]
+_OVER = (pb.GAME_STATUS_FINISHED, pb.GAME_STATUS_ABANDONED)
+
+
+class BotError(Exception):
+    """A bot returned a move that is not one of its legal moves."""
+
+
+def first_legal(view: View, legal: Sequence[Move]) -> Move | None:
+    return legal[0] if legal else None
+
+
+def is_over(state: pb.GetGameResponse) -> bool:
+    return state.game.status in _OVER or state.view.finished
+
+
+@dataclass
+class _Position:
+    """What the runner last knew: the version and the seat's view at it."""
+
+    version: int
+    view: View
+    over: bool
+
+
+class BotRunner:
+    """Plays ``seat`` for ``bot`` until the game ends (or ``stop`` is set)."""
+
+    def __init__(
+        self,
+        seat: Seat,
+        bot: Bot,
+        *,
+        style: Style = "stream",
+        poll_interval_s: float = 0.05,
+        think_timeout_s: float | None = None,
+        fallback: Bot = first_legal,
+        stop: threading.Event | None = None,
+        wait_for_turn: bool = True,
+    ) -> None:
+        if style not in ("stream", "poll"):
+            raise ValueError(f"style must be 'stream' or 'poll', not {style!r}")
+        self.seat = seat
+        self.bot = bot
+        self.style = style
+        self.poll_interval_s = poll_interval_s
+        self.think_timeout_s = think_timeout_s
+        self.fallback = fallback
+        self.stop = stop or threading.Event()
+        # Long polls belong to the polling style; a streaming runner learns of changes anyway.
+        self.wait_for_turn = wait_for_turn and style == "poll"
+        self.moves_made = 0
+        self.timeouts = 0
+
+    def run(self) -> pb.GetGameResponse:
+        """Play to the end; returns the game as this seat sees it at the end."""
+        state = self._wait_for_players()
+        position = self._act(_position(state))
+        if self.style == "stream":
+            self._follow_stream(position)
+        else:
+            self._poll(position)
+        return self.seat.get()
+
+    def _wait_for_players(self) -> pb.GetGameResponse:
+        # Joining a seat is not a version of the game, so the stream says nothing about it.
+        while True:
+            state = self.seat.get()
+            if state.game.status != pb.GAME_STATUS_WAITING or self.stop.is_set():
+                return state
+            self.stop.wait(self.poll_interval_s)
+
+    def _follow_stream(self, position: _Position) -> None:
+        if position.over:
+            return
+        for batch in self.seat.stream(from_version=position.version + 1):
+            if self.stop.is_set():
+                return
+            if batch.version <= position.version:
+                continue  # a move of ours, already seen in its answer
+            position = self._act(_position(self.seat.get()))
+            if position.over:
+                return
+
+    def _poll(self, position: _Position) -> None:
+        while not position.over and not self.stop.is_set():
+            before = position.version
+            position = self._act(_position(self.seat.get(wait_for_turn=self.wait_for_turn)))
+            if position.version == before:  # nothing new (or a chance let pass): not too often
+                self.stop.wait(self.poll_interval_s)
+
+    def _act(self, position: _Position) -> _Position:
+        """Move while the game waits on this seat and the bot has something to play."""
+        while not position.over and self.seat.seat in position.view.to_act:
+            legal = list(position.view.legal_moves)
+            if not legal:
+                break
+            move = self._decide(position.view, legal)
+            if move is None:
+                break
+            if move not in legal:
+                raise BotError(f"seat {self.seat.seat}: {move} is not a legal move")
+            try:
+                answer = self.seat.submit(move, position.version, wait_for_turn=self.wait_for_turn)
+            except StaleVersion as stale:
+                # The game moved on while the bot thought: look again, decide again.
+                if stale.current is None:
+                    raise
+                position = _position(stale.current)
+                continue
+            except IllegalMove as refused:
+                if refused.reason in {"GAME_OVER", "GAME_ABANDONED"}:
+                    return _Position(position.version, position.view, over=True)
+                raise
+            self.moves_made += 1
+            version = max(answer.version, answer.view_version)
+            position = _Position(version, answer.view, answer.view.finished)
+        return position
+
+    def _decide(self, view: View, legal: Sequence[Move]) -> Move | None:
+        try:
+            if self.think_timeout_s is None:
+                return self.bot(view, legal)
+            pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bot-think")
+            future = pool.submit(self.bot, view, legal)
+            try:
+                return future.result(timeout=self.think_timeout_s)
+            finally:
+                pool.shutdown(wait=False)  # a bot still thinking is left to finish on its own
+        except (FutureTimeout, TricktableError) as late:
+            # Too slow, or a remote bot that cannot be reached in time: the move is forfeited
+            # to the fallback. A remote bot that refuses the request is a real error.
+            if isinstance(late, TricktableError) and not late.retryable:
+                raise
+            self.timeouts += 1
+            return self.fallback(view, legal)
+
+
+def _position(state: pb.GetGameResponse) -> _Position:
+    return _Position(state.game.version, state.view, is_over(state))
+
+
+def run_bot(
+    seat: Seat,
+    bot: Bot,
+    *,
+    style: Style = "stream",
+    poll_interval_s: float = 0.05,
+    think_timeout_s: float | None = None,
+) -> pb.GetGameResponse:
+    """Play one seat for a bot until the game ends (see :class:`BotRunner`)."""
+    runner = BotRunner(
+        seat, bot, style=style, poll_interval_s=poll_interval_s, think_timeout_s=think_timeout_s
+    )
+    return runner.run()
+
+
+# -- one game, every seat, one thread --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameResult:
+    game_id: str
+    final: pb.GetGameResponse
+    moves: int
+
+    @property
+    def winners(self) -> list[int]:
+        return list(self.final.view.winners)
+
+    @property
+    def scores(self) -> list[int]:
+        return [s.score for s in self.final.view.seats]
+
+
+class Stalled(Exception):
+    """Seats are to act but every bot let its chance go by."""
+
+
+def play_seats(seats: Sequence[Seat], bots: Sequence[Bot], max_moves: int = 100_000) -> GameResult:
+    """Play a joined game to its end from this thread: each time, the seats to act are asked in
+    seat order and the first bot that answers moves. Deterministic for deterministic bots."""
+    if len(seats) != len(bots):
+        raise ValueError(f"{len(seats)} seats but {len(bots)} bots")
+    moves = 0
+    client = seats[0].client
+    game_id = seats[0].game_id
+    # Whose turn it is is public: the last answer's view tells it, so no extra call is needed.
+    view = client.get(game_id).view
+    while moves < max_moves:
+        if view.finished or not view.to_act:
+            return GameResult(game_id, client.get(game_id), moves)
+        for number in sorted(view.to_act):
+            state = seats[number].get()
+            legal = list(state.view.legal_moves)
+            move = bots[number](state.view, legal) if legal else None
+            if move is None:
+                continue
+            if move not in legal:
+                raise BotError(f"seat {number}: {move} is not a legal move")
+            view = seats[number].submit(move, state.game.version).view
+            moves += 1
+            break
+        else:
+            raise Stalled(f"game {game_id}: seats {list(view.to_act)} all let it pass")
+    raise Stalled(f"game {game_id} did not end within {max_moves} moves")
+
+
+def play_game(
+    client: Client,
+    game_type: str,
+    bots: Sequence[Bot],
+    *,
+    options: Mapping[str, OptionValue] | None = None,
+    seed: bytes = b"",
+    names: Sequence[str] | None = None,
+) -> GameResult:
+    """Create a game, seat one bot per seat (in seat order) and play it to the end."""
+    game = client.create(game_type, options, seed)
+    seats = [
+        client.join(game.game_id, number, names[number] if names else f"bot{number}")
+        for number in range(len(game.seats))
+    ]
+    return play_seats(seats, bots)
+
+
+def run_table(
+    client: Client,
+    game_id: str,
+    bots: Mapping[int, Bot],
+    *,
+    style: Style = "stream",
+    timeout_s: float = 120.0,
+    poll_interval_s: float = 0.05,
+    think_timeout_s: float | None = None,
+    wait_for_turn: bool = True,
+) -> dict[int, pb.GetGameResponse]:
+    """Join the given seats of a game and run each bot on its own thread until the game ends:
+    a live table, as separate bot programs would play it. Returns each seat's final state."""
+    seats = {number: client.join(game_id, number, f"bot{number}") for number in bots}
+    stop = threading.Event()
+    results: dict[int, pb.GetGameResponse] = {}
+    errors: list[BaseException] = []
+
+    def play(number: int) -> None:
+        try:
+            runner = BotRunner(
+                seats[number],
+                bots[number],
+                style=style,
+                stop=stop,
+                poll_interval_s=poll_interval_s,
+                think_timeout_s=think_timeout_s,
+                wait_for_turn=wait_for_turn,
+            )
+            results[number] = runner.run()
+        except BaseException as error:  # reported to the caller below
+            errors.append(error)
+            stop.set()
+
+    threads = [threading.Thread(target=play, args=(n,), daemon=True) for n in bots]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + timeout_s
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    stop.set()
+    if errors:
+        raise errors[0]
+    if len(results) != len(bots):
+        raise TimeoutError(f"game {game_id} did not end within {timeout_s} s")
+    return results

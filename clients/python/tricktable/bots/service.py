@@ -1,0 +1,159 @@
+"""Bots as processes of their own, over ``tricktable.v1.BotService``.
+
+* :func:`serve_bot` hosts a Python bot as a gRPC server. The host makes one bot per seat of
+  each game (bots may keep memory), from a factory given the game type.
+* :class:`RemoteBot` is a :class:`~tricktable.bots.base.Bot` that asks a ``BotService`` at an
+  address, so a runner plays a bot written in any language exactly as it plays a Python one.
+
+    python -m tricktable.bots.serve --bot heuristic --port 50061   # host a reference bot
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from concurrent import futures
+
+import grpc
+
+from tricktable.bots.base import Bot, Move, View
+from tricktable.client import RetryPolicy
+from tricktable.errors import from_rpc_error
+from tricktable.v1 import bot_service_pb2 as pb
+from tricktable.v1 import bot_service_pb2_grpc
+
+BotFactory = Callable[[str], Bot]
+"""Makes a fresh bot for one seat of one game, given the game type name."""
+
+
+class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
+    """Answers ``Decide`` with the move of the bot kept for the request's (game, seat)."""
+
+    def __init__(
+        self,
+        factory: BotFactory,
+        name: str = "bot",
+        games: Sequence[str] = (),
+        max_tables: int = 10_000,
+    ) -> None:
+        self._factory = factory
+        self._name = name
+        self._games = list(games)
+        self._max_tables = max_tables
+        self._bots: OrderedDict[tuple[str, int], Bot] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _bot(self, game_id: str, view: View) -> Bot:
+        key = (game_id, view.viewer)
+        with self._lock:
+            bot = self._bots.get(key)
+            if bot is None:
+                bot = self._bots[key] = self._factory(view.game)
+                while len(self._bots) > self._max_tables:  # forget the longest-idle tables
+                    self._bots.popitem(last=False)
+            self._bots.move_to_end(key)
+            return bot
+
+    def DescribeBot(
+        self, request: pb.DescribeBotRequest, context: grpc.ServicerContext
+    ) -> pb.DescribeBotResponse:
+        return pb.DescribeBotResponse(name=self._name, games=self._games)
+
+    def Decide(self, request: pb.DecideRequest, context: grpc.ServicerContext) -> pb.DecideResponse:
+        view = request.view
+        if not request.HasField("view") or not view.HasField("viewer"):
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "a decision needs a seat's view")
+        if self._games and view.game not in self._games:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"this bot does not play {view.game}")
+        move = self._bot(request.game_id, view)(view, list(view.legal_moves))
+        return pb.DecideResponse() if move is None else pb.DecideResponse(move=move)
+
+
+class BotServer:
+    """A running ``BotService`` (a gRPC server on its own threads)."""
+
+    def __init__(self, servicer: BotServicer, address: str = "127.0.0.1:0", workers: int = 8):
+        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers))
+        bot_service_pb2_grpc.add_BotServiceServicer_to_server(servicer, self.server)
+        host = address.rsplit(":", 1)[0]
+        self.port: int = self.server.add_insecure_port(address)
+        self.address = f"{host}:{self.port}"
+
+    def start(self) -> BotServer:
+        self.server.start()
+        return self
+
+    def stop(self, grace_s: float = 1.0) -> None:
+        self.server.stop(grace_s).wait()
+
+    def wait(self) -> None:
+        self.server.wait_for_termination()
+
+    def __enter__(self) -> BotServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def serve_bot(
+    factory: BotFactory,
+    address: str = "127.0.0.1:0",
+    *,
+    name: str = "bot",
+    games: Sequence[str] = (),
+) -> BotServer:
+    """Host a bot as a ``BotService`` at ``address`` (port 0: any free port); started."""
+    return BotServer(BotServicer(factory, name, games), address).start()
+
+
+class RemoteBot:
+    """A bot that lives behind a ``BotService`` address. One object per seat of one game (the
+    remote keeps its memory under ``game_id``; a unique key when none is given)."""
+
+    def __init__(
+        self,
+        target: str | grpc.Channel,
+        *,
+        game_id: str | None = None,
+        timeout_s: float = 10.0,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self._owns_channel = isinstance(target, str)
+        self.channel: grpc.Channel = (
+            grpc.insecure_channel(target) if isinstance(target, str) else target
+        )
+        self.stub = bot_service_pb2_grpc.BotServiceStub(self.channel)
+        self.game_id = game_id or uuid.uuid4().hex
+        self.timeout_s = timeout_s
+        self.retry = retry or RetryPolicy(attempts=3)
+
+    def describe(self) -> pb.DescribeBotResponse:
+        try:
+            response: pb.DescribeBotResponse = self.stub.DescribeBot(
+                pb.DescribeBotRequest(), timeout=self.timeout_s
+            )
+        except grpc.RpcError as err:
+            raise from_rpc_error(err) from None
+        return response
+
+    def __call__(self, view: View, legal: Sequence[Move]) -> Move | None:
+        request = pb.DecideRequest(game_id=self.game_id, view=view)
+        delays = self.retry.delays()
+        while True:
+            try:
+                response: pb.DecideResponse = self.stub.Decide(request, timeout=self.timeout_s)
+                break
+            except grpc.RpcError as err:
+                error = from_rpc_error(err)
+                delay = next(delays, None) if error.code == grpc.StatusCode.UNAVAILABLE else None
+                if delay is None:
+                    raise error from None
+                threading.Event().wait(delay)
+        return response.move if response.HasField("move") else None
+
+    def close(self) -> None:
+        if self._owns_channel:
+            self.channel.close()

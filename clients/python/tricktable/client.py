@@ -1,0 +1,335 @@
+"""A thin, typed, synchronous client for Tricktable's ``GameService``.
+
+    with Client("localhost:50051") as client:
+        game = client.create("counterpoint", seed=b"my seed")
+        me = client.join(game.game_id, player_name="alice")      # keeps the seat token
+        state = me.get()                                          # my view and the version
+        me.submit(state.view.legal_moves[0])                      # at the version last seen
+        for batch in me.stream():                                 # resumes after a dropped link
+            ...
+
+What the client takes care of:
+
+* **Seat tokens.** :meth:`Client.join` returns a :class:`Seat` that holds the token and sends it
+  as ``authorization: Bearer`` metadata on every call made for the seat.
+* **Versions.** A :class:`Seat` remembers the last version it saw and submits at it.
+* **Idempotent retries.** A move gets one request id, reused on every retry after UNAVAILABLE or
+  a deadline: the server applies it at most once and answers a retry with the first result.
+* **Stale moves are not resubmitted.** When the game moved on (ABORTED, ``STALE_VERSION``), the
+  client fetches the game as it is now and raises :class:`~tricktable.errors.StaleVersion` with
+  it in ``current``: the move may have become illegal, so the caller decides again.
+* **Resumable streams.** :meth:`Client.stream` reconnects after a dropped connection from the
+  last version it delivered: no batch is missed and none is delivered twice.
+* **Errors** are :class:`~tricktable.errors.TricktableError` subclasses with the status code and
+  the server's ``ErrorInfo`` reason.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, TypeVar
+
+import grpc
+
+from tricktable.errors import StaleVersion, TricktableError, from_rpc_error
+from tricktable.v1 import game_service_pb2 as pb
+from tricktable.v1 import game_service_pb2_grpc, game_types_pb2, moves_pb2
+
+T = TypeVar("T")
+
+OptionValue = bool | int | str
+
+_OVER = (pb.GAME_STATUS_FINISHED, pb.GAME_STATUS_ABANDONED)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how patiently a retryable failure (UNAVAILABLE, DEADLINE_EXCEEDED) is
+    retried: ``attempts`` tries in all, sleeping ``initial_s``, doubling up to ``max_s``."""
+
+    attempts: int = 6
+    initial_s: float = 0.05
+    max_s: float = 1.0
+
+    def delays(self) -> Iterator[float]:
+        delay = self.initial_s
+        for _ in range(self.attempts - 1):
+            yield delay
+            delay = min(delay * 2, self.max_s)
+
+
+def bearer(token: str | None) -> list[tuple[str, str]]:
+    return [] if token is None else [("authorization", f"Bearer {token}")]
+
+
+def option_value(value: OptionValue) -> game_types_pb2.OptionValue:
+    if isinstance(value, bool):
+        return game_types_pb2.OptionValue(bool_value=value)
+    if isinstance(value, int):
+        return game_types_pb2.OptionValue(int_value=value)
+    return game_types_pb2.OptionValue(string_value=value)
+
+
+def new_request_id() -> str:
+    return uuid.uuid4().hex
+
+
+class Client:
+    """One connection to a Tricktable server. ``target`` is an address (``host:port``) or a
+    ready ``grpc.Channel`` (TLS, interceptors); ``timeout_s`` is every unary call's deadline."""
+
+    def __init__(
+        self,
+        target: str | grpc.Channel,
+        *,
+        timeout_s: float = 10.0,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self._owns_channel = isinstance(target, str)
+        self.channel: grpc.Channel = (
+            grpc.insecure_channel(target) if isinstance(target, str) else target
+        )
+        self.stub = game_service_pb2_grpc.GameServiceStub(self.channel)
+        self.timeout_s = timeout_s
+        self.retry = retry or RetryPolicy()
+
+    def close(self) -> None:
+        if self._owns_channel:
+            self.channel.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- calls -----------------------------------------------------------------------------
+
+    def _call(self, method: Callable[..., T], request: Any, token: str | None = None) -> T:
+        """One unary call, retried while the failure is retryable. Only idempotent requests
+        come here (reads, and moves with a fixed request id)."""
+        delays = self.retry.delays()
+        while True:
+            try:
+                return method(request, metadata=bearer(token), timeout=self.timeout_s)
+            except grpc.RpcError as err:
+                error = from_rpc_error(err)
+                delay = next(delays, None) if error.retryable else None
+                if delay is None:
+                    raise error from None
+                time.sleep(delay)
+
+    def game_types(self) -> list[game_types_pb2.GameType]:
+        response = self._call(self.stub.ListGameTypes, pb.ListGameTypesRequest())
+        return list(response.game_types)
+
+    def create(
+        self,
+        game_type: str,
+        options: Mapping[str, OptionValue] | None = None,
+        seed: bytes = b"",
+    ) -> pb.GameSummary:
+        """Create a game (not retried: a lost answer would create a second game)."""
+        request = pb.CreateGameRequest(game_type=game_type, seed=seed)
+        for option, value in (options or {}).items():
+            request.options[option].CopyFrom(option_value(value))
+        try:
+            response: pb.CreateGameResponse = self.stub.CreateGame(request, timeout=self.timeout_s)
+        except grpc.RpcError as err:
+            raise from_rpc_error(err) from None
+        return response.game
+
+    def list_games(self, game_type: str = "", page_size: int = 0) -> Iterator[pb.GameSummary]:
+        """Every game of the lobby (one type, or all), page after page."""
+        token = ""
+        while True:
+            request = pb.ListGamesRequest(
+                game_type=game_type, page_size=page_size, page_token=token
+            )
+            response = self._call(self.stub.ListGames, request)
+            yield from response.games
+            token = response.next_page_token
+            if not token:
+                return
+
+    def join(self, game_id: str, seat: int | None = None, player_name: str = "") -> Seat:
+        """Take a seat (the first open one when ``seat`` is None). Not retried: the token is
+        shown only once, so a lost answer cannot be asked for again."""
+        request = pb.JoinGameRequest(game_id=game_id, seat=seat, player_name=player_name)
+        try:
+            response: pb.JoinGameResponse = self.stub.JoinGame(request, timeout=self.timeout_s)
+        except grpc.RpcError as err:
+            raise from_rpc_error(err) from None
+        return Seat(self, game_id, response.seat, response.seat_token)
+
+    def seat(self, game_id: str, seat: int, token: str) -> Seat:
+        """A seat joined earlier, from its saved token."""
+        return Seat(self, game_id, seat, token)
+
+    def get(
+        self, game_id: str, token: str | None = None, *, wait_for_turn: bool = False
+    ) -> pb.GetGameResponse:
+        """The game as the token's seat sees it (no token: the public view). ``wait_for_turn``
+        holds the answer until the seat is to act or the game ends (or the server's wait limit,
+        or this call's deadline, comes first)."""
+        request = pb.GetGameRequest(game_id=game_id, wait_for_turn=wait_for_turn)
+        response: pb.GetGameResponse = self._call(self.stub.GetGame, request, token)
+        return response
+
+    def submit(
+        self,
+        game_id: str,
+        token: str,
+        move: moves_pb2.Move,
+        expected_version: int,
+        *,
+        request_id: str | None = None,
+        seat: int | None = None,
+        wait_for_turn: bool = False,
+    ) -> pb.SubmitMoveResponse:
+        """Make a move at ``expected_version``. Retries reuse one request id. A stale version
+        raises :class:`StaleVersion` with the game as it is now in ``current``.
+        ``wait_for_turn``: after the move, hold the answer until the seat is to act again (its
+        ``view`` is then at ``view_version``)."""
+        request = pb.SubmitMoveRequest(
+            game_id=game_id,
+            move=move,
+            expected_version=expected_version,
+            request_id=request_id or new_request_id(),
+            seat=seat,
+            wait_for_turn=wait_for_turn,
+        )
+        try:
+            response: pb.SubmitMoveResponse = self._call(self.stub.SubmitMove, request, token)
+        except StaleVersion as stale:
+            stale.current = self.get(game_id, token)
+            raise
+        return response
+
+    def leave(self, game_id: str, token: str) -> pb.GameSummary:
+        """Free the seat before the game starts; resign (ending the game) after."""
+        try:
+            response: pb.LeaveGameResponse = self.stub.LeaveGame(
+                pb.LeaveGameRequest(game_id=game_id), metadata=bearer(token), timeout=self.timeout_s
+            )
+        except grpc.RpcError as err:
+            raise from_rpc_error(err) from None
+        return response.game
+
+    def stream(
+        self, game_id: str, token: str | None = None, from_version: int = 0
+    ) -> Iterator[pb.StreamEventsResponse]:
+        """The game's event batches from ``from_version`` on, then live, until the game ends.
+
+        A dropped connection (or a server that restarts) is reconnected from the version after
+        the last one delivered, so each version arrives exactly once and in order. Gives up
+        after :attr:`retry` attempts in a row that deliver nothing."""
+        next_version = from_version
+        delays = self.retry.delays()
+        while True:
+            request = pb.StreamEventsRequest(game_id=game_id, from_version=next_version)
+            call = self.stub.StreamEvents(request, metadata=bearer(token))
+            try:
+                for batch in call:
+                    if batch.version < next_version:
+                        continue  # never twice, whatever the server resends
+                    next_version = batch.version + 1
+                    delays = self.retry.delays()  # progress: the patience starts again
+                    yield batch
+                    if batch.HasField("resigned_seat") or _is_game_over(batch):
+                        return
+            except grpc.RpcError as err:
+                error = from_rpc_error(err)
+                if not error.retryable and error.code != grpc.StatusCode.CANCELLED:
+                    raise error from None
+            finally:
+                call.cancel()
+            # The stream ended without the game's last batch: a server going away. Unless the
+            # game is over and everything was delivered, reconnect.
+            if self._delivered_all(game_id, token, next_version):
+                return
+            delay = next(delays, None)
+            if delay is None:
+                raise TricktableError(
+                    grpc.StatusCode.UNAVAILABLE, "the event stream keeps dropping", "STREAM_LOST"
+                )
+            time.sleep(delay)
+
+    def _delivered_all(self, game_id: str, token: str | None, next_version: int) -> bool:
+        try:
+            game = self.get(game_id, token).game
+        except TricktableError as error:
+            if error.retryable:
+                return False
+            raise
+        return game.status in _OVER and next_version > game.version
+
+
+def _is_game_over(batch: pb.StreamEventsResponse) -> bool:
+    return any(e.WhichOneof("kind") == "game_over" for e in batch.events)
+
+
+class Seat:
+    """A seat at a game: its id, number and secret token, and the last version it saw.
+
+    Calls made through it are authenticated as the seat. :meth:`submit` uses the version of the
+    last :meth:`get` or :meth:`submit` unless told otherwise."""
+
+    def __init__(self, client: Client, game_id: str, seat: int, token: str) -> None:
+        self.client = client
+        self.game_id = game_id
+        self.seat = seat
+        self.token = token
+        self.version: int | None = None
+
+    def __repr__(self) -> str:
+        return f"Seat(game_id={self.game_id!r}, seat={self.seat}, version={self.version})"
+
+    def get(self, *, wait_for_turn: bool = False) -> pb.GetGameResponse:
+        state = self.client.get(self.game_id, self.token, wait_for_turn=wait_for_turn)
+        self.version = state.game.version
+        return state
+
+    def submit(
+        self,
+        move: moves_pb2.Move,
+        expected_version: int | None = None,
+        *,
+        request_id: str | None = None,
+        wait_for_turn: bool = False,
+    ) -> pb.SubmitMoveResponse:
+        """Make a move for this seat, at ``expected_version`` or the last version seen. On a
+        stale version the fresh game is in the :class:`StaleVersion`'s ``current``."""
+        if expected_version is None:
+            expected_version = self.version if self.version is not None else self.get().game.version
+        try:
+            response = self.client.submit(
+                self.game_id,
+                self.token,
+                move,
+                expected_version,
+                request_id=request_id,
+                seat=self.seat,
+                wait_for_turn=wait_for_turn,
+            )
+        except StaleVersion as stale:
+            if stale.current is not None:
+                self.version = stale.current.game.version
+            raise
+        self.version = max(response.version, response.view_version)
+        return response
+
+    def stream(self, from_version: int = 0) -> Iterator[pb.StreamEventsResponse]:
+        return self.client.stream(self.game_id, self.token, from_version)
+
+    def leave(self) -> pb.GameSummary:
+        return self.client.leave(self.game_id, self.token)

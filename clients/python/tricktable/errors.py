@@ -1,0 +1,123 @@
+"""Errors from a Tricktable server as Python exceptions.
+
+Every failed call becomes a :class:`TricktableError` carrying the gRPC status code, the stable
+machine-readable ``reason`` of the server's ``google.rpc.ErrorInfo`` (``NOT_YOUR_TURN``,
+``MUST_FOLLOW_SUIT``, ``STALE_VERSION``...) and its metadata. A subclass per status code lets a
+caller catch what it can act on (``except StaleVersion``) without comparing codes by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+if TYPE_CHECKING:
+    from tricktable.v1 import game_service_pb2
+
+#: Codes after which the same request may be sent again: nothing was decided, or the answer was
+#: lost (a move is retried with the same request id, so it is never applied twice).
+RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+
+
+class TricktableError(Exception):
+    """A call the server (or the network) refused: status ``code``, ErrorInfo ``reason``."""
+
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        message: str,
+        reason: str = "",
+        metadata: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(f"{code.name}: {reason or '-'}: {message}")
+        self.code = code
+        self.message = message
+        self.reason = reason
+        self.metadata: dict[str, str] = dict(metadata or {})
+
+    @property
+    def retryable(self) -> bool:
+        return self.code in RETRYABLE
+
+
+class InvalidArgument(TricktableError):
+    """A malformed request or bad options (INVALID_ARGUMENT)."""
+
+
+class NotFound(TricktableError):
+    """No such game (NOT_FOUND)."""
+
+
+class Unauthenticated(TricktableError):
+    """No seat token where one is needed, or an unknown one (UNAUTHENTICATED)."""
+
+
+class PermissionDenied(TricktableError):
+    """A valid token used for another seat (PERMISSION_DENIED)."""
+
+
+class IllegalMove(TricktableError):
+    """The game refused the move or the request now (FAILED_PRECONDITION): not your turn, must
+    follow suit, game over, seat taken..."""
+
+
+class StaleVersion(TricktableError):
+    """The move was decided on an old version (ABORTED). ``current`` holds the game as it is
+    now, fetched by the client, so the caller decides again rather than resubmitting blindly."""
+
+    current: game_service_pb2.GetGameResponse | None = None
+
+    @property
+    def current_version(self) -> int | None:
+        value = self.metadata.get("current_version")
+        return int(value) if value is not None else None
+
+
+class Unavailable(TricktableError):
+    """The server or its store cannot be reached (UNAVAILABLE), after the client's retries."""
+
+
+class DeadlineExceeded(TricktableError):
+    """The call took longer than its deadline (DEADLINE_EXCEEDED), after the client's retries."""
+
+
+_BY_CODE: Mapping[grpc.StatusCode, type[TricktableError]] = {
+    grpc.StatusCode.INVALID_ARGUMENT: InvalidArgument,
+    grpc.StatusCode.NOT_FOUND: NotFound,
+    grpc.StatusCode.UNAUTHENTICATED: Unauthenticated,
+    grpc.StatusCode.PERMISSION_DENIED: PermissionDenied,
+    grpc.StatusCode.FAILED_PRECONDITION: IllegalMove,
+    grpc.StatusCode.ABORTED: StaleVersion,
+    grpc.StatusCode.UNAVAILABLE: Unavailable,
+    grpc.StatusCode.DEADLINE_EXCEEDED: DeadlineExceeded,
+}
+
+
+def error_info(err: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
+    """The ``ErrorInfo`` in a failed call's rich status, if it carries one."""
+    try:
+        status = rpc_status.from_call(err)
+    except ValueError:  # a status whose details do not match its code and message
+        return None
+    if status is None:
+        return None
+    for detail in status.details:
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info):
+            return info
+    return None
+
+
+def from_rpc_error(err: grpc.RpcError) -> TricktableError:
+    """The exception for a failed call: the class of its code, with reason and metadata."""
+    code: grpc.StatusCode = err.code()
+    message: str = err.details() or ""
+    info = error_info(err)
+    cls = _BY_CODE.get(code, TricktableError)
+    if info is None:
+        return cls(code, message)
+    return cls(code, message, info.reason, dict(info.metadata))

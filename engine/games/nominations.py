@@ -43,6 +43,7 @@ from engine.core.fields import card_field
 from engine.core.moves import Bid, Call, Cut, DeclareContract, Move, PlayCard, play_moves
 from engine.core.options import option
 from engine.core.rules import Outcome, Rules, register
+from engine.core.scoring import final_winners
 from engine.core.state import GameState
 from engine.core.tricks import check_card_play, follow_mask, standard_winner
 from engine.core.view import SeatView, View, trick_view
@@ -872,28 +873,25 @@ class Nominations(Rules[NominationsState]):
             label,
             scored.note,
         ]
-        if self._game_ends(s):
-            self._finish(s, events)
-        else:
+        winners = self.game_winners(s.scores, s.played_deals, s.options)
+        if winners is None:
             self._next_deal(s, events)
-
-    def _game_ends(self, s: NominationsState) -> bool:
-        """§9: the end condition, then a single leader unless ties are draws (§16.6)."""
-        o = s.options
-        if o.end_mode == "deals":
-            reached = s.played_deals >= o.deal_count
-        else:
-            reached = max(s.scores) >= o.target_score
-        if not reached:
-            return False
-        return o.tie_rule == "draw" or s.scores.count(max(s.scores)) == 1
-
-    def _finish(self, s: NominationsState, events: list[Event]) -> None:
-        top = max(s.scores)
-        s.winners = [seat for seat in range(_SEATS) if s.scores[seat] == top]
+            return
+        s.winners = list(winners)
         s.finished = True
         s.phase = OVER
-        events.append(GameOver(totals=tuple(s.scores), winners=tuple(s.winners)))
+        events.append(GameOver(totals=tuple(s.scores), winners=winners))
+
+    @staticmethod
+    def game_winners(
+        totals: list[int], played_deals: int, o: NominationsOptions
+    ) -> tuple[int, ...] | None:
+        """§9 and §16.6: the winners once the game is over, None while it goes on."""
+        if o.end_mode == "deals":
+            reached = played_deals >= o.deal_count
+        else:
+            reached = max(totals) >= o.target_score
+        return final_winners(totals, reached, o.tie_rule)
 
     def outcome(self, s: NominationsState) -> Outcome | None:
         if not s.finished:

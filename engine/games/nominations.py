@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Final, TypeGuard
+from typing import Final, TypeGuard
 
 from engine.core import cards as C
 from engine.core.cards import SUIT_MASK
@@ -205,7 +205,8 @@ class NominationsDetail:
 
 class NominationsState(GameState):
     game = "nominations"
-    schema = 1
+    schema = 2  # 2: last_result holds the DealScored event
+    _event_fields = frozenset({"last_result"})
 
     options: NominationsOptions
     # game
@@ -217,7 +218,7 @@ class NominationsState(GameState):
     winners: list[int]
     # the last DealScored's fields as JSON-ready data, or None; replaced, never mutated, so it
     # is typed Any to keep it out of the lists a clone copies
-    last_result: Any
+    last_result: DealScored | None  # the last deal's result, for views
     double_run: int  # double hands in a row, 0 in a normal deal
     multiplier: int
     # deal
@@ -384,22 +385,6 @@ def deal_points(
         if not on_side and opponent_trick_points:
             points[seat] += tricks_won[seat] * multiplier
     return points
-
-
-def _last_deal(data: list[Any]) -> DealScored:
-    deal_no, bids, taken, made, points, totals, declarer, label, note = data
-    return DealScored(
-        deal_no=deal_no,
-        bids=tuple(bids),
-        taken=tuple(taken),
-        made=tuple(made),
-        points=tuple(points),
-        totals=tuple(totals),
-        bid_cards=(None,) * _SEATS,
-        premium_seat=declarer,
-        premium=label,
-        note=note,
-    )
 
 
 class Nominations(Rules[NominationsState]):
@@ -862,17 +847,7 @@ class Nominations(Rules[NominationsState]):
             note="; ".join(note),
         )
         events.append(scored)
-        s.last_result = [
-            scored.deal_no,
-            list(scored.bids),
-            list(scored.taken),
-            list(scored.made),
-            list(scored.points),
-            list(scored.totals),
-            declarer,
-            label,
-            scored.note,
-        ]
+        s.last_result = scored
         winners = self.game_winners(s.scores, s.played_deals, s.options)
         if winners is None:
             self._next_deal(s, events)
@@ -933,7 +908,6 @@ class Nominations(Rules[NominationsState]):
             status = "unknown"
         o = s.options
         high = _options_ladder(o)[s.high] if s.high >= 0 else None
-        last = s.last_result
         detail = NominationsDetail(
             ladder=tuple(bid_label(b) for b in _options_ladder(o)),
             first_caller=(s.dealer + 1) % _SEATS,
@@ -952,7 +926,7 @@ class Nominations(Rules[NominationsState]):
             hand_exposed=s.exposed,
             played_deals=s.played_deals,
             called=s.called,
-            last_deal=_last_deal(last) if last else None,
+            last_deal=s.last_result,
         )
         last_trick = (
             (trick_view(s.history[-1][0], s.history[-1][2:], s.history[-1][1], _SEATS),)

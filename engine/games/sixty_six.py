@@ -47,7 +47,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Final, cast
+from typing import Final, cast
 
 from engine.core import cards as C
 from engine.core.cards import SUIT_MASK
@@ -272,7 +272,8 @@ class SixtySixState(GameState):
     typed ``list``, the ones that change on almost every move)."""
 
     game = "sixty-six"
-    schema = 1
+    schema = 2  # 2: last_result holds the DealScored event
+    _event_fields = frozenset({"last_result"})
 
     options: SixtySixOptions
     # match
@@ -282,7 +283,7 @@ class SixtySixState(GameState):
     carry: int
     finished: bool
     winners: Sequence[int]
-    last_result: Sequence[Any]  # the last deal's result (see _deal_scored); [] before any
+    last_result: DealScored | None  # the last deal's result, for views
     # deal
     phase: str
     hands: list[int]
@@ -475,25 +476,6 @@ def _with_bit(masks: Sequence[int], seat: int, card: int) -> list[int]:
     return out
 
 
-def _deal_scored(result: Sequence[Any]) -> DealScored:
-    """The DealScored event from ``last_result``: [deal_no, counts, made, points, totals, why].
-
-    ``taken`` holds each seat's final count (§8), ``made`` the claimant's success (None for the
-    other seat, and for both when nobody claimed), ``note`` the reason for the result.
-    """
-    deal_no, counts, made, points, totals, why = result
-    return DealScored(
-        deal_no=deal_no,
-        bids=(None, None),
-        bid_cards=(None, None),
-        taken=tuple(counts),
-        made=tuple(made),
-        points=tuple(points),
-        totals=tuple(totals),
-        note=why,
-    )
-
-
 class SixtySix(Rules[SixtySixState]):
     name = "sixty-six"
     title = "Sixty-Six"
@@ -524,7 +506,7 @@ class SixtySix(Rules[SixtySixState]):
         s.carry = 0
         s.finished = False
         s.winners = []
-        s.last_result = []
+        s.last_result = None
         self._start_deal(s, first)  # its DealStarted is the opening event
         return s
 
@@ -975,9 +957,19 @@ class SixtySix(Rules[SixtySixState]):
         made: list[bool | None] = [None, None]
         if claimant is not None:
             made[claimant] = counts[claimant] >= GOAL
-        # Kept as plain data (the codec is too slow for a step every few moves).
-        s.last_result = [s.deal_no, list(counts), made, points, list(s.scores), why]
-        events.append(_deal_scored(s.last_result))
+        # taken: each seat's final count (§8); made: the claimant's success (None for the other
+        # seat, and for both when nobody claimed); note: the reason for the result.
+        s.last_result = DealScored(
+            deal_no=s.deal_no,
+            bids=(None, None),
+            bid_cards=(None, None),
+            taken=counts,
+            made=tuple(made),
+            points=tuple(points),
+            totals=tuple(s.scores),
+            note=why,
+        )
+        events.append(s.last_result)
         if max(s.scores) >= o.target_game_points:
             # One deal scores for one seat only, so two seats never reach the target together.
             s.winners = [0 if s.scores[0] > s.scores[1] else 1]
@@ -1032,7 +1024,6 @@ class SixtySix(Rules[SixtySixState]):
         if o.review_last_trick and s.last_trick and in_play:
             leader, winner, *cards = s.last_trick
             tricks = (trick_view(leader, cards, winner, _SEATS),)
-        last = s.last_result
         detail = SixtySixDetail(
             preset=o.preset,
             non_dealer=1 - s.dealer,
@@ -1057,7 +1048,7 @@ class SixtySix(Rules[SixtySixState]):
             target_game_points=o.target_game_points,
             match_stakes=self.match_stakes(s),
             known_cards=tuple(cards_tuple(s.shown[seat] & s.hands[seat]) for seat in range(_SEATS)),
-            last_deal=_deal_scored(last) if last else None,
+            last_deal=s.last_result,
         )
         return View(
             game=self.name,

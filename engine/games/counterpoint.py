@@ -172,13 +172,13 @@ class Counterpoint(Rules[CounterpointState]):
         s.finished = False
         s.winners = []
         s.last_result = None
-        self._start_deal(s, [])
+        self._start_deal(s)  # its DealStarted is the opening event
         return s
 
     def opening_events(self, state: CounterpointState) -> list[Event]:
         return [self._deal_event(state)]
 
-    def _start_deal(self, s: CounterpointState, events: list[Event]) -> None:
+    def _start_deal(self, s: CounterpointState) -> None:
         s.deal_no += 1
         s.dealer = 1 - s.dealer
         non_dealer = 1 - s.dealer
@@ -198,7 +198,6 @@ class Counterpoint(Rules[CounterpointState]):
         s.tricks_won = [0, 0]
         s.points_taken = [0, 0]
         s.history = []
-        events.append(self._deal_event(s))
 
     def _deal_event(self, s: CounterpointState) -> DealStarted:
         return DealStarted(
@@ -307,7 +306,8 @@ class Counterpoint(Rules[CounterpointState]):
         s.last_result = scored
         winners = self.game_winners(s.scores, s.options)
         if winners is None:
-            self._start_deal(s, events)
+            self._start_deal(s)
+            events.append(self._deal_event(s))
             return
         s.winners = list(winners)
         s.finished = True

@@ -207,13 +207,13 @@ class NinetyNine(Rules[NinetyNineState]):
         s.finished = False
         s.winners = []
         s.last_result = None
-        self._start_deal(s, [])
+        self._start_deal(s)  # its DealStarted is the opening event
         return s
 
     def opening_events(self, state: NinetyNineState) -> list[Event]:
         return [self._deal_event(state)]
 
-    def _start_deal(self, s: NinetyNineState, events: list[Event]) -> None:
+    def _start_deal(self, s: NinetyNineState) -> None:
         o = s.options
         s.deal_no += 1
         s.dealer = (s.dealer + 1) % _SEATS
@@ -242,7 +242,6 @@ class NinetyNine(Rules[NinetyNineState]):
         s.trick = []
         s.tricks_won = [0] * _SEATS
         s.history = []
-        events.append(self._deal_event(s))
 
     def _deal_event(self, s: NinetyNineState) -> DealStarted:
         return DealStarted(
@@ -505,7 +504,8 @@ class NinetyNine(Rules[NinetyNineState]):
         s.prev_successes = sum(made)
         winners = self.game_winners(s.scores, s.deal_no, s.options)
         if winners is None:
-            self._start_deal(s, events)
+            self._start_deal(s)
+            events.append(self._deal_event(s))
             return
         s.winners = list(winners)
         s.scores = self.final_totals(s.scores, winners, s.options)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, TypeVar
@@ -60,6 +60,29 @@ class RetryPolicy:
         for _ in range(self.attempts - 1):
             yield delay
             delay = min(delay * 2, self.max_s)
+
+
+def call_with_retry(
+    method: Callable[..., T],
+    request: Any,
+    *,
+    retry: RetryPolicy,
+    timeout_s: float,
+    metadata: Sequence[tuple[str, str]] = (),
+    retryable: Callable[[TricktableError], bool] = lambda error: error.retryable,
+) -> T:
+    """One unary call, retried per ``retry`` while ``retryable`` says the failure allows it;
+    otherwise the failure is raised as a :class:`TricktableError`."""
+    delays = retry.delays()
+    while True:
+        try:
+            return method(request, metadata=metadata, timeout=timeout_s)
+        except grpc.RpcError as err:
+            error = from_rpc_error(err)
+            delay = next(delays, None) if retryable(error) else None
+            if delay is None:
+                raise error from None
+            time.sleep(delay)
 
 
 def bearer(token: str | None) -> list[tuple[str, str]]:
@@ -117,16 +140,9 @@ class Client:
     def _call(self, method: Callable[..., T], request: Any, token: str | None = None) -> T:
         """One unary call, retried while the failure is retryable. Only idempotent requests
         come here (reads, and moves with a fixed request id)."""
-        delays = self.retry.delays()
-        while True:
-            try:
-                return method(request, metadata=bearer(token), timeout=self.timeout_s)
-            except grpc.RpcError as err:
-                error = from_rpc_error(err)
-                delay = next(delays, None) if error.retryable else None
-                if delay is None:
-                    raise error from None
-                time.sleep(delay)
+        return call_with_retry(
+            method, request, retry=self.retry, timeout_s=self.timeout_s, metadata=bearer(token)
+        )
 
     def game_types(self) -> list[game_types_pb2.GameType]:
         response = self._call(self.stub.ListGameTypes, pb.ListGameTypesRequest())

@@ -19,7 +19,7 @@ from concurrent import futures
 import grpc
 
 from tricktable.bots.base import Bot, Move, View
-from tricktable.client import RetryPolicy
+from tricktable.client import RetryPolicy, call_with_retry
 from tricktable.errors import from_rpc_error
 from tricktable.v1 import bot_service_pb2 as pb
 from tricktable.v1 import bot_service_pb2_grpc
@@ -141,17 +141,13 @@ class RemoteBot:
 
     def __call__(self, view: View, legal: Sequence[Move]) -> Move | None:
         request = pb.DecideRequest(game_id=self.game_id, view=view)
-        delays = self.retry.delays()
-        while True:
-            try:
-                response: pb.DecideResponse = self.stub.Decide(request, timeout=self.timeout_s)
-                break
-            except grpc.RpcError as err:
-                error = from_rpc_error(err)
-                delay = next(delays, None) if error.code == grpc.StatusCode.UNAVAILABLE else None
-                if delay is None:
-                    raise error from None
-                threading.Event().wait(delay)
+        response: pb.DecideResponse = call_with_retry(
+            self.stub.Decide,
+            request,
+            retry=self.retry,
+            timeout_s=self.timeout_s,
+            retryable=lambda error: error.code == grpc.StatusCode.UNAVAILABLE,
+        )
         return response.move if response.HasField("move") else None
 
     def close(self) -> None:

@@ -12,6 +12,10 @@ A label names what is drawn (``"pack:3"`` is the pack of deal 3, ``"first_dealer
 dealer). ``overrides`` replaces the draw of a label with a recorded outcome: that is how a game
 record is re-played with the exact packs it was dealt, and how the specs' fixed-pack test vectors
 are played. Overrides are data, stored with the game like the seed.
+
+A game record (:mod:`engine.record`) is made by re-playing a finished game with a :class:`ChanceLog`
+attached: every draw's outcome and every pack as dealt are written to it. A record is re-played
+with ``strict`` overrides, so a draw the record does not hold is an error, not a fresh draw.
 """
 
 from __future__ import annotations
@@ -65,21 +69,57 @@ class _Stream:
                 return v % n
 
 
-class Chance:
-    __slots__ = ("overrides", "seed")
+class ChanceLog:
+    """What chance gave a game: each draw's outcome by label, in draw order, and each deal's
+    pack as dealt (top card first), which for a pack gathered and cut is not a draw itself."""
 
-    def __init__(self, seed: bytes, overrides: Mapping[str, Sequence[int]] | None = None) -> None:
+    __slots__ = ("deals", "draws")
+
+    def __init__(self) -> None:
+        self.draws: dict[str, list[int]] = {}
+        self.deals: list[tuple[int, list[int]]] = []
+
+
+class Chance:
+    __slots__ = ("log", "overrides", "seed", "strict")
+
+    def __init__(
+        self,
+        seed: bytes,
+        overrides: Mapping[str, Sequence[int]] | None = None,
+        *,
+        strict: bool = False,
+        log: ChanceLog | None = None,
+    ) -> None:
         if not isinstance(seed, bytes) or not seed:
             raise ValueError("seed must be non-empty bytes")
         self.seed = seed
         self.overrides: dict[str, list[int]] = {k: list(v) for k, v in (overrides or {}).items()}
+        self.strict = strict  # every draw must come from the overrides (re-playing a record)
+        self.log = log  # not part of the game's data: attached only to make a record
+
+    def _recorded(self, label: str) -> list[int] | None:
+        recorded = self.overrides.get(label)
+        if recorded is None and self.strict:
+            raise ValueError(f"no recorded outcome for {label}")
+        return recorded
+
+    def _note(self, label: str, outcome: list[int]) -> None:
+        if self.log is not None:
+            self.log.draws.setdefault(label, list(outcome))
+
+    def dealt(self, deal_no: int, pack: Sequence[int]) -> None:
+        """The rules deal deal ``deal_no`` from ``pack``: noted when a record is being made."""
+        if self.log is not None:
+            self.log.deals.append((deal_no, list(pack)))
 
     def shuffled(self, label: str, cards: Sequence[int]) -> list[int]:
         """``cards`` in a secret order (index 0 is the top of the pack)."""
-        recorded = self.overrides.get(label)
+        recorded = self._recorded(label)
         if recorded is not None:
             if sorted(recorded) != sorted(cards):
                 raise ValueError(f"recorded {label} is not a permutation of the pack")
+            self._note(label, recorded)
             return list(recorded)
         # Sort by secret 64-bit keys: HMAC-SHA256(seed, label) is the draw's own key, and
         # SHAKE-256 expands it into one key per card (extract, then expand). Distinct random keys
@@ -87,17 +127,24 @@ class Chance:
         n = len(cards)
         key = hmac.digest(self.seed, label.encode(), "sha256")
         keys = struct.unpack(f">{n}Q", hashlib.shake_256(key).digest(8 * n))
-        return [cards[i] for i in sorted(range(n), key=keys.__getitem__)]
+        order = [cards[i] for i in sorted(range(n), key=keys.__getitem__)]
+        if self.log is not None:
+            self._note(label, order)
+        return order
 
     def randint(self, label: str, lo: int, hi: int) -> int:
         """Uniform in [lo, hi], inclusive."""
-        recorded = self.overrides.get(label)
+        recorded = self._recorded(label)
         if recorded is not None:
+            if len(recorded) != 1:
+                raise ValueError(f"recorded {label} must be one number")
             value = recorded[0]
             if not lo <= value <= hi:
                 raise ValueError(f"recorded {label} = {value} is outside [{lo}, {hi}]")
-            return value
-        return lo + _Stream(self.seed, label).below(hi - lo + 1)
+        else:
+            value = lo + _Stream(self.seed, label).below(hi - lo + 1)
+        self._note(label, [value])
+        return value
 
     def to_data(self) -> dict[str, object]:
         return {"seed": self.seed.hex(), "overrides": self.overrides}

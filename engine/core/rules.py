@@ -99,8 +99,13 @@ class Rules(ABC, Generic[S]):
         """
         if not seed:
             raise ValueError("a seed is required (the service draws one with secrets)")
+        return self.start(options, Chance(seed, overrides))
+
+    def start(self, options: Mapping[str, object] | Any | None, chance: Chance) -> S:
+        """A new game drawing from ``chance`` (``new_game`` builds it from a seed; a record is
+        re-played with strict recorded outcomes, see :mod:`engine.record`)."""
         opts = options if type(options) is self.options_type else self.options(options)
-        return self._new(opts, Chance(seed, overrides))
+        return self._new(opts, chance)
 
     @abstractmethod
     def _new(self, opts: Any, chance: Chance) -> S: ...

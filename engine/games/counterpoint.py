@@ -183,6 +183,7 @@ class Counterpoint(Rules[CounterpointState]):
         s.dealer = 1 - s.dealer
         non_dealer = 1 - s.dealer
         pack = s.chance.shuffled(f"pack:{s.deal_no}", _DECK)
+        s.chance.dealt(s.deal_no, pack)
         hands = [0, 0]
         pos = 0
         for batch in _BATCHES[s.options.deal_batches]:  # alternately, non-dealer first (§2)

@@ -219,6 +219,7 @@ class NinetyNine(Rules[NinetyNineState]):
         s.dealer = (s.dealer + 1) % _SEATS
         classic = o.edition == "classic"
         pack = s.chance.shuffled(f"pack:{s.deal_no}", _CLASSIC_DECK if classic else _REVISED_DECK)
+        s.chance.dealt(s.deal_no, pack)
         hands = [0] * _SEATS
         for i in range(_SEATS * _HAND):  # one at a time, clockwise from eldest (§2)
             hands[(s.dealer + 1 + i) % _SEATS] |= 1 << pack[i]

@@ -430,6 +430,7 @@ class Nominations(Rules[NominationsState]):
 
     def _deal(self, s: NominationsState, pack: Sequence[int], events: list[Event]) -> None:
         """Deal deal number ``s.deal_no`` from ``pack`` and open its auction."""
+        s.chance.dealt(s.deal_no, pack)
         dealt = deal_cards(pack, s.options.deal_batches, s.dealer)
         s.hands = [C.mask_of(h) for h in dealt]
         s.pack = []

@@ -518,6 +518,7 @@ class SixtySix(Rules[SixtySixState]):
         s.dealer = dealer
         non_dealer = 1 - dealer
         pack = s.chance.shuffled(f"pack:{s.deal_no}", _DECK)
+        s.chance.dealt(s.deal_no, pack)
         # §2: three to N, three to D, three to N, three to D; deck[0] is the top card.
         n_hand = 0
         d_hand = 0

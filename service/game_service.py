@@ -39,6 +39,7 @@ from engine.core.moves import Move, move_from_data, move_to_data
 from engine.core.options import OptionValue, options_to_data
 from engine.core.rules import GameType, Rules
 from engine.core.view import View
+from engine.record import Record, Step, replay_logged
 from service.auth import new_token, seat_of, token_hash
 from service.errors import (
     GameNotPlayable,
@@ -549,6 +550,39 @@ class GameService:
         self.metrics.game_ended(record.game_type, ABANDONED)
         log.info("seat resigned", game_id=game_id, seat=seat)
         return await self.store.load(game_id)
+
+    async def game_record(self, game_id: str) -> tuple[GameRecord, Record]:
+        """An ended game told in full (see engine.record). Refused while the game runs: the
+        record shows every hand. The events are the ones stored as the game was played; what
+        chance gave is learnt by re-playing the moves from the secret seed, which stays here."""
+        game = await self.store.load(game_id)
+        if game.status == ACTIVE:
+            raise GameNotPlayable(
+                "the game has not ended: its record is given once it has",
+                reason="GAME_NOT_FINISHED",
+            )
+        rules = get_rules(game.game_type)
+        moves = [(m.seat, move_from_data(m.move)) for m in await self.store.moves(game_id)]
+        state, log = replay_logged(rules, game.options, game.seed, moves)
+        made = iter(moves)
+        steps = []
+        for batch in await self.store.read_events(game_id, 0):
+            events = tuple(event_from_data(e) for e in batch.events)
+            if batch.version == 0 or batch.resigned_seat is not None:
+                steps.append(Step(batch.version, batch.seat, None, events, batch.resigned_seat))
+            else:
+                seat, move = next(made)
+                steps.append(Step(batch.version, seat, move, events))
+        record = Record(
+            game_type=game.game_type,
+            options=game.options,
+            chance=log.draws,
+            deals=log.deals,
+            steps=steps,
+            outcome=rules.outcome(state),
+            resigned_seat=game.resigned_seat,
+        )
+        return game, record
 
 
 def _read_page_token(token: str) -> LobbyPosition | None:

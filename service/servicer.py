@@ -11,7 +11,7 @@ import structlog
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc
 
-from service import convert, validate
+from service import convert, records, validate
 from service.auth import bearer_token
 from service.game_service import GameService
 
@@ -108,3 +108,10 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         validate.game_id(request.game_id)
         record = await self._games.leave_game(request.game_id, _token(context))
         return pb.LeaveGameResponse(game=convert.summary_to_proto(record))
+
+    async def GetGameRecord(
+        self, request: pb.GetGameRecordRequest, context: grpc.aio.ServicerContext
+    ) -> pb.GetGameRecordResponse:
+        validate.game_id(request.game_id)
+        game, record = await self._games.game_record(request.game_id)
+        return pb.GetGameRecordResponse(record=records.record_to_proto(game, record))

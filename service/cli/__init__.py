@@ -6,9 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from service.cli import bench, health, serve, simulate
+from service.cli import bench, health, replay, serve, simulate
 
-SUBCOMMANDS = (simulate, bench, serve, health)
+SUBCOMMANDS = (simulate, bench, serve, health, replay)
 
 
 def build_parser() -> argparse.ArgumentParser:

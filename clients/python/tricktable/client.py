@@ -241,6 +241,14 @@ class Client:
             raise from_rpc_error(err) from None
         return response.game
 
+    def record(self, game_id: str) -> pb.GameRecord:
+        """An ended game told in full: options, what chance dealt, every move and event, the
+        result. Fails with FAILED_PRECONDITION (GAME_NOT_FINISHED) while the game runs."""
+        response: pb.GetGameRecordResponse = self._call(
+            self.stub.GetGameRecord, pb.GetGameRecordRequest(game_id=game_id)
+        )
+        return response.record
+
     def stream(
         self, game_id: str, token: str | None = None, from_version: int = 0
     ) -> Iterator[pb.StreamEventsResponse]:

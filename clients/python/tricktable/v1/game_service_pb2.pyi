@@ -8,6 +8,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from tricktable.v1 import cards_pb2 as _cards_pb2
 from tricktable.v1 import events_pb2 as _events_pb2
 from tricktable.v1 import game_types_pb2 as _game_types_pb2
 from tricktable.v1 import moves_pb2 as _moves_pb2
@@ -609,3 +610,244 @@ class LeaveGameResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___LeaveGameResponse: _TypeAlias = LeaveGameResponse  # noqa: Y015
+
+@_typing.final
+class GetGameRecordRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetGameRecordRequest: _TypeAlias = GetGameRecordRequest  # noqa: Y015
+
+@_typing.final
+class GetGameRecordResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECORD_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def record(self) -> Global___GameRecord: ...
+    def __init__(
+        self,
+        *,
+        record: Global___GameRecord | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["record", b"record"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["record", b"record"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetGameRecordResponse: _TypeAlias = GetGameRecordResponse  # noqa: Y015
+
+@_typing.final
+class GameRecord(_message.Message):
+    """Everything needed to re-play an ended game through the rules and check it: the options,
+    what chance gave, every move and every event, and the result.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class OptionsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> _game_types_pb2.OptionValue: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _game_types_pb2.OptionValue | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    GAME_TYPE_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    CREATED_AT_MS_FIELD_NUMBER: _builtins.int
+    CHANCE_FIELD_NUMBER: _builtins.int
+    DEALS_FIELD_NUMBER: _builtins.int
+    STEPS_FIELD_NUMBER: _builtins.int
+    TOTALS_FIELD_NUMBER: _builtins.int
+    WINNERS_FIELD_NUMBER: _builtins.int
+    RESIGNED_SEAT_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    game_type: _builtins.str
+    status: Global___GameStatus.ValueType
+    """FINISHED or ABANDONED."""
+    created_at_ms: _builtins.int
+    resigned_seat: _builtins.int
+    """The seat that resigned, when the game was abandoned."""
+    @_builtins.property
+    def options(self) -> _containers.MessageMap[_builtins.str, _game_types_pb2.OptionValue]:
+        """Every option's value (the defaults filled in)."""
+
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatStatus]: ...
+    @_builtins.property
+    def chance(self) -> _containers.RepeatedCompositeFieldContainer[Global___ChanceOutcome]:
+        """Every draw of chance, in the order drawn."""
+
+    @_builtins.property
+    def deals(self) -> _containers.RepeatedCompositeFieldContainer[Global___DealtPack]:
+        """Every deal's pack as dealt, in deal order."""
+
+    @_builtins.property
+    def steps(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameStep]:
+        """The game step by step: version 0 is the opening, then one step per version."""
+
+    @_builtins.property
+    def totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The final totals and winners by the rules; empty when the game was abandoned."""
+
+    @_builtins.property
+    def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        game_type: _builtins.str = ...,
+        options: _abc.Mapping[_builtins.str, _game_types_pb2.OptionValue] | None = ...,
+        seats: _abc.Iterable[Global___SeatStatus] | None = ...,
+        status: Global___GameStatus.ValueType = ...,
+        created_at_ms: _builtins.int = ...,
+        chance: _abc.Iterable[Global___ChanceOutcome] | None = ...,
+        deals: _abc.Iterable[Global___DealtPack] | None = ...,
+        steps: _abc.Iterable[Global___GameStep] | None = ...,
+        totals: _abc.Iterable[_builtins.int] | None = ...,
+        winners: _abc.Iterable[_builtins.int] | None = ...,
+        resigned_seat: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_resigned_seat", b"_resigned_seat", "resigned_seat", b"resigned_seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_resigned_seat", b"_resigned_seat", "chance", b"chance", "created_at_ms", b"created_at_ms", "deals", b"deals", "game_id", b"game_id", "game_type", b"game_type", "options", b"options", "resigned_seat", b"resigned_seat", "seats", b"seats", "status", b"status", "steps", b"steps", "totals", b"totals", "winners", b"winners"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__resigned_seat: _TypeAlias = _typing.Literal["resigned_seat"]  # noqa: Y015
+    _WhichOneofArgType__resigned_seat: _TypeAlias = _typing.Literal["_resigned_seat", b"_resigned_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__resigned_seat) -> _WhichOneofReturnType__resigned_seat | None: ...
+
+Global___GameRecord: _TypeAlias = GameRecord  # noqa: Y015
+
+@_typing.final
+class ChanceOutcome(_message.Message):
+    """One draw of chance, by the label the rules draw it under: "pack:N" is deal N's shuffled pack
+    (top card first), "cut:N" the depth at which deal N's gathered pack was cut, "first_dealer"
+    the first dealer's seat.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LABEL_FIELD_NUMBER: _builtins.int
+    PACK_FIELD_NUMBER: _builtins.int
+    NUMBER_FIELD_NUMBER: _builtins.int
+    label: _builtins.str
+    number: _builtins.int
+    @_builtins.property
+    def pack(self) -> _cards_pb2.CardList: ...
+    def __init__(
+        self,
+        *,
+        label: _builtins.str = ...,
+        pack: _cards_pb2.CardList | None = ...,
+        number: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["number", b"number", "outcome", b"outcome", "pack", b"pack"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["label", b"label", "number", b"number", "outcome", b"outcome", "pack", b"pack"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_outcome: _TypeAlias = _typing.Literal["pack", "number"]  # noqa: Y015
+    _WhichOneofArgType_outcome: _TypeAlias = _typing.Literal["outcome", b"outcome"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_outcome) -> _WhichOneofReturnType_outcome | None: ...
+
+Global___ChanceOutcome: _TypeAlias = ChanceOutcome  # noqa: Y015
+
+@_typing.final
+class DealtPack(_message.Message):
+    """A deal's pack in the order it was dealt from (top card first): a shuffled pack, or a pack
+    gathered from the last deal's tricks and cut.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEAL_NO_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    deal_no: _builtins.int
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]: ...
+    def __init__(
+        self,
+        *,
+        deal_no: _builtins.int = ...,
+        cards: _abc.Iterable[_cards_pb2.Card] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "deal_no", b"deal_no"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DealtPack: _TypeAlias = DealtPack  # noqa: Y015
+
+@_typing.final
+class GameStep(_message.Message):
+    """One version of the game: the opening (version 0: no seat, no move), an accepted move, or a
+    resignation; with its events in full (every card shown).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    MOVE_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    RESIGNED_SEAT_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    seat: _builtins.int
+    resigned_seat: _builtins.int
+    @_builtins.property
+    def move(self) -> _moves_pb2.Move: ...
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_events_pb2.Event]: ...
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        seat: _builtins.int | None = ...,
+        move: _moves_pb2.Move | None = ...,
+        events: _abc.Iterable[_events_pb2.Event] | None = ...,
+        resigned_seat: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_resigned_seat", b"_resigned_seat", "_seat", b"_seat", "move", b"move", "resigned_seat", b"resigned_seat", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_resigned_seat", b"_resigned_seat", "_seat", b"_seat", "events", b"events", "move", b"move", "resigned_seat", b"resigned_seat", "seat", b"seat", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__resigned_seat: _TypeAlias = _typing.Literal["resigned_seat"]  # noqa: Y015
+    _WhichOneofArgType__resigned_seat: _TypeAlias = _typing.Literal["_resigned_seat", b"_resigned_seat"]  # noqa: Y015
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__resigned_seat) -> _WhichOneofReturnType__resigned_seat | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___GameStep: _TypeAlias = GameStep  # noqa: Y015

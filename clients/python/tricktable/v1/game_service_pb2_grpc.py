@@ -83,6 +83,11 @@ class GameServiceStub:
                 request_serializer=tricktable_dot_v1_dot_game__service__pb2.LeaveGameRequest.SerializeToString,
                 response_deserializer=tricktable_dot_v1_dot_game__service__pb2.LeaveGameResponse.FromString,
                 _registered_method=True)
+        self.GetGameRecord = channel.unary_unary(
+                '/tricktable.v1.GameService/GetGameRecord',
+                request_serializer=tricktable_dot_v1_dot_game__service__pb2.GetGameRecordRequest.SerializeToString,
+                response_deserializer=tricktable_dot_v1_dot_game__service__pb2.GetGameRecordResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -155,6 +160,17 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetGameRecord(self, request, context):
+        """An ended game (finished or abandoned) told in full, to check it independently: every
+        hand is in it, so while the game runs the call fails with FAILED_PRECONDITION
+        (GAME_NOT_FINISHED). Anyone may ask once it has ended. The seed is never in it; but games
+        created with the same seed are dealt the same cards, so a tournament replaying deals should
+        hand out records only once every game of a deal set has ended.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -197,6 +213,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.LeaveGame,
                     request_deserializer=tricktable_dot_v1_dot_game__service__pb2.LeaveGameRequest.FromString,
                     response_serializer=tricktable_dot_v1_dot_game__service__pb2.LeaveGameResponse.SerializeToString,
+            ),
+            'GetGameRecord': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetGameRecord,
+                    request_deserializer=tricktable_dot_v1_dot_game__service__pb2.GetGameRecordRequest.FromString,
+                    response_serializer=tricktable_dot_v1_dot_game__service__pb2.GetGameRecordResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -424,6 +445,33 @@ class GameService:
             '/tricktable.v1.GameService/LeaveGame',
             tricktable_dot_v1_dot_game__service__pb2.LeaveGameRequest.SerializeToString,
             tricktable_dot_v1_dot_game__service__pb2.LeaveGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetGameRecord(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tricktable.v1.GameService/GetGameRecord',
+            tricktable_dot_v1_dot_game__service__pb2.GetGameRecordRequest.SerializeToString,
+            tricktable_dot_v1_dot_game__service__pb2.GetGameRecordResponse.FromString,
             options,
             channel_credentials,
             insecure,

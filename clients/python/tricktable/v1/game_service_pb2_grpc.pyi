@@ -61,6 +61,13 @@ class GameServiceStub:
     """The game's events as the caller may see them, from a version on, then live."""
     LeaveGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.LeaveGameRequest, _game_service_pb2.LeaveGameResponse]
     """Leave a game: frees the seat before the game starts, resigns (ends the game) after."""
+    GetGameRecord: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRecordRequest, _game_service_pb2.GetGameRecordResponse]
+    """An ended game (finished or abandoned) told in full, to check it independently: every
+    hand is in it, so while the game runs the call fails with FAILED_PRECONDITION
+    (GAME_NOT_FINISHED). Anyone may ask once it has ended. The seed is never in it; but games
+    created with the same seed are dealt the same cards, so a tournament replaying deals should
+    hand out records only once every game of a deal set has ended.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -95,6 +102,13 @@ class GameServiceAsyncStub(GameServiceStub):
     """The game's events as the caller may see them, from a version on, then live."""
     LeaveGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.LeaveGameRequest, _game_service_pb2.LeaveGameResponse]  # type: ignore[assignment]
     """Leave a game: frees the seat before the game starts, resigns (ends the game) after."""
+    GetGameRecord: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRecordRequest, _game_service_pb2.GetGameRecordResponse]  # type: ignore[assignment]
+    """An ended game (finished or abandoned) told in full, to check it independently: every
+    hand is in it, so while the game runs the call fails with FAILED_PRECONDITION
+    (GAME_NOT_FINISHED). Anyone may ask once it has ended. The seed is never in it; but games
+    created with the same seed are dealt the same cards, so a tournament replaying deals should
+    hand out records only once every game of a deal set has ended.
+    """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     """Tricktable's game service: list game types, create and join games, play and watch them.
@@ -174,5 +188,18 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.LeaveGameResponse, _abc.Awaitable[_game_service_pb2.LeaveGameResponse]]:
         """Leave a game: frees the seat before the game starts, resigns (ends the game) after."""
+
+    @_abc_1.abstractmethod
+    def GetGameRecord(
+        self,
+        request: _game_service_pb2.GetGameRecordRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.GetGameRecordResponse, _abc.Awaitable[_game_service_pb2.GetGameRecordResponse]]:
+        """An ended game (finished or abandoned) told in full, to check it independently: every
+        hand is in it, so while the game runs the call fails with FAILED_PRECONDITION
+        (GAME_NOT_FINISHED). Anyone may ask once it has ended. The seed is never in it; but games
+        created with the same seed are dealt the same cards, so a tournament replaying deals should
+        hand out records only once every game of a deal set has ended.
+        """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

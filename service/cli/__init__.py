@@ -6,9 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from service.cli import bench, health, serve, simulate
+from service.cli import bench, health, serve, simulate, tournament
 
-SUBCOMMANDS = (simulate, bench, serve, health)
+SUBCOMMANDS = (simulate, bench, serve, health, tournament)
 
 
 def build_parser() -> argparse.ArgumentParser:

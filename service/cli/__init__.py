@@ -6,9 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from service.cli import bench, health, replay, serve, simulate
+from service.cli import bench, health, replay, serve, simulate, tournament
 
-SUBCOMMANDS = (simulate, bench, serve, health, replay)
+SUBCOMMANDS = (simulate, bench, serve, health, tournament, replay)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -8,7 +8,10 @@ every game and a rules-aware heuristic bot per game.
 
 from __future__ import annotations
 
+import importlib
+import inspect
 from collections.abc import Callable
+from typing import cast
 
 from tricktable.bots.base import Bot, Move, View, may_wait
 from tricktable.bots.counterpoint import CounterpointBot
@@ -32,8 +35,13 @@ REMOTE_PREFIX = "grpc://"
 
 
 def make_bot(name: str, game: str, seed: int | str | None = None) -> Bot:
-    """A fresh bot for one seat of one game: ``"random"``, ``"heuristic"``, or
-    ``"grpc://host:port"`` for a bot served as a ``BotService``."""
+    """A fresh bot for one seat of one game. ``name`` is one of:
+
+    * ``"random"``: :class:`RandomBot`, seeded with ``seed``;
+    * ``"heuristic"``: the game's heuristic bot (:data:`HEURISTIC`);
+    * ``"grpc://host:port"``: a bot served as a ``BotService`` (:class:`RemoteBot`);
+    * ``"package.module:attr"``: a bot factory imported from Python (see :func:`import_bot`).
+    """
     if name.startswith(REMOTE_PREFIX):
         return RemoteBot(name.removeprefix(REMOTE_PREFIX))
     if name == "random":
@@ -42,7 +50,72 @@ def make_bot(name: str, game: str, seed: int | str | None = None) -> Bot:
         if game not in HEURISTIC:
             raise ValueError(f"no heuristic bot for {game!r}; known: {sorted(HEURISTIC)}")
         return HEURISTIC[game]()
-    raise ValueError(f"unknown bot {name!r}: 'random' or 'heuristic'")
+    if ":" in name:
+        return import_bot(name, game, seed)
+    raise ValueError(
+        f"unknown bot {name!r}: 'random', 'heuristic', 'grpc://host:port' or 'package.module:attr'"
+    )
+
+
+def import_bot(path: str, game: str, seed: int | str | None = None) -> Bot:
+    """A fresh bot from the factory at ``path`` (``"package.module:attr"``, where ``attr`` may
+    be dotted: ``"module:Class.create"``).
+
+    The factory is a bot class or any callable that returns a bot, and is called once per seat
+    of each game, so the bot may keep memory for that game. It receives, as keyword arguments,
+    whichever of ``game`` (the game type name) and ``seed`` (for bots that draw random numbers:
+    reproducible runs) its signature names (both when it takes ``**kwargs``); other parameters
+    must have defaults. So ``RandomBot`` gets ``seed``, ``CounterpointBot`` gets nothing, and
+    ``def factory(game, seed=None)`` gets both. A plain bot function ``(view, legal)`` is not a
+    factory: wrap it (``lambda: my_bot``)."""
+    module_name, _, attr_path = path.partition(":")
+    if not module_name or not attr_path:
+        raise ValueError(f"bot {path!r}: an import path is 'package.module:attr'")
+    try:
+        target: object = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"bot {path!r}: cannot import {module_name!r}: {error}") from error
+    for attr in attr_path.split("."):
+        try:
+            target = getattr(target, attr)
+        except AttributeError:
+            missing = f"{module_name!r} has no attribute {attr_path!r}"
+            raise ValueError(f"bot {path!r}: {missing}") from None
+    if not callable(target):
+        raise ValueError(f"bot {path!r}: {attr_path!r} is not a class or a factory")
+    bot = target(**_factory_arguments(path, target, {"game": game, "seed": seed}))
+    if not callable(bot):
+        raise ValueError(f"bot {path!r}: the factory returned {bot!r}, which is not a bot")
+    return cast(Bot, bot)
+
+
+def _factory_arguments(
+    path: str, factory: Callable[..., object], offered: dict[str, object]
+) -> dict[str, object]:
+    """The keyword arguments of ``offered`` that ``factory`` takes; an error when it needs
+    anything else."""
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: offer nothing
+        return {}
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return dict(offered)
+    taken = {}
+    for parameter in parameters:
+        keyword = parameter.kind in (
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            inspect.Parameter.KEYWORD_ONLY,
+        )
+        if keyword and parameter.name in offered:
+            taken[parameter.name] = offered[parameter.name]
+        elif parameter.default is inspect.Parameter.empty and parameter.kind not in (
+            inspect.Parameter.VAR_POSITIONAL,
+        ):
+            raise ValueError(
+                f"bot {path!r}: the factory's parameter {parameter.name!r} is not one it can be "
+                "given (a factory may take 'game' and 'seed'; a bot function must be wrapped)"
+            )
+    return taken
 
 
 __all__ = [
@@ -58,6 +131,7 @@ __all__ = [
     "RemoteBot",
     "SixtySixBot",
     "View",
+    "import_bot",
     "make_bot",
     "may_wait",
     "play_game",

@@ -1,0 +1,132 @@
+"""``tricktable tournament``: a bot-vs-bot series over the service (see
+:mod:`tricktable.tournament` for the schedule, the standings and the exported files)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from tricktable.bots.runner import BotError, Stalled
+from tricktable.client import Client, OptionValue
+from tricktable.errors import TricktableError
+from tricktable.tournament import (
+    Entrant,
+    TournamentConfig,
+    check_entrants,
+    print_standings,
+    progress_bar,
+    run_tournament,
+)
+
+from engine import get_rules
+from engine.core.errors import EngineError
+from service.cli.common import add_game_argument, add_option_argument, fail, parse_options
+
+DEFAULT_ENTRANTS = ["heuristic", "random"]
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "tournament",
+        help="a round robin between bots over the service, with standings and ratings",
+    )
+    add_game_argument(p)
+    p.add_argument(
+        "--entrant",
+        "-e",
+        action="append",
+        default=[],
+        metavar="NAME=SPEC",
+        help="a bot (repeatable): SPEC is random, heuristic, grpc://HOST:PORT (a BotService) or "
+        "package.module:attr (a bot factory); a bare SPEC names itself "
+        "(default: heuristic and random)",
+    )
+    add_option_argument(p)
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=10,
+        help="sets per table; a set plays the table in every seat rotation (default 10)",
+    )
+    p.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="the games of a set share their deal: the same cards go round every seat",
+    )
+    p.add_argument("--parallel", type=int, default=4, help="games played at once (default 4)")
+    p.add_argument("--seed", default="tournament", help="every deal and bot seed derives from it")
+    p.add_argument("--address", help="a running server (default: start one in this process)")
+    p.add_argument("--json", metavar="FILE", help="write everything (config, games, standings)")
+    p.add_argument("--csv", metavar="FILE", help="write the standings, one row per entrant")
+    p.add_argument("--games-csv", metavar="FILE", help="write one row per seat of each game")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    # As `python -m` would (and uvicorn, gunicorn do): `--entrant mine=mybots:make` finds
+    # mybots.py in the current directory, which an installed command's sys.path lacks.
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    rules = get_rules(args.game)
+    raw = parse_options(args.option)
+    try:
+        resolved = rules.options(raw)
+    except EngineError as exc:
+        return fail(exc)
+    options: dict[str, OptionValue] = {name: getattr(resolved, name) for name in raw}
+    try:
+        entrants = tuple(Entrant.parse(text) for text in args.entrant or DEFAULT_ENTRANTS)
+        config = TournamentConfig(
+            game=args.game,
+            entrants=entrants,
+            rounds=args.rounds,
+            duplicate=args.duplicate,
+            seed=args.seed,
+            options=options,
+        )
+        check_entrants(config.entrants, config.game)  # before a server is started for them
+    except ValueError as error:
+        raise SystemExit(f"tricktable: {error}") from None
+    if args.parallel < 1:
+        raise SystemExit("tricktable: --parallel must be at least 1")
+    with _server(args.address) as address, Client(address, timeout_s=30.0) as client:
+        try:
+            with progress_bar(quiet=args.quiet) as hooks:
+                result = run_tournament(
+                    client,
+                    config,
+                    parallel=args.parallel,
+                    on_schedule=hooks.on_schedule,
+                    on_game=hooks.on_game,
+                )
+        except ValueError as error:  # a bad entrant spec, a game the server does not offer
+            raise SystemExit(f"tricktable: {error}") from None
+        except (TricktableError, BotError, Stalled) as error:  # the server, or a bot, failed
+            raise SystemExit(f"tricktable: {error}") from None
+    print_standings(result)
+    if args.json:
+        result.write_json(args.json)
+    if args.csv:
+        result.write_standings_csv(args.csv)
+    if args.games_csv:
+        result.write_games_csv(args.games_csv)
+    return 0
+
+
+@contextmanager
+def _server(address: str | None) -> Iterator[str]:
+    if address:
+        yield address
+        return
+    # Imported here: talking to a remote server needs none of the server's machinery.
+    from service.logs import configure  # noqa: PLC0415
+    from service.running import ServerThread  # noqa: PLC0415
+
+    configure(json=True, level="warning")
+    with ServerThread() as server:
+        yield server.address

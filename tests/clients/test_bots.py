@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 import grpc
 import pytest
@@ -251,3 +252,35 @@ def test_the_heuristic_registry_covers_every_game() -> None:
     assert set(HEURISTIC) == set(SEATS)
     with pytest.raises(ValueError, match="unknown bot"):
         make_bot("clever", "counterpoint")
+
+
+def test_the_bot_command_hosts_a_bot_by_import_path(tmp_path: Path) -> None:
+    (tmp_path / "firstbots.py").write_text(
+        "def make(game):\n"
+        "    assert game == 'counterpoint'\n"
+        "    return lambda view, legal: legal[0]\n"
+    )
+    port = free_port()
+    command = [sys.executable, "-m", "tricktable.bots.serve", "--bot", "firstbots:make"]
+    command += ["--game", "counterpoint", "--name", "first", "--port", str(port)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().strip() == f"serving the first bot at 127.0.0.1:{port}"
+        remote = RemoteBot(f"127.0.0.1:{port}")
+        described = remote.describe()
+        assert (described.name, list(described.games)) == ("first", ["counterpoint"])
+        legal = [Move(play_card=moves_pb2.PlayCard()), Move(call=moves_pb2.Call(call="x"))]
+        view = View(game="counterpoint", viewer=0, to_act=[0], legal_moves=legal)
+        assert remote(view, legal) == legal[0]
+        remote.close()
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+@pytest.mark.parametrize("spec", ["nomodule_here:make", "grpc://127.0.0.1:1", "clever"])
+def test_the_bot_command_refuses_a_bot_it_cannot_host(spec: str) -> None:
+    command = [sys.executable, "-m", "tricktable.bots.serve", "--bot", spec, "--port", "0"]
+    done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "error:" in done.stderr

@@ -1,30 +1,55 @@
-"""Host a reference bot as a ``BotService`` process (the ``tricktable-bot`` command).
+"""Host a bot as a ``BotService`` process (the ``tricktable-bot`` command): a reference bot, or
+your own by import path, so that any tournament can enter it by address.
 
-python -m tricktable.bots.serve --bot heuristic --port 50061
+    python -m tricktable.bots.serve --bot heuristic --port 50061
+    tricktable-bot --bot mybots:make --port 50062       # mybots.py in the current directory
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from tricktable.bots import HEURISTIC, make_bot
+from tricktable.bots import HEURISTIC, REMOTE_PREFIX, make_bot
 from tricktable.bots.service import serve_bot
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Serve a reference bot as a BotService.")
-    parser.add_argument("--bot", choices=["random", "heuristic"], default="heuristic")
+    parser = argparse.ArgumentParser(description="Serve a bot as a BotService.")
+    parser.add_argument(
+        "--bot",
+        default="heuristic",
+        help="random, heuristic, or a bot factory as package.module:attr (default heuristic)",
+    )
+    parser.add_argument("--name", help="the name the service reports (default: --bot)")
+    parser.add_argument(
+        "--game",
+        action="append",
+        choices=sorted(HEURISTIC),
+        help="a game the bot plays (repeatable; default: every game)",
+    )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=50061)
     args = parser.parse_args(argv)
+    if args.bot.startswith(REMOTE_PREFIX):
+        parser.error("--bot names a bot to host here, not the address of another service")
+    # As `python -m` would: `--bot mybots:make` finds mybots.py in the current directory.
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    games = sorted(args.game or HEURISTIC)
+    try:  # a bad name or import path fails here, before the service starts
+        for game in games:
+            make_bot(args.bot, game)
+    except ValueError as error:
+        parser.error(str(error))
     server = serve_bot(
         lambda game: make_bot(args.bot, game),
         f"{args.host}:{args.port}",
-        name=args.bot,
-        games=sorted(HEURISTIC) if args.bot == "heuristic" else (),
+        name=args.name or args.bot,
+        games=games,
     )
-    print(f"serving the {args.bot} bot at {server.address}", flush=True)
+    print(f"serving the {args.name or args.bot} bot at {server.address}", flush=True)
     server.wait()
     return 0
 

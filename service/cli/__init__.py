@@ -6,9 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from service.cli import bench, health, serve, simulate
+from service.cli import bench, health, play, serve, simulate, watch
 
-SUBCOMMANDS = (simulate, bench, serve, health)
+SUBCOMMANDS = (simulate, bench, serve, health, play, watch)
 
 
 def build_parser() -> argparse.ArgumentParser:

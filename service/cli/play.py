@@ -32,6 +32,7 @@ from tricktable.render import (
     render_moves,
     render_view,
     result_text,
+    sentence,
 )
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import moves_pb2
@@ -231,7 +232,7 @@ class Player:
             self.console.print(event_line(event, self.seats), soft_wrap=True)
         if batch.HasField("resigned_seat"):
             who = self.seats.does(batch.resigned_seat, "resigns", "resign")
-            self.console.print(f"{who.capitalize()}: the game is over.", markup=False)
+            self.console.print(f"{sentence(who)}: the game is over.", markup=False)
 
     def _turn(self, state: pb.GetGameResponse) -> None:
         """Ask until a move is accepted, or until the game no longer waits on this decision."""

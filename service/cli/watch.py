@@ -18,7 +18,7 @@ from rich.text import Text
 from tricktable.bots.runner import is_over
 from tricktable.client import Client
 from tricktable.errors import TricktableError
-from tricktable.render import TITLES, Seats, event_line, render_view, result_text
+from tricktable.render import TITLES, Seats, event_line, render_view, result_text, sentence
 from tricktable.v1 import game_service_pb2 as pb
 
 #: Events after which the table is drawn again.
@@ -109,7 +109,7 @@ def _show_batch(batch: pb.StreamEventsResponse, seats: Seats, console: Console) 
         console.print(line, soft_wrap=True)
     if batch.HasField("resigned_seat"):
         line = Text(f"{batch.version:>5} ", style="dim")
-        line.append(f"{seats.label(batch.resigned_seat).capitalize()} resigns.")
+        line.append(f"{sentence(seats.label(batch.resigned_seat))} resigns.")
         console.print(line, soft_wrap=True)
 
 

@@ -458,3 +458,14 @@ def test_a_long_list_of_moves_is_summed_up_with_an_example() -> None:
     plays = [moves_pb2.Move(play_card=moves_pb2.PlayCard(card=c)) for c in hand[:3]]
     text = text_of(render_moves([*plays, moves_pb2.Move(claim=moves_pb2.Claim())]))
     assert " 1. play 7♣" in text and " 4. claim" in text
+
+
+def test_names_keep_their_capitals_where_a_sentence_starts_with_them() -> None:
+    played = events_pb2.Event(card_played=events_pb2.CardPlayed(seat=0, card=card("QS")))
+    assert event_line(played, Seats(None, ["McBob"])).plain == "Seat 0 (McBob) plays Q♠"
+    seats = [
+        views_pb2.SeatView(seat=0, hand=cards_pb2.CardList(cards=[card("AS")])),
+        views_pb2.SeatView(seat=1),
+    ]
+    view = views_pb2.View(game="nominations", viewer=1, seats=seats)
+    assert "Seat 0 (McBob)'s hand, face up: A♠" in text_of(render_view(view, ["McBob", "Al"]))

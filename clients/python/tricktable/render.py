@@ -111,6 +111,11 @@ def hand_text(cards: Iterable[Card], game: str, trump: Suit) -> Text:
 # -- seats ------------------------------------------------------------------------------------
 
 
+def sentence(text: str) -> str:
+    """``text`` with a capital first letter (and the rest, names included, left alone)."""
+    return text[:1].upper() + text[1:]
+
+
 class Seats:
     """How one viewer's screen names seats: "you" for the viewer, else "seat N (name)"."""
 
@@ -261,11 +266,11 @@ def _visible_cards(view: View, seats: Seats) -> list[Text]:
     lines: list[Text] = []
     for s in view.seats:
         if s.HasField("aside") and s.aside.cards:
-            line = Text(f"{seats.possessive(s.seat).capitalize()} bid cards: ")
+            line = Text(f"{sentence(seats.possessive(s.seat))} bid cards: ")
             lines.append(line.append_text(cards_text(s.aside.cards)))
     for s in view.seats:
         if s.seat != seats.viewer and s.HasField("hand") and s.hand.cards:
-            line = Text(f"{seats.possessive(s.seat).capitalize()} hand, face up: ")
+            line = Text(f"{sentence(seats.possessive(s.seat))} hand, face up: ")
             lines.append(line.append_text(hand_text(s.hand.cards, view.game, view.trump)))
     if seats.viewer is not None and seats.viewer < len(view.seats):
         own = view.seats[seats.viewer]
@@ -365,7 +370,7 @@ def _nominations(view: View, d: views_pb2.NominationsDetail, seats: Seats) -> li
         if d.HasField("side_tricks"):
             partner += f" (the declarer's side has {d.side_tricks} tricks)"
     if partner:
-        lines.append(Text(partner[:1].upper() + partner[1:]))
+        lines.append(Text(sentence(partner)))
     extras = []
     if d.multiplier > 1:
         extras.append(f"scores ×{d.multiplier}")
@@ -376,7 +381,7 @@ def _nominations(view: View, d: views_pb2.NominationsDetail, seats: Seats) -> li
     if d.played_deals:
         extras.append(f"{d.played_deals} deals played")
     if extras:
-        lines.append(Text(", ".join(extras).capitalize()))
+        lines.append(Text(sentence(", ".join(extras))))
     return lines
 
 
@@ -473,9 +478,8 @@ def event_line(event: Event, seats: Seats) -> Text:
         if kind in _EVENT_LINES
         else Text(kind or "")
     )
-    plain = text.plain
-    if plain[:1].islower():  # a line starts with a capital, whoever its subject is
-        text = Text(plain[:1].upper()).append_text(text[1:])
+    if text.plain[:1].islower():  # a line starts with a capital, whoever its subject is
+        text = Text(sentence(text.plain[:1]), style=text.style).append_text(text[1:])
     return text
 
 

@@ -6,9 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from service.cli import bench, health, replay, serve, simulate, tournament
+from service.cli import bench, health, play, replay, serve, simulate, tournament, watch
 
-SUBCOMMANDS = (simulate, bench, serve, health, tournament, replay)
+SUBCOMMANDS = (simulate, bench, serve, health, play, watch, tournament, replay)
 
 
 def build_parser() -> argparse.ArgumentParser:

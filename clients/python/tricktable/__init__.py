@@ -5,6 +5,8 @@
   submit (versions, idempotent retries, stale moves reported), resumable event streams.
 * :mod:`tricktable.errors` — failed calls as exceptions with the status code and reason.
 * :mod:`tricktable.cards` — card names, suits, ranks and card points over the proto ``Card``.
+* :mod:`tricktable.render` — a view, an event, the legal moves drawn for a terminal (rich).
+* :mod:`tricktable.move_text` — moves as people read and type them.
 * :mod:`tricktable.bots` — the bot SDK (a bot is one callable: view and legal moves in, a move
   out), live-game runners (event stream or polling), ``BotService`` hosting and remote bots,
   and the reference bots: random for every game, a heuristic bot per game.

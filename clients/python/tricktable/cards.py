@@ -48,6 +48,14 @@ def name(c: cards_pb2.Card) -> str:
     return f"{RANK_LETTERS.get(c.rank, str(c.rank))}{SUIT_LETTERS.get(c.suit, '?')}"
 
 
+def label(c: cards_pb2.Card) -> str:
+    """The name people read: ``"10♦"``, ``"A♠"``, ``"7♥"``, ``"Jk"`` (the Joker)."""
+    if c.rank == JOKER:
+        return "Jk"
+    rank = "10" if c.rank == TEN else RANK_LETTERS.get(c.rank, str(c.rank))
+    return f"{rank}{SUIT_SYMBOLS.get(c.suit, '?')}"
+
+
 def key(c: cards_pb2.Card) -> tuple[int, int]:
     """A hashable identity: (suit, rank)."""
     return (c.suit, c.rank)

@@ -1,0 +1,335 @@
+"""``tricktable play GAME``: play a game in the terminal against bots.
+
+The player takes one seat; bots take the others, each on a thread of its own through the bot SDK
+(:class:`tricktable.bots.runner.BotRunner`), so the game runs as it would with separate
+programs. Without ``--address`` a server is started in this process. The player follows the
+game's event stream as their seat sees it: the events since the last prompt are printed one per
+line, then the table, the numbered legal moves and a prompt. A move the server refuses
+(``MUST_FOLLOW_SUIT``...) is explained and the prompt repeats. ``q``, end of input or Ctrl-C
+leaves the game, which resigns it once it has started.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+from tricktable.bots import make_bot
+from tricktable.bots.base import Bot, may_wait
+from tricktable.bots.runner import BotRunner, is_over
+from tricktable.client import Client, Seat
+from tricktable.errors import IllegalMove, StaleVersion, TricktableError
+from tricktable.move_text import MoveInputError, NotLegalNow, parse_move
+from tricktable.render import (
+    TITLES,
+    Seats,
+    event_line,
+    render_moves,
+    render_view,
+    result_text,
+    sentence,
+)
+from tricktable.v1 import game_service_pb2 as pb
+from tricktable.v1 import moves_pb2
+
+from service.cli.common import add_game_argument, add_option_argument, parse_options
+from service.logs import configure
+from service.running import ServerThread
+
+Read = Callable[[str], str]
+
+PROMPT = "Your move> "
+QUIT_WORDS = frozenset({"q", "quit", "exit", "leave", "resign"})
+HELP = (
+    "Type the number of a move, or name it: a card (QS, Q♠, 10h, th, Jk), several cards to "
+    "lay them aside (7c qh as), or a word: pass, declare, reveal, claim, close, draw, "
+    "exchange, marriage hearts, bid 10, misere, open misere, cut 12, seat 2, and for a "
+    "Nominations contract a suit or nt with the card you call (spades AH). "
+    "'table' shows the table again, 'q' leaves the game."
+)
+#: Refusals that mean the game ended while the player chose (a bot resigned): nothing to ask.
+GAME_ENDED = frozenset({"GAME_OVER", "GAME_ABANDONED"})
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("play", help="play a game in the terminal against bots")
+    add_game_argument(p)
+    p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    p.add_argument(
+        "--bot",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="the bot of the next other seat, in seat order (repeatable): heuristic, random or "
+        "grpc://HOST:PORT; seats without one get the heuristic bot",
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        metavar="HOST:PORT",
+        help="play on this server (default: start one in this process)",
+    )
+    add_option_argument(p)
+    p.add_argument("--seed", default=None, help="deal the same cards (and random bot moves) again")
+    p.add_argument("--name", default="player", help="your name at the table (default player)")
+    p.set_defaults(run=run)
+
+
+def run(
+    args: argparse.Namespace, *, console: Console | None = None, read: Read | None = None
+) -> int:
+    """Play one game. ``read`` asks for a line (default: the console's input, from stdin)."""
+    console = console or Console()
+    ask = read or console.input
+    if args.address:
+        with Client(args.address) as client:
+            return play(client, args, console, ask)
+    configure(json=False, level="warning")  # the server's per-move log lines would bury the table
+    with ServerThread() as server, Client(server.address) as client:
+        return play(client, args, console, ask)
+
+
+def play(client: Client, args: argparse.Namespace, console: Console, read: Read) -> int:
+    types = {t.name: t for t in client.game_types()}
+    if args.game not in types:
+        console.print(f"tricktable: the server has no game {args.game!r}", markup=False)
+        return 2
+    players = types[args.game].seats
+    if not 0 <= args.seat < players:
+        console.print(f"tricktable: --seat must be 0 to {players - 1}", markup=False)
+        return 2
+    try:
+        bots = choose_bots(args.game, args.seat, players, args.bot, args.seed)
+    except ValueError as error:
+        console.print(f"tricktable: {error}", markup=False)
+        return 2
+    seed = args.seed.encode() if args.seed is not None else b""
+    try:
+        options = {name: str(value) for name, value in parse_options(args.option).items()}
+        game = client.create(args.game, options, seed)
+    except TricktableError as error:
+        console.print(f"tricktable: {error.message} [{error.reason}]", markup=False)
+        return 2
+    me = client.join(game.game_id, args.seat, args.name)
+    table = BotThreads({n: client.join(game.game_id, n, name) for n, (name, _) in bots.items()})
+    names = [s.player_name for s in client.get(game.game_id).game.seats]
+    console.print(
+        Text.assemble(
+            (f"{TITLES.get(args.game, args.game)}", "bold"),
+            f": game {game.game_id}, you are seat {args.seat}. ",
+            (
+                "Type a move's number, a card (QS, Q♠, 10h) or a word; ? for help, q to leave.",
+                "dim",
+            ),
+        )
+    )
+    table.start({n: bot for n, (_, bot) in bots.items()})
+    try:
+        Player(me, console, read, names).run()
+    finally:
+        table.close()
+    for failure in table.failures:
+        console.print(failure, style="red", markup=False)
+    return 0
+
+
+def choose_bots(
+    game: str, seat: int, players: int, specs: Sequence[str], seed: str | None
+) -> dict[int, tuple[str, Bot]]:
+    """Each other seat's bot, in seat order: the ``--bot`` specs given, then heuristic bots."""
+    others = [n for n in range(players) if n != seat]
+    if len(specs) > len(others):
+        raise ValueError(f"{len(specs)} bots given for {len(others)} other seats")
+    chosen = list(specs) + ["heuristic"] * (len(others) - len(specs))
+    return {
+        n: (spec, make_bot(spec, game, seed=f"{seed}:{n}" if seed is not None else None))
+        for n, spec in zip(others, chosen, strict=True)
+    }
+
+
+class BotThreads:
+    """The other seats, each played by its bot on a thread of its own. A bot that fails resigns
+    its seat, so that the game ends instead of waiting for it forever."""
+
+    def __init__(self, seats: Mapping[int, Seat]) -> None:
+        self.seats = dict(seats)
+        self.stop = threading.Event()
+        self.failures: list[str] = []
+        self._threads: list[threading.Thread] = []
+
+    def start(self, bots: Mapping[int, Bot]) -> None:
+        for number, seat in self.seats.items():
+            thread = threading.Thread(
+                target=self._play, args=(seat, bots[number]), name=f"bot-{number}", daemon=True
+            )
+            self._threads.append(thread)
+            thread.start()
+
+    def _play(self, seat: Seat, bot: Bot) -> None:
+        try:
+            BotRunner(seat, bot, stop=self.stop).run()
+        except Exception as error:  # reported to the player at the end
+            self.failures.append(f"The bot at seat {seat.seat} failed: {error}")
+            with contextlib.suppress(TricktableError):
+                seat.leave()
+
+    def close(self, timeout_s: float = 5.0) -> None:
+        self.stop.set()
+        for thread in self._threads:
+            thread.join(timeout_s)
+
+
+class Quit(Exception):
+    """The player asked to leave."""
+
+
+class Player:
+    """One person at one seat: follows the seat's event stream and asks for a move whenever the
+    game waits on it."""
+
+    def __init__(self, seat: Seat, console: Console, read: Read, names: Sequence[str]) -> None:
+        self.seat = seat
+        self.console = console
+        self.read = read
+        self.names = list(names)
+        self.seats = Seats(seat.seat, names)
+
+    def run(self) -> None:
+        try:
+            self._follow()
+        except (Quit, KeyboardInterrupt):
+            self._leave()
+            return
+        self._show_end()
+
+    def _follow(self) -> None:
+        for batch in self.seat.stream(from_version=0):
+            self._show_events(batch)
+            if batch.HasField("resigned_seat"):
+                return
+            state = self.seat.get()
+            if is_over(state):
+                return
+            if state.game.version > batch.version:
+                continue  # more has happened: show it before asking anything
+            if self._must_act(state):
+                self._turn(state)
+
+    def _must_act(self, state: pb.GetGameResponse) -> bool:
+        """The game waits on this seat. A seat whose only moves are optional (a Sixty-Six claim
+        while the other seat leads) is not asked: the bots would not wait for an answer."""
+        view = state.view
+        legal = list(view.legal_moves)
+        return self.seat.seat in view.to_act and bool(legal) and not may_wait(view, legal)
+
+    def _show_events(self, batch: pb.StreamEventsResponse) -> None:
+        for event in batch.events:
+            self.console.print(event_line(event, self.seats), soft_wrap=True)
+        if batch.HasField("resigned_seat"):
+            who = self.seats.does(batch.resigned_seat, "resigns", "resign")
+            self.console.print(f"{sentence(who)}: the game is over.", markup=False)
+
+    def _turn(self, state: pb.GetGameResponse) -> None:
+        """Ask until a move is accepted, or until the game no longer waits on this decision."""
+        self._show_table(state)
+        while True:
+            move = self._ask(state)
+            if move is None:
+                self._show_table(state)
+                continue
+            if self._submit(move, state):
+                return
+            # Refused, with the reason shown: ask again on the same table.
+
+    def _show_table(self, state: pb.GetGameResponse) -> None:
+        self.console.print(render_view(state.view, self.names))
+        self.console.print(render_moves(list(state.view.legal_moves)))
+
+    def _ask(self, state: pb.GetGameResponse) -> moves_pb2.Move | None:
+        """The move the player names; None to show the table again."""
+        legal = list(state.view.legal_moves)
+        while True:
+            try:
+                text = self.read(PROMPT)
+            except (EOFError, KeyboardInterrupt):
+                raise Quit from None
+            word = text.strip().lower()
+            if word in QUIT_WORDS:
+                raise Quit
+            if word in {"?", "help"}:
+                self.console.print(HELP, markup=False)
+                continue
+            if word == "table":
+                return None
+            try:
+                return parse_move(text, legal)
+            except NotLegalNow as not_legal:
+                return not_legal.move  # the server says why it is not (MUST_FOLLOW_SUIT, ...)
+            except MoveInputError as error:
+                self.console.print(str(error), style="yellow", markup=False)
+
+    def _submit(self, move: moves_pb2.Move, state: pb.GetGameResponse) -> bool:
+        """True once the move is made, or when the game moved on so that it no longer stands
+        (the stream then shows what happened, and asks again); False when it was refused."""
+        while True:
+            try:
+                self.seat.submit(move, state.game.version)
+                return True
+            except IllegalMove as refused:
+                if refused.reason in GAME_ENDED:
+                    return True
+                self.console.print(
+                    f"Not allowed: {refused.message} ({refused.reason})",
+                    style="red",
+                    markup=False,
+                )
+                return False
+            except StaleVersion as stale:
+                fresh = stale.current
+                if fresh is None or not still_stands(state, fresh, move, self.seat.seat):
+                    self.console.print("The game moved on while you were choosing.", style="dim")
+                    return True
+                state = fresh  # others acted at the same time (bid cards): the choice stands
+
+    def _leave(self) -> None:
+        try:
+            summary = self.seat.leave()
+        except TricktableError as error:
+            self.console.print(f"Could not leave the game: {error.message}", markup=False)
+            return
+        if summary.status == pb.GAME_STATUS_ABANDONED:
+            self.console.print("You resigned and left: the game is over.", markup=False)
+        else:
+            self.console.print("You left the game.", markup=False)
+
+    def _show_end(self) -> None:
+        final = self.seat.get()
+        self.console.print(render_view(final.view, self.names))
+        if final.game.status == pb.GAME_STATUS_ABANDONED:
+            resigned = final.game.resigned_seat if final.game.HasField("resigned_seat") else None
+            who = self.seats.label(resigned) if resigned is not None else "a player"
+            scores = ", ".join(f"{self.seats.label(s.seat)} {s.score}" for s in final.view.seats)
+            self.console.print(
+                f"The game was abandoned: {who} resigned. Scores: {scores}",
+                markup=False,
+                soft_wrap=True,
+            )
+        elif final.view.finished:
+            self.console.print(result_text(final.view, self.names), soft_wrap=True)
+
+
+def still_stands(
+    before: pb.GetGameResponse, after: pb.GetGameResponse, move: moves_pb2.Move, seat: int
+) -> bool:
+    """Whether a choice made on ``before`` may be sent unchanged on ``after``: the same deal and
+    phase, the seat still to act, the move still legal. Moves made meanwhile by seats acting at
+    the same time (laying bid cards aside) do not change a decision taken without seeing them."""
+    b, a = before.view, after.view
+    return (
+        a.deal_no == b.deal_no and a.phase == b.phase and seat in a.to_act and move in a.legal_moves
+    )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -23,26 +23,9 @@ from engine.core.events import CardsLaidAside, DealStarted, Event
 from engine.core.fields import cards_in
 from service import convert
 from service.running import ServerThread
-from service.store.base import GameStore
-from service.store.redis import RedisStore
-from tests.service.support import Client, Table, auth, error_info, play_random_game, running_server
+from tests.service.support import Client, Table, auth, error_info, play_random_game
 
 PASS = moves_pb2.Move(call=moves_pb2.Call(call="pass"))
-
-
-@pytest.fixture(scope="module", params=["memory", "redis"])
-def served(request: pytest.FixtureRequest) -> Iterator[tuple[ServerThread, Client]]:
-    factory: Callable[[], GameStore] | None = None
-    if request.param == "redis":
-        url = request.getfixturevalue("redis_url")
-        factory = lambda: RedisStore.from_url(url)  # noqa: E731
-    with running_server(factory) as pair:
-        yield pair
-
-
-@pytest.fixture
-def client(served: tuple[ServerThread, Client]) -> Client:
-    return served[1]
 
 
 def _stream(client: Client, game_id: str, token: str | None, from_version: int = 0) -> Any:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -20,9 +20,7 @@ from engine.record import verify
 from service.cli import main
 from service.records import record_from_json, record_from_proto, record_to_json
 from service.running import ServerThread
-from service.store.base import GameStore
-from service.store.redis import RedisStore
-from tests.service.support import Client, error_info, play_random_game, running_server
+from tests.service.support import Client, error_info, play_random_game
 
 SHORT: dict[str, dict[str, object]] = {
     "ninety-nine": {"game_length_deals": 2},
@@ -31,21 +29,6 @@ SHORT: dict[str, dict[str, object]] = {
     "counterpoint": {},
 }
 SEED = b"a secret seed, never in a record"
-
-
-@pytest.fixture(scope="module", params=["memory", "redis"])
-def served(request: pytest.FixtureRequest) -> Iterator[tuple[ServerThread, Client]]:
-    factory: Callable[[], GameStore] | None = None
-    if request.param == "redis":
-        url = request.getfixturevalue("redis_url")
-        factory = lambda: RedisStore.from_url(url)  # noqa: E731
-    with running_server(factory) as pair:
-        yield pair
-
-
-@pytest.fixture
-def client(served: tuple[ServerThread, Client]) -> Client:
-    return served[1]
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 * ``tricktable.v1`` — the generated protocol (messages and typed gRPC stubs).
 * :mod:`tricktable.client` — a thin typed client: create, join (keeps the seat token), get,
   submit (versions, idempotent retries, stale moves reported), resumable event streams.
+* :mod:`tricktable.aio` — the same client for asyncio programs, over ``grpc.aio``.
 * :mod:`tricktable.errors` — failed calls as exceptions with the status code and reason.
 * :mod:`tricktable.cards` — card names, suits, ranks and card points over the proto ``Card``.
 * :mod:`tricktable.render` — a view, an event, the legal moves drawn for a terminal (rich).

@@ -101,6 +101,33 @@ def new_request_id() -> str:
     return uuid.uuid4().hex
 
 
+def create_request(
+    game_type: str, options: Mapping[str, OptionValue] | None, seed: bytes
+) -> pb.CreateGameRequest:
+    request = pb.CreateGameRequest(game_type=game_type, seed=seed)
+    for option, value in (options or {}).items():
+        request.options[option].CopyFrom(option_value(value))
+    return request
+
+
+def is_last_batch(batch: pb.StreamEventsResponse) -> bool:
+    """Whether a stream ends after this batch: a resignation or the game's end."""
+    return batch.HasField("resigned_seat") or any(
+        e.WhichOneof("kind") == "game_over" for e in batch.events
+    )
+
+
+def stream_lost() -> TricktableError:
+    return TricktableError(
+        grpc.StatusCode.UNAVAILABLE, "the event stream keeps dropping", "STREAM_LOST"
+    )
+
+
+def ended_before(game: pb.GameSummary, next_version: int) -> bool:
+    """Whether ``game`` is over and a stream that reached ``next_version`` delivered it all."""
+    return game.status in _OVER and next_version > game.version
+
+
 class Client:
     """One connection to a Tricktable server. ``target`` is an address (``host:port``) or a
     ready ``grpc.Channel`` (TLS, interceptors); ``timeout_s`` is every unary call's deadline."""
@@ -155,9 +182,7 @@ class Client:
         seed: bytes = b"",
     ) -> pb.GameSummary:
         """Create a game (not retried: a lost answer would create a second game)."""
-        request = pb.CreateGameRequest(game_type=game_type, seed=seed)
-        for option, value in (options or {}).items():
-            request.options[option].CopyFrom(option_value(value))
+        request = create_request(game_type, options, seed)
         try:
             response: pb.CreateGameResponse = self.stub.CreateGame(request, timeout=self.timeout_s)
         except grpc.RpcError as err:
@@ -269,7 +294,7 @@ class Client:
                     next_version = batch.version + 1
                     delays = self.retry.delays()  # progress: the patience starts again
                     yield batch
-                    if batch.HasField("resigned_seat") or _is_game_over(batch):
+                    if is_last_batch(batch):
                         return
             except grpc.RpcError as err:
                 error = from_rpc_error(err)
@@ -283,9 +308,7 @@ class Client:
                 return
             delay = next(delays, None)
             if delay is None:
-                raise TricktableError(
-                    grpc.StatusCode.UNAVAILABLE, "the event stream keeps dropping", "STREAM_LOST"
-                )
+                raise stream_lost()
             time.sleep(delay)
 
     def _delivered_all(self, game_id: str, token: str | None, next_version: int) -> bool:
@@ -295,11 +318,7 @@ class Client:
             if error.retryable:
                 return False
             raise
-        return game.status in _OVER and next_version > game.version
-
-
-def _is_game_over(batch: pb.StreamEventsResponse) -> bool:
-    return any(e.WhichOneof("kind") == "game_over" for e in batch.events)
+        return ended_before(game, next_version)
 
 
 class Seat:

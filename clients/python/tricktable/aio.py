@@ -1,0 +1,311 @@
+"""The client for asyncio programs (web frontends, async bots): :class:`AsyncClient` and
+:class:`AsyncSeat` do what :mod:`tricktable.client` does, over ``grpc.aio``, with ``await``.
+
+    async with AsyncClient("localhost:50051") as client:
+        game = await client.create("counterpoint")
+        me = await client.join(game.game_id, player_name="alice")
+        state = await me.get()
+        await me.submit(state.view.legal_moves[0])
+        async for batch in me.stream():                           # resumes after a dropped link
+            ...
+
+The same guarantees as the synchronous client: seat tokens sent as bearer metadata, the last
+version seen remembered per seat, one request id per move reused on every retry (applied at most
+once), a stale move reported with the fresh game rather than resubmitted, event streams resumed
+after a dropped connection with no batch missed or repeated, errors as
+:class:`~tricktable.errors.TricktableError` subclasses with the code and the ``ErrorInfo`` reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from types import TracebackType
+from typing import Any, TypeVar
+
+import grpc
+import grpc.aio
+
+from tricktable.client import (
+    OptionValue,
+    RetryPolicy,
+    bearer,
+    create_request,
+    ended_before,
+    is_last_batch,
+    new_request_id,
+    stream_lost,
+)
+from tricktable.errors import StaleVersion, TricktableError, from_rpc_error
+from tricktable.v1 import game_service_pb2 as pb
+from tricktable.v1 import game_service_pb2_grpc, game_types_pb2, moves_pb2
+
+T = TypeVar("T")
+
+
+async def call_with_retry(
+    method: Callable[..., Awaitable[T]],
+    request: Any,
+    *,
+    retry: RetryPolicy,
+    timeout_s: float,
+    metadata: Sequence[tuple[str, str]] = (),
+) -> T:
+    """One unary call, retried per ``retry`` while the failure is retryable; otherwise raised
+    as a :class:`TricktableError`. Only idempotent requests may come here."""
+    delays = retry.delays()
+    while True:
+        try:
+            return await method(request, metadata=tuple(metadata), timeout=timeout_s)
+        except grpc.RpcError as err:
+            error = from_rpc_error(err)
+            delay = next(delays, None) if error.retryable else None
+            if delay is None:
+                raise error from None
+            await asyncio.sleep(delay)
+
+
+class AsyncClient:
+    """One ``grpc.aio`` channel to a Tricktable server. ``target`` is an address or a ready
+    ``grpc.aio.Channel``; ``timeout_s`` is every unary call's deadline. Create it inside the
+    event loop that uses it (grpc.aio channels belong to one loop)."""
+
+    def __init__(
+        self,
+        target: str | grpc.aio.Channel,
+        *,
+        timeout_s: float = 10.0,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self._owns_channel = isinstance(target, str)
+        self.channel: grpc.aio.Channel = (
+            grpc.aio.insecure_channel(target) if isinstance(target, str) else target
+        )
+        self.stub = game_service_pb2_grpc.GameServiceStub(self.channel)
+        self.timeout_s = timeout_s
+        self.retry = retry or RetryPolicy()
+
+    async def close(self) -> None:
+        if self._owns_channel:
+            await self.channel.close()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def _call(
+        self, method: Callable[..., Awaitable[T]], request: Any, token: str | None = None
+    ) -> T:
+        return await call_with_retry(
+            method, request, retry=self.retry, timeout_s=self.timeout_s, metadata=bearer(token)
+        )
+
+    async def _once(
+        self, method: Callable[..., Awaitable[T]], request: Any, token: str | None = None
+    ) -> T:
+        """A call that must not be repeated blindly (create, join, leave): no retry."""
+        try:
+            return await method(request, metadata=tuple(bearer(token)), timeout=self.timeout_s)
+        except grpc.RpcError as err:
+            raise from_rpc_error(err) from None
+
+    async def game_types(self) -> list[game_types_pb2.GameType]:
+        response: pb.ListGameTypesResponse = await self._call(
+            self.stub.ListGameTypes, pb.ListGameTypesRequest()
+        )
+        return list(response.game_types)
+
+    async def create(
+        self,
+        game_type: str,
+        options: Mapping[str, OptionValue] | None = None,
+        seed: bytes = b"",
+    ) -> pb.GameSummary:
+        """Create a game (not retried: a lost answer would create a second game)."""
+        response: pb.CreateGameResponse = await self._once(
+            self.stub.CreateGame, create_request(game_type, options, seed)
+        )
+        return response.game
+
+    async def list_games(
+        self, game_type: str = "", page_size: int = 0
+    ) -> AsyncIterator[pb.GameSummary]:
+        """Every game of the lobby (one type, or all), page after page."""
+        token = ""
+        while True:
+            request = pb.ListGamesRequest(
+                game_type=game_type, page_size=page_size, page_token=token
+            )
+            response: pb.ListGamesResponse = await self._call(self.stub.ListGames, request)
+            for game in response.games:
+                yield game
+            token = response.next_page_token
+            if not token:
+                return
+
+    async def join(self, game_id: str, seat: int | None = None, player_name: str = "") -> AsyncSeat:
+        """Take a seat (the first open one when ``seat`` is None); not retried, as the token is
+        shown only once."""
+        request = pb.JoinGameRequest(game_id=game_id, seat=seat, player_name=player_name)
+        response: pb.JoinGameResponse = await self._once(self.stub.JoinGame, request)
+        return AsyncSeat(self, game_id, response.seat, response.seat_token)
+
+    def seat(self, game_id: str, seat: int, token: str) -> AsyncSeat:
+        """A seat joined earlier, from its saved token."""
+        return AsyncSeat(self, game_id, seat, token)
+
+    async def get(
+        self, game_id: str, token: str | None = None, *, wait_for_turn: bool = False
+    ) -> pb.GetGameResponse:
+        """The game as the token's seat sees it (no token: the public view); ``wait_for_turn``
+        holds the answer until the seat is to act or the game ends."""
+        request = pb.GetGameRequest(game_id=game_id, wait_for_turn=wait_for_turn)
+        response: pb.GetGameResponse = await self._call(self.stub.GetGame, request, token)
+        return response
+
+    async def submit(
+        self,
+        game_id: str,
+        token: str,
+        move: moves_pb2.Move,
+        expected_version: int,
+        *,
+        request_id: str | None = None,
+        seat: int | None = None,
+        wait_for_turn: bool = False,
+    ) -> pb.SubmitMoveResponse:
+        """Make a move at ``expected_version``; retries reuse one request id. A stale version
+        raises :class:`StaleVersion` with the game as it is now in ``current``."""
+        request = pb.SubmitMoveRequest(
+            game_id=game_id,
+            move=move,
+            expected_version=expected_version,
+            request_id=request_id or new_request_id(),
+            seat=seat,
+            wait_for_turn=wait_for_turn,
+        )
+        try:
+            response: pb.SubmitMoveResponse = await self._call(self.stub.SubmitMove, request, token)
+        except StaleVersion as stale:
+            stale.current = await self.get(game_id, token)
+            raise
+        return response
+
+    async def leave(self, game_id: str, token: str) -> pb.GameSummary:
+        """Free the seat before the game starts; resign (ending the game) after."""
+        response: pb.LeaveGameResponse = await self._once(
+            self.stub.LeaveGame, pb.LeaveGameRequest(game_id=game_id), token
+        )
+        return response.game
+
+    async def record(self, game_id: str) -> pb.GameRecord:
+        """An ended game told in full; FAILED_PRECONDITION (GAME_NOT_FINISHED) while it runs."""
+        response: pb.GetGameRecordResponse = await self._call(
+            self.stub.GetGameRecord, pb.GetGameRecordRequest(game_id=game_id)
+        )
+        return response.record
+
+    async def stream(
+        self, game_id: str, token: str | None = None, from_version: int = 0
+    ) -> AsyncIterator[pb.StreamEventsResponse]:
+        """The game's event batches from ``from_version`` on, then live, until the game ends;
+        reconnected after a dropped connection from the version after the last one delivered.
+        Gives up after :attr:`retry` attempts in a row that deliver nothing."""
+        next_version = from_version
+        delays = self.retry.delays()
+        while True:
+            request = pb.StreamEventsRequest(game_id=game_id, from_version=next_version)
+            call = self.stub.StreamEvents(request, metadata=tuple(bearer(token)))
+            try:
+                async for batch in call:
+                    if batch.version < next_version:
+                        continue  # never twice, whatever the server resends
+                    next_version = batch.version + 1
+                    delays = self.retry.delays()  # progress: the patience starts again
+                    yield batch
+                    if is_last_batch(batch):
+                        return
+            except grpc.RpcError as err:
+                error = from_rpc_error(err)
+                if not error.retryable and error.code != grpc.StatusCode.CANCELLED:
+                    raise error from None
+            finally:
+                call.cancel()
+            if await self._delivered_all(game_id, token, next_version):
+                return
+            delay = next(delays, None)
+            if delay is None:
+                raise stream_lost()
+            await asyncio.sleep(delay)
+
+    async def _delivered_all(self, game_id: str, token: str | None, next_version: int) -> bool:
+        try:
+            game = (await self.get(game_id, token)).game
+        except TricktableError as error:
+            if error.retryable:
+                return False
+            raise
+        return ended_before(game, next_version)
+
+
+class AsyncSeat:
+    """A seat at a game for asyncio code: id, number, secret token and the last version seen;
+    :meth:`submit` uses that version unless told otherwise."""
+
+    def __init__(self, client: AsyncClient, game_id: str, seat: int, token: str) -> None:
+        self.client = client
+        self.game_id = game_id
+        self.seat = seat
+        self.token = token
+        self.version: int | None = None
+
+    def __repr__(self) -> str:
+        return f"AsyncSeat(game_id={self.game_id!r}, seat={self.seat}, version={self.version})"
+
+    async def get(self, *, wait_for_turn: bool = False) -> pb.GetGameResponse:
+        state = await self.client.get(self.game_id, self.token, wait_for_turn=wait_for_turn)
+        self.version = state.game.version
+        return state
+
+    async def submit(
+        self,
+        move: moves_pb2.Move,
+        expected_version: int | None = None,
+        *,
+        request_id: str | None = None,
+        wait_for_turn: bool = False,
+    ) -> pb.SubmitMoveResponse:
+        """Make a move for this seat, at ``expected_version`` or the last version seen."""
+        if expected_version is None:
+            expected_version = (
+                self.version if self.version is not None else (await self.get()).game.version
+            )
+        try:
+            response = await self.client.submit(
+                self.game_id,
+                self.token,
+                move,
+                expected_version,
+                request_id=request_id,
+                seat=self.seat,
+                wait_for_turn=wait_for_turn,
+            )
+        except StaleVersion as stale:
+            if stale.current is not None:
+                self.version = stale.current.game.version
+            raise
+        self.version = max(response.version, response.view_version)
+        return response
+
+    def stream(self, from_version: int = 0) -> AsyncIterator[pb.StreamEventsResponse]:
+        return self.client.stream(self.game_id, self.token, from_version)
+
+    async def leave(self) -> pb.GameSummary:
+        return await self.client.leave(self.game_id, self.token)

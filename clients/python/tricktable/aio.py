@@ -29,6 +29,7 @@ import grpc.aio
 from tricktable.client import (
     OptionValue,
     RetryPolicy,
+    SeatBase,
     bearer,
     create_request,
     ended_before,
@@ -255,19 +256,13 @@ class AsyncClient:
         return ended_before(game, next_version)
 
 
-class AsyncSeat:
+class AsyncSeat(SeatBase):
     """A seat at a game for asyncio code: id, number, secret token and the last version seen;
     :meth:`submit` uses that version unless told otherwise."""
 
     def __init__(self, client: AsyncClient, game_id: str, seat: int, token: str) -> None:
+        super().__init__(game_id, seat, token)
         self.client = client
-        self.game_id = game_id
-        self.seat = seat
-        self.token = token
-        self.version: int | None = None
-
-    def __repr__(self) -> str:
-        return f"AsyncSeat(game_id={self.game_id!r}, seat={self.seat}, version={self.version})"
 
     async def get(self, *, wait_for_turn: bool = False) -> pb.GetGameResponse:
         state = await self.client.get(self.game_id, self.token, wait_for_turn=wait_for_turn)
@@ -298,11 +293,9 @@ class AsyncSeat:
                 wait_for_turn=wait_for_turn,
             )
         except StaleVersion as stale:
-            if stale.current is not None:
-                self.version = stale.current.game.version
+            self._saw_stale(stale)
             raise
-        self.version = max(response.version, response.view_version)
-        return response
+        return self._saw_answer(response)
 
     def stream(self, from_version: int = 0) -> AsyncIterator[pb.StreamEventsResponse]:
         return self.client.stream(self.game_id, self.token, from_version)

@@ -321,21 +321,40 @@ class Client:
         return ended_before(game, next_version)
 
 
-class Seat:
-    """A seat at a game: its id, number and secret token, and the last version it saw.
+class SeatBase:
+    """What a seat holds, for the synchronous and the asyncio client alike: the game's id, the
+    seat's number and secret token, and the last version it saw."""
 
-    Calls made through it are authenticated as the seat. :meth:`submit` uses the version of the
-    last :meth:`get` or :meth:`submit` unless told otherwise."""
-
-    def __init__(self, client: Client, game_id: str, seat: int, token: str) -> None:
-        self.client = client
+    def __init__(self, game_id: str, seat: int, token: str) -> None:
         self.game_id = game_id
         self.seat = seat
         self.token = token
         self.version: int | None = None
 
     def __repr__(self) -> str:
-        return f"Seat(game_id={self.game_id!r}, seat={self.seat}, version={self.version})"
+        return (
+            f"{type(self).__name__}(game_id={self.game_id!r}, seat={self.seat}, "
+            f"version={self.version})"
+        )
+
+    def _saw_stale(self, stale: StaleVersion) -> None:
+        if stale.current is not None:
+            self.version = stale.current.game.version
+
+    def _saw_answer(self, response: pb.SubmitMoveResponse) -> pb.SubmitMoveResponse:
+        self.version = max(response.version, response.view_version)
+        return response
+
+
+class Seat(SeatBase):
+    """A seat at a game: its id, number and secret token, and the last version it saw.
+
+    Calls made through it are authenticated as the seat. :meth:`submit` uses the version of the
+    last :meth:`get` or :meth:`submit` unless told otherwise."""
+
+    def __init__(self, client: Client, game_id: str, seat: int, token: str) -> None:
+        super().__init__(game_id, seat, token)
+        self.client = client
 
     def get(self, *, wait_for_turn: bool = False) -> pb.GetGameResponse:
         state = self.client.get(self.game_id, self.token, wait_for_turn=wait_for_turn)
@@ -365,11 +384,9 @@ class Seat:
                 wait_for_turn=wait_for_turn,
             )
         except StaleVersion as stale:
-            if stale.current is not None:
-                self.version = stale.current.game.version
+            self._saw_stale(stale)
             raise
-        self.version = max(response.version, response.view_version)
-        return response
+        return self._saw_answer(response)
 
     def stream(self, from_version: int = 0) -> Iterator[pb.StreamEventsResponse]:
         return self.client.stream(self.game_id, self.token, from_version)

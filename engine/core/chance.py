@@ -28,6 +28,9 @@ SEED_BYTES = 32
 _WORDS = struct.Struct(">8I")
 _WORD_RANGE = 1 << 32
 _BLOCK = 64  # SHA-256's block size, the length HMAC pads its key to
+# Byte tables XOR-ing every byte with HMAC's inner and outer pad (bytes.translate is fast).
+_XOR_IPAD = bytes(b ^ 0x36 for b in range(256))
+_XOR_OPAD = bytes(b ^ 0x5C for b in range(256))
 
 
 class _Hmac:
@@ -44,8 +47,8 @@ class _Hmac:
         if len(key) > _BLOCK:
             key = hashlib.sha256(key).digest()
         key = key.ljust(_BLOCK, b"\x00")
-        self._inner = hashlib.sha256(bytes(k ^ 0x36 for k in key))
-        self._outer = hashlib.sha256(bytes(k ^ 0x5C for k in key))
+        self._inner = hashlib.sha256(key.translate(_XOR_IPAD))
+        self._outer = hashlib.sha256(key.translate(_XOR_OPAD))
 
     def digest(self, msg: bytes) -> bytes:
         inner = self._inner.copy()

@@ -39,10 +39,13 @@ def random_playout(
     The playout owns its state, so by default it applies moves in place (no copy per move);
     ``in_place=False`` goes through the pure ``apply`` instead, for comparison.
     """
-    opts = rules.options(options)  # validated once for the whole game
+    opts = _validated(rules, options)
     state = rules.new_game(opts, seed)
     moves = deals = 0
-    randbelow = rng.randrange
+    # ``_randbelow(n)`` is what ``randrange(n)`` returns for n > 0 (the same draws, so the same
+    # games), without randrange's argument checks on every move; ``random_move`` never asks
+    # for n = 0, where ``_randbelow`` would not return.
+    randbelow = rng._randbelow  # type: ignore[attr-defined]
     while not state.finished:
         if moves >= max_moves:
             raise RuntimeError(f"{rules.name} did not end within {max_moves} moves")
@@ -58,15 +61,59 @@ def random_playout(
     return PlayoutResult(outcome=outcome, moves=moves, deals=deals)
 
 
+# Validated options by game and given values: a simulation or benchmark plays thousands of games
+# with the same options, and validating them is a good part of a short game's cost. The options
+# objects are frozen, so games may share one.
+_OPTIONS: dict[tuple[str, tuple[tuple[str, type, object], ...]], Any] = {}
+_OPTIONS_MAX = 64
+
+
+def _validated(rules: Rules[Any], options: Mapping[str, object] | None) -> Any:
+    """``rules.options(options)``, remembered for the same values (compared with their types:
+    ``True == 1``, but they need not be the same option value)."""
+    given = tuple((name, type(value), value) for name, value in (options or {}).items())
+    key = (rules.name, given)
+    try:
+        return _OPTIONS[key]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable value (a list, say): validate it every time
+        return rules.options(options)
+    opts = rules.options(options)  # raises on bad options, which are never remembered
+    if len(_OPTIONS) >= _OPTIONS_MAX:
+        _OPTIONS.clear()
+    _OPTIONS[key] = opts
+    return opts
+
+
 def random_move(rules: Rules[Any], state: Any, randbelow: Any) -> tuple[int, Any]:
-    """A uniformly random legal (seat, move) of a running game."""
+    """A uniformly random legal (seat, move) of a running game.
+
+    ``randbelow(n)`` draws uniformly from ``range(n)``. A running game where the seats to act
+    have no legal move is a rules bug, reported as a ``RuntimeError``.
+    """
     acting = rules.to_act(state)
     if len(acting) == 1:
         seat = acting[0]
         legal = rules.legal_moves(state, seat)
+        if not legal:
+            raise RuntimeError(f"{rules.name}: seat {seat} is to act but has no legal move")
         return seat, legal[randbelow(len(legal))]
+    if len(acting) == 2:  # the common case of several (a claim between tricks): no list
+        first, second = acting
+        legal = rules.legal_moves(state, first)
+        other = rules.legal_moves(state, second)
+        n = len(legal)
+        total = n + len(other)
+        if not total:
+            raise RuntimeError(f"{rules.name}: seats {acting} are to act but have no legal move")
+        k = randbelow(total)
+        return (first, legal[k]) if k < n else (second, other[k - n])
     choices = [(seat, rules.legal_moves(state, seat)) for seat in acting]
-    k = randbelow(sum(len(legal) for _, legal in choices))
+    total = sum(len(legal) for _, legal in choices)
+    if not total:
+        raise RuntimeError(f"{rules.name}: seats {acting} are to act but have no legal move")
+    k = randbelow(total)
     for seat, legal in choices:
         if k < len(legal):
             return seat, legal[k]

@@ -9,8 +9,9 @@ import pytest
 
 import engine
 from engine import get_rules
+from engine.core.errors import InvalidOptions
 from engine.core.events import DealScored
-from engine.playout import random_move, random_playout, variants
+from engine.playout import _validated, random_move, random_playout, variants
 from service.cli import main
 from tests.engine.helpers import random_steps
 
@@ -35,6 +36,60 @@ def test_random_move_draws_from_every_seat_that_may_act() -> None:
     rng = random.Random(0)
     seats = {random_move(rules, state, rng.randrange)[0] for _ in range(60)}
     assert seats == {0, 1, 2}  # all three lay aside at once: no seat is favoured
+
+
+def test_options_are_validated_once_per_values_and_types() -> None:
+    rules = get_rules("sixty-six")
+    first = _validated(rules, {"preset": "pagat", "target_game_points": 1})
+    assert first is _validated(rules, {"preset": "pagat", "target_game_points": 1})
+    assert first == rules.options({"preset": "pagat", "target_game_points": 1})
+    # True == 1 and they hash alike, but True is no integer option value: not the cached one.
+    for _ in range(2):
+        with pytest.raises(InvalidOptions):
+            _validated(rules, {"preset": "pagat", "target_game_points": True})
+    # An unhashable value is validated (and rejected) without the cache.
+    with pytest.raises(InvalidOptions):
+        _validated(rules, {"target_game_points": [1]})
+    assert _validated(rules, None) == rules.options({})
+
+
+def test_random_move_with_two_seats_draws_as_the_general_rule() -> None:
+    # Sixty-Six's gamefarm preset lists both seats between tricks (either may claim).
+    rules = get_rules("sixty-six")
+    state = rules.new_game({}, b"two")
+    rng, ref = random.Random(5), random.Random(5)
+    seen = set()
+    while not state.finished:
+        acting = rules.to_act(state)
+        pool = [(seat, m) for seat in acting for m in rules.legal_moves(state, seat)]
+        expected = pool[ref.randrange(len(pool))]
+        seat, move = random_move(rules, state, rng.randrange)
+        assert (seat, move) == expected
+        seen.add((len(acting), seat))
+        rules.apply_in_place(state, seat, move)
+    assert any(n == 2 for n, _ in seen)  # the two-seat path ran
+
+
+class _Stuck:
+    """Rules whose seats are to act but have no legal move: a rules bug a playout reports."""
+
+    name = "stuck"
+
+    def __init__(self, acting: tuple[int, ...]) -> None:
+        self.acting = acting
+
+    def to_act(self, state: object) -> tuple[int, ...]:
+        return self.acting
+
+    def legal_moves(self, state: object, seat: int) -> list[object]:
+        return []
+
+
+@pytest.mark.parametrize("acting", [(0,), (0, 1), (0, 1, 2), ()])
+def test_random_move_reports_seats_with_no_legal_move(acting: tuple[int, ...]) -> None:
+    rng = random.Random(0)
+    with pytest.raises(RuntimeError, match="no legal move"):
+        random_move(_Stuck(acting), None, rng._randbelow)  # type: ignore[arg-type, attr-defined]
 
 
 def test_variants_are_editions_and_presets() -> None:

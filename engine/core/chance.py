@@ -21,13 +21,41 @@ with ``strict`` overrides, so a draw the record does not hold is an error, not a
 from __future__ import annotations
 
 import hashlib
-import hmac
 import struct
 from collections.abc import Mapping, Sequence
 
 SEED_BYTES = 32
 _WORDS = struct.Struct(">8I")
 _WORD_RANGE = 1 << 32
+_BLOCK = 64  # SHA-256's block size, the length HMAC pads its key to
+# Byte tables XOR-ing every byte with HMAC's inner and outer pad (bytes.translate is fast).
+_XOR_IPAD = bytes(b ^ 0x36 for b in range(256))
+_XOR_OPAD = bytes(b ^ 0x5C for b in range(256))
+
+
+class _Hmac:
+    """HMAC-SHA256 under one key (RFC 2104), from the key's inner and outer padded states.
+
+    ``hmac.digest`` sets the key up again on every call, which costs more than the two short
+    hashes of a draw; a game keys every draw with its one seed, so the padded states are
+    hashed once and copied per draw. The result is exactly ``hmac.digest(key, msg, "sha256")``.
+    """
+
+    __slots__ = ("_inner", "_outer")
+
+    def __init__(self, key: bytes) -> None:
+        if len(key) > _BLOCK:
+            key = hashlib.sha256(key).digest()
+        key = key.ljust(_BLOCK, b"\x00")
+        self._inner = hashlib.sha256(key.translate(_XOR_IPAD))
+        self._outer = hashlib.sha256(key.translate(_XOR_OPAD))
+
+    def digest(self, msg: bytes) -> bytes:
+        inner = self._inner.copy()
+        inner.update(msg)
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return outer.digest()
 
 
 class _Stream:
@@ -37,10 +65,10 @@ class _Stream:
     depth), so 32 bits with rejection sampling are exact and rarely need a second word.
     """
 
-    __slots__ = ("_counter", "_key", "_label", "_words")
+    __slots__ = ("_counter", "_label", "_mac", "_words")
 
-    def __init__(self, key: bytes, label: str) -> None:
-        self._key = key
+    def __init__(self, mac: _Hmac, label: str) -> None:
+        self._mac = mac
         self._label = label.encode() + b"\x00"
         self._counter = 0
         self._words: list[int] = []
@@ -52,7 +80,7 @@ class _Stream:
         return self._words.pop()
 
     def _block(self) -> list[int]:
-        block = hmac.digest(self._key, self._label + self._counter.to_bytes(8, "big"), "sha256")
+        block = self._mac.digest(self._label + self._counter.to_bytes(8, "big"))
         self._counter += 1
         words = list(_WORDS.unpack(block))
         words.reverse()  # pop() from the end returns them in order
@@ -81,7 +109,7 @@ class ChanceLog:
 
 
 class Chance:
-    __slots__ = ("log", "overrides", "seed", "strict")
+    __slots__ = ("_mac", "log", "overrides", "seed", "strict")
 
     def __init__(
         self,
@@ -97,6 +125,13 @@ class Chance:
         self.overrides: dict[str, list[int]] = {k: list(v) for k, v in (overrides or {}).items()}
         self.strict = strict  # every draw must come from the overrides (re-playing a record)
         self.log = log  # not part of the game's data: attached only to make a record
+        self._mac: _Hmac | None = None  # keyed by the seed on the first draw
+
+    def _hmac(self) -> _Hmac:
+        mac = self._mac
+        if mac is None:
+            mac = self._mac = _Hmac(self.seed)
+        return mac
 
     def _recorded(self, label: str) -> list[int] | None:
         recorded = self.overrides.get(label)
@@ -125,7 +160,7 @@ class Chance:
         # SHAKE-256 expands it into one key per card (extract, then expand). Distinct random keys
         # give a uniform permutation; a tie (probability below n²/2**65) falls back to pack order.
         n = len(cards)
-        key = hmac.digest(self.seed, label.encode(), "sha256")
+        key = self._hmac().digest(label.encode())
         keys = struct.unpack(f">{n}Q", hashlib.shake_256(key).digest(8 * n))
         order = [cards[i] for i in sorted(range(n), key=keys.__getitem__)]
         if self.log is not None:
@@ -142,7 +177,7 @@ class Chance:
             if not lo <= value <= hi:
                 raise ValueError(f"recorded {label} = {value} is outside [{lo}, {hi}]")
         else:
-            value = lo + _Stream(self.seed, label).below(hi - lo + 1)
+            value = lo + _Stream(self._hmac(), label).below(hi - lo + 1)
         self._note(label, [value])
         return value
 

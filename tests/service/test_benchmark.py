@@ -4,10 +4,12 @@ beyond being measured: benchmarks are not timed tests)."""
 from __future__ import annotations
 
 import asyncio
+import os
+import time
 
 import pytest
 
-from service.benchmark import _quantile_ms, measure
+from service.benchmark import _quantile_ms, cpu_seconds, measure
 
 
 @pytest.mark.parametrize("store", ["memory", "redis"])
@@ -21,6 +23,21 @@ def test_the_service_benchmark_measures_moves_and_its_floor(
     assert 0 < result["submit_p50_ms"] <= result["submit_p99_ms"]
     assert result["floor_calls_per_s"] > 0 and result["moves_to_floor"] > 0
     assert "a process of their own" in result["layout"] and result["aborted"] >= 0
+    # CPU time per move and per floor call, read from /proc (this suite runs on Linux).
+    assert result["server_cpu_us_per_move"] > 0 and result["bots_cpu_us_per_move"] > 0
+    assert result["floor_server_cpu_us_per_call"] > 0
+    assert result["redis_cpu_us_per_move"] is None  # not started by the benchmark: pid unknown
+
+
+def test_cpu_seconds_reads_a_process_cpu_time_from_proc() -> None:
+    before = cpu_seconds(os.getpid())
+    assert before is not None
+    deadline = time.process_time() + 0.2
+    while time.process_time() < deadline:  # burn some CPU: the reading must grow
+        pass
+    after = cpu_seconds(os.getpid())
+    assert after is not None and after > before
+    assert cpu_seconds(2**22 + 12345) is None  # beyond pid_max: no such process
 
 
 def test_latency_quantiles_interpolate_inside_the_histogram_bucket() -> None:

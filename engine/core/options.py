@@ -148,5 +148,19 @@ def build_options(options_type: type[OptionsT], given: Mapping[str, object], gam
     return options_type(**resolved)
 
 
+def first_dealer_option() -> Any:
+    """The ``first_dealer`` flag every game has, alike: a secret random seat deals first, or
+    seat 0 (for tests and fixed tournaments)."""
+    return option(
+        "random", "who deals first: a secret random seat, or seat 0", choices=("random", "seat0")
+    )
+
+
+def tie_rule_option(description: str) -> Any:
+    """The ``tie_rule`` flag: equal leaders at the end share the result, or extra deals are
+    played until one leads. Only the wording of the description differs between games."""
+    return option("draw", description, choices=("draw", "extra_deal"))
+
+
 def options_to_data(opts: object) -> dict[str, OptionValue]:
     return {f.name: getattr(opts, f.name) for f in dataclasses.fields(opts)}  # type: ignore[arg-type]

@@ -31,7 +31,7 @@ from engine.core.events import (
 )
 from engine.core.laying_aside import LayAsideChoices, check_lay_aside
 from engine.core.moves import LayAside, Move, PlayCard, play_moves
-from engine.core.options import option
+from engine.core.options import first_dealer_option, option, tie_rule_option
 from engine.core.rules import Outcome, Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
@@ -73,19 +73,15 @@ class CounterpointOptions:
         True, "a bid of 0, 10 or 20 may also count as 100, 110 or 120 (whichever is closer)"
     )
     target_score: int = option(99, "score that ends the game", minimum=1, maximum=100_000)
-    tie_rule: str = option(
-        "draw",
-        "equal totals at the end: a draw, or extra deals until they differ",
-        choices=("draw", "extra_deal"),
+    tie_rule: str = tie_rule_option(
+        "equal totals at the end: a draw, or extra deals until they differ"
     )
     deal_batches: str = option(
         "3-3-3-3-4",
         "how the 16 cards are dealt (no effect on play)",
         choices=("3-3-3-3-4", "ones"),
     )
-    first_dealer: str = option(
-        "random", "who deals first: a secret random seat, or seat 0", choices=("random", "seat0")
-    )
+    first_dealer: str = first_dealer_option()
     show_point_tally: bool = option(
         False, "show each player's running card-points during play (a UI aid, not a rule)"
     )

@@ -37,7 +37,7 @@ from engine.core.events import (
 from engine.core.fields import card_field
 from engine.core.laying_aside import LayAsideChoices, check_lay_aside
 from engine.core.moves import Call, ChooseSeat, LayAside, Move, PlayCard, play_moves
-from engine.core.options import option
+from engine.core.options import first_dealer_option, option, tie_rule_option
 from engine.core.rules import Outcome, Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
@@ -123,14 +123,10 @@ class NinetyNineOptions:
     game_bonus_100: bool = option(
         False, "the winner, and any other player who reached the target score, add 100"
     )
-    tie_rule: str = option(
-        "draw",
-        "tied leaders at the end share the win, or play extra deals until one leads",
-        choices=("draw", "extra_deal"),
+    tie_rule: str = tie_rule_option(
+        "tied leaders at the end share the win, or play extra deals until one leads"
     )
-    first_dealer: str = option(
-        "random", "who deals first: a secret random seat, or seat 0", choices=("random", "seat0")
-    )
+    first_dealer: str = first_dealer_option()
 
 
 @dataclass(frozen=True, slots=True)

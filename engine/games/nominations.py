@@ -41,7 +41,7 @@ from engine.core.events import (
 )
 from engine.core.fields import card_field
 from engine.core.moves import Bid, Call, Cut, DeclareContract, Move, PlayCard, play_moves
-from engine.core.options import option
+from engine.core.options import first_dealer_option, option, tie_rule_option
 from engine.core.rules import Outcome, Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
@@ -162,15 +162,11 @@ class NominationsOptions:
         minimum=1,
         maximum=999,
     )
-    tie_rule: str = option(
-        "draw",
-        "tied leaders at the end share the win, or play further deals until one leads",
-        choices=("draw", "extra_deal"),
+    tie_rule: str = tie_rule_option(
+        "tied leaders at the end share the win, or play further deals until one leads"
     )
     review_last_trick: bool = option(True, "the last trick may be reviewed until the next lead")
-    first_dealer: str = option(
-        "random", "who deals first: a secret random seat, or seat 0", choices=("random", "seat0")
-    )
+    first_dealer: str = first_dealer_option()
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,7 +80,7 @@ from engine.core.moves import (
     PlayCard,
     play_moves,
 )
-from engine.core.options import option
+from engine.core.options import first_dealer_option, option
 from engine.core.rules import Outcome, Rules, register
 from engine.core.state import GameState
 from engine.core.view import SeatView, TrickView, View, trick_view
@@ -155,9 +155,7 @@ class SixtySixOptions:
         sets={"gamefarm": _GAMEFARM, "pagat": _PAGAT},
     )
     target_game_points: int = option(7, "game points that win the match", minimum=1, maximum=99)
-    first_dealer: str = option(
-        "random", "who deals first: a secret random seat, or seat 0", choices=("random", "seat0")
-    )
+    first_dealer: str = first_dealer_option()
     next_dealer: str = option(
         "alternate",
         "who deals next: the other player after every deal, or the deal's winner "

@@ -46,7 +46,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Final, cast
 
 from engine.core import cards as C
@@ -107,13 +106,14 @@ MARRIAGE_POINTS: Final = 20
 ROYAL_MARRIAGE_POINTS: Final = 40
 
 
-class Phase(StrEnum):
-    LEAD = "lead"  # the trick area is empty; the leader may exchange, marry, close, claim, play
-    FOLLOW = "follow"  # the lead card is down; the follower plays
-    POST_TRICK = "post_trick"  # the winner chooses to draw or to close before drawing
-    CLOSE_EXCHANGE = "close_exchange"  # the non-closer answers the exchange offer at a close
-    END_WINDOW = "end_window"  # all cards played: claim or pass, last-trick winner first
-    OVER = "over"
+# The phases, as plain strings: the hot paths compare against them on every move (a plain
+# string compares faster than an enum member), and a snapshot stores them as strings anyway.
+_LEAD: Final = "lead"  # the trick area is empty; the leader may exchange, marry, close, claim, play
+_FOLLOW: Final = "follow"  # the lead card is down; the follower plays
+_POST_TRICK: Final = "post_trick"  # the winner chooses to draw or to close before drawing
+_CLOSE_EXCHANGE: Final = "close_exchange"  # the non-closer answers the exchange offer at a close
+_END_WINDOW: Final = "end_window"  # all cards played: claim or pass, last-trick winner first
+_OVER: Final = "over"
 
 
 # The pagat preset (§11); gamefarm is every option's own default.
@@ -307,12 +307,6 @@ class SixtySixState(GameState):
     window_seat: int | None
 
 
-# Phases as plain module constants: the hot paths compare against them on every move.
-_LEAD: Final = Phase.LEAD
-_FOLLOW: Final = Phase.FOLLOW
-_POST_TRICK: Final = Phase.POST_TRICK
-_CLOSE_EXCHANGE: Final = Phase.CLOSE_EXCHANGE
-_END_WINDOW: Final = Phase.END_WINDOW
 _BOTH: Final = (0, 1)
 _ONLY: Final = ((0,), (1,))
 _KINGS: Final = sum(1 << (suit * 16 + _KING) for suit in C.SUITS)
@@ -533,7 +527,7 @@ class SixtySix(Rules[SixtySixState]):
         s.stock = pack[13:]
         s.closer = None
         s.closer_opp_tricks = 0
-        s.phase = Phase.LEAD
+        s.phase = _LEAD
         s.leader = non_dealer
         s.trick = []
         s.marriage_suit = None
@@ -580,12 +574,12 @@ class SixtySix(Rules[SixtySixState]):
     def exchange_problem(self, s: SixtySixState, seat: int) -> Problem | None:
         """Why ``seat`` may not exchange the trump nine now (§5), or None if it may."""
         phase = s.phase
-        if phase == Phase.CLOSE_EXCHANGE:
+        if phase == _CLOSE_EXCHANGE:
             # §16.3: the offer ignores the trick and stock-size conditions.
             assert s.closer is not None
             return None if seat != s.closer else _P_CLOSE_EXCHANGE_ONLY
         o = s.options
-        if phase not in (Phase.LEAD, Phase.FOLLOW, Phase.POST_TRICK) or not self.stock_open(s):
+        if phase not in (_LEAD, _FOLLOW, _POST_TRICK) or not self.stock_open(s):
             return _P_STOCK
         if not s.hands[seat] >> (s.trump * 16 + _NINE) & 1:
             return _P_NO_NINE
@@ -595,14 +589,14 @@ class SixtySix(Rules[SixtySixState]):
             return _P_MIN_STOCK
         if o.exchange_window == "any_time":
             # Anything but while one's own card lies in the unfinished trick.
-            if phase == Phase.FOLLOW and seat == s.leader:
+            if phase == _FOLLOW and seat == s.leader:
                 return _P_EXCHANGE_TIME
             return None
-        return None if phase == Phase.LEAD and seat == s.leader else _P_EXCHANGE_TIME
+        return None if phase == _LEAD and seat == s.leader else _P_EXCHANGE_TIME
 
     def marriage_problem(self, s: SixtySixState, seat: int, suit: object) -> Problem | None:
         """§6 and §16.1: the leader, in the lead state, stock open, one per lead, K+Q held."""
-        if s.phase != Phase.LEAD:
+        if s.phase != _LEAD:
             return _P_WRONG_PHASE
         if seat != s.leader:
             return _P_NOT_LEADER
@@ -618,24 +612,24 @@ class SixtySix(Rules[SixtySixState]):
     def close_problem(self, s: SixtySixState, seat: int) -> Problem | None:
         """§7: the leader, or the trick winner before drawing, while the stock is open."""
         phase = s.phase
-        if phase not in (Phase.LEAD, Phase.POST_TRICK):
+        if phase not in (_LEAD, _POST_TRICK):
             return _P_WRONG_PHASE
         if seat != s.leader:
             return _P_NOT_LEADER
         if not self.stock_open(s):
             return _P_STOCK
-        if phase == Phase.POST_TRICK and len(s.stock) == 1:
+        if phase == _POST_TRICK and len(s.stock) == 1:
             return None if s.options.close_before_final_draw else _P_FINAL_DRAW
         return None
 
     def claim_problem(self, s: SixtySixState, seat: int) -> Problem | None:
         """§8 and §16.2/§16.4: when ``seat`` may declare out."""
         phase = s.phase
-        if phase == Phase.END_WINDOW:
+        if phase == _END_WINDOW:
             return None if seat == s.window_seat else _P_WINDOW_TURN
-        if phase == Phase.FOLLOW:
+        if phase == _FOLLOW:
             return _P_TRICK_ON_TABLE
-        if phase not in (Phase.LEAD, Phase.POST_TRICK):
+        if phase not in (_LEAD, _POST_TRICK):
             return _P_WRONG_PHASE
         if s.options.claim_window == "between_tricks":
             return None
@@ -643,13 +637,13 @@ class SixtySix(Rules[SixtySixState]):
             return _P_CLAIM_TIME
         # The leader of trick 2 onwards just won the previous trick; N before trick 1 has not,
         # but a marriage on this lead also opens the window.
-        if phase == Phase.POST_TRICK or s.tricks_played or s.marriage_suit is not None:
+        if phase == _POST_TRICK or s.tricks_played or s.marriage_suit is not None:
             return None
         return _P_CLAIM_TIME
 
     def playable(self, s: SixtySixState, seat: int) -> int:
         """The cards ``seat`` may play now (0 if it is not its card to play)."""
-        if s.phase == Phase.LEAD:
+        if s.phase == _LEAD:
             if seat != s.leader:
                 return 0
             hand = s.hands[seat]
@@ -657,7 +651,7 @@ class SixtySix(Rules[SixtySixState]):
                 base = s.marriage_suit * 16
                 return hand & ((1 << (base + _KING)) | (1 << (base + _QUEEN)))
             return hand
-        if s.phase == Phase.FOLLOW and seat != s.leader:
+        if s.phase == _FOLLOW and seat != s.leader:
             return follow_mask(
                 s.hands[seat],
                 s.trick[0],
@@ -685,10 +679,10 @@ class SixtySix(Rules[SixtySixState]):
             ):
                 return _BOTH
             return _ONLY[s.leader]
-        if phase == Phase.CLOSE_EXCHANGE:
+        if phase == _CLOSE_EXCHANGE:
             assert s.closer is not None
             return (1 - s.closer,)
-        if phase == Phase.END_WINDOW:
+        if phase == _END_WINDOW:
             assert s.window_seat is not None
             return (s.window_seat,)
         return ()
@@ -760,7 +754,7 @@ class SixtySix(Rules[SixtySixState]):
         elif kind is Claim:
             problem = self.claim_problem(s, seat)
         elif kind is DrawCards:
-            if s.phase != Phase.POST_TRICK:
+            if s.phase != _POST_TRICK:
                 problem = (Reason.WRONG_PHASE, "cards are drawn only right after a trick")
             elif seat != s.leader:
                 problem = (Reason.NOT_YOUR_TURN, "the trick's winner decides when to draw")
@@ -774,27 +768,27 @@ class SixtySix(Rules[SixtySixState]):
 
     def _call_problem(self, s: SixtySixState, seat: int, call: object) -> Problem | None:
         if call == "pass":
-            if s.phase != Phase.END_WINDOW:
+            if s.phase != _END_WINDOW:
                 return (Reason.CALL_NOT_ALLOWED, "'pass' answers the end window after trick 12")
             return None if seat == s.window_seat else _P_WINDOW_TURN
         if call == "decline":
-            if s.phase != Phase.CLOSE_EXCHANGE:
+            if s.phase != _CLOSE_EXCHANGE:
                 return (Reason.CALL_NOT_ALLOWED, "'decline' answers the exchange offer at a close")
             return self.exchange_problem(s, seat)
         return (Reason.CALL_NOT_ALLOWED, f"no call {call!r} in sixty-six; calls: pass, decline")
 
     def _validate_play(self, s: SixtySixState, seat: int, c: object) -> None:
         phase = s.phase
-        if phase not in (Phase.LEAD, Phase.FOLLOW):
+        if phase not in (_LEAD, _FOLLOW):
             raise IllegalMove(Reason.WRONG_PHASE, f"no card is played now ({phase})")
-        turn = s.leader if phase == Phase.LEAD else 1 - s.leader
+        turn = s.leader if phase == _LEAD else 1 - s.leader
         if seat != turn:
             raise IllegalMove(Reason.NOT_YOUR_TURN, f"it is seat {turn}'s turn to play")
         if not (type(c) is int and 0 <= c < 64) or not s.hands[seat] >> c & 1:
             raise IllegalMove(Reason.CARD_NOT_IN_HAND, f"{C.describe(c)} is not in your hand")
         if self.playable(s, seat) >> c & 1:
             return
-        if phase == Phase.LEAD:
+        if phase == _LEAD:
             raise IllegalMove(Reason.MUST_LEAD_MARRIAGE, "after a marriage, lead its King or Queen")
         hand, lead = s.hands[seat], s.trick[0]
         same = hand & SUIT_MASK[lead >> 4]
@@ -827,7 +821,7 @@ class SixtySix(Rules[SixtySixState]):
             assert isinstance(move, Call)
             events.append(Called(seat=seat, call=move.call))
             if move.call == "decline":
-                s.phase = Phase.LEAD
+                s.phase = _LEAD
             elif s.options.claim_window == "between_tricks" and seat == s.leader:
                 s.window_seat = 1 - seat  # §16.2: the other player may claim after the pass
             else:
@@ -836,11 +830,11 @@ class SixtySix(Rules[SixtySixState]):
     def _play(self, s: SixtySixState, seat: int, c: int, events: list[Event]) -> None:
         s.hands[seat] &= ~(1 << c)
         events.append(CardPlayed(seat=seat, card=c))
-        if s.phase == Phase.LEAD:
+        if s.phase == _LEAD:
             s.trick = [c]
             s.marriage_suit = None
             s.last_trick = []  # §4.4: the previous trick may be reviewed until this card
-            s.phase = Phase.FOLLOW
+            s.phase = _FOLLOW
             return
         leader = s.leader
         lead = s.trick[0]
@@ -864,12 +858,12 @@ class SixtySix(Rules[SixtySixState]):
         if not s.hands[winner]:
             if s.closer is None:  # §1: the last trick's 10 only in a deal played out unclosed
                 s.bonus_seat = winner
-            s.phase = Phase.END_WINDOW
+            s.phase = _END_WINDOW
             s.window_seat = winner
         elif self.stock_open(s):
-            s.phase = Phase.POST_TRICK
+            s.phase = _POST_TRICK
         else:
-            s.phase = Phase.LEAD
+            s.phase = _LEAD
 
     def _draw(self, s: SixtySixState, winner: int, events: list[Event]) -> None:
         # §4.3: the winner takes the top card, the loser the next one, or the turn-up last.
@@ -892,7 +886,7 @@ class SixtySix(Rules[SixtySixState]):
         events.append(
             CardDrawn(seat=loser, card=second, stock_left=self.stock_size(s), face_up=face_up)
         )
-        s.phase = Phase.LEAD
+        s.phase = _LEAD
 
     def _marry(self, s: SixtySixState, seat: int, suit: int, events: list[Event]) -> None:
         points = ROYAL_MARRIAGE_POINTS if suit == s.trump else MARRIAGE_POINTS
@@ -911,10 +905,10 @@ class SixtySix(Rules[SixtySixState]):
         s.hands[seat] = (s.hands[seat] & ~(1 << nine)) | (1 << taken)
         s.shown = _with_bit(s.shown, seat, taken)
         s.turn_up = nine
-        at_close = s.phase == Phase.CLOSE_EXCHANGE
+        at_close = s.phase == _CLOSE_EXCHANGE
         events.append(TrumpExchanged(seat=seat, given=nine, taken=taken, at_close=at_close))
         if at_close:
-            s.phase = Phase.LEAD
+            s.phase = _LEAD
 
     def _close(self, s: SixtySixState, seat: int, events: list[Event]) -> None:
         other = 1 - seat
@@ -925,10 +919,10 @@ class SixtySix(Rules[SixtySixState]):
                 seat=seat, before_draw=s.phase == _POST_TRICK, opponent_tricks=s.tricks_won[other]
             )
         )
-        s.phase = Phase.LEAD
+        s.phase = _LEAD
         nine = s.trump * 16 + _NINE
         if s.options.exchange_on_opponent_close and s.hands[other] >> nine & 1:
-            s.phase = Phase.CLOSE_EXCHANGE
+            s.phase = _CLOSE_EXCHANGE
 
     # -- scoring and the end -----------------------------------------------------------------
 
@@ -975,7 +969,7 @@ class SixtySix(Rules[SixtySixState]):
             # One deal scores for one seat only, so two seats never reach the target together.
             s.winners = [0 if s.scores[0] > s.scores[1] else 1]
             s.finished = True
-            s.phase = Phase.OVER
+            s.phase = _OVER
             events.append(GameOver(totals=tuple(s.scores), winners=tuple(s.winners)))
             return
         if o.next_dealer == "alternate":
@@ -1001,7 +995,7 @@ class SixtySix(Rules[SixtySixState]):
 
     def view(self, s: SixtySixState, viewer: Viewer) -> View:
         o = s.options
-        in_play = s.phase != Phase.OVER
+        in_play = s.phase != _OVER
         seats = tuple(
             SeatView(
                 seat=seat,
@@ -1044,7 +1038,7 @@ class SixtySix(Rules[SixtySixState]):
                 for m_seat, suit, points in s.marriages
             ),
             marriage_suit=s.marriage_suit,
-            end_window_seat=s.window_seat if s.phase == Phase.END_WINDOW else None,
+            end_window_seat=s.window_seat if s.phase == _END_WINDOW else None,
             carry=s.carry,
             target_game_points=o.target_game_points,
             match_stakes=self.match_stakes(s),

@@ -55,7 +55,6 @@ from engine.core.errors import IllegalMove, InvalidOptions, Reason
 from engine.core.events import (
     Called,
     CardDrawn,
-    CardPlayed,
     CardsExposed,
     DealScored,
     DealStarted,
@@ -66,6 +65,7 @@ from engine.core.events import (
     TrickWon,
     TrumpExchanged,
     Viewer,
+    card_played,
 )
 from engine.core.fields import cards_field, per_seat_cards_field
 from engine.core.moves import (
@@ -319,6 +319,8 @@ _DRAW: Final = DrawCards()
 _PASS: Final = Call("pass")
 _DECLINE: Final = Call("decline")
 _MARRY: Final = tuple(DeclareMarriage(s) for s in C.SUITS)
+# Each suit's King and Queen: after a marriage, the lead must be one of them.
+_PAIR: Final = tuple((1 << (suit * 16 + _KING)) | (1 << (suit * 16 + _QUEEN)) for suit in C.SUITS)
 
 # Rejection reasons, as constants so the hot predicates return without building anything.
 Problem = tuple[Reason, str]
@@ -356,6 +358,24 @@ _LANES: Final = tuple(
     tuple(tuple(suit * 16 + 9 + i for i in range(6) if bits >> i & 1) for bits in range(64))
     for suit in C.SUITS
 )
+
+
+# The same per suit lane as ``PlayCard`` moves, so a hand's plays are four lookups.
+_PLAY_LANES: Final = tuple(
+    tuple(tuple(cast("list[Move]", play_moves(bits << (suit * 16 + 9)))) for bits in range(64))
+    for suit in C.SUITS
+)
+
+
+def _plays(mask: int) -> list[Move]:
+    """A ``PlayCard`` for every card of a mask of the 24-card pack, in ascending card order
+    (as ``play_moves``)."""
+    return [
+        *_PLAY_LANES[0][mask >> 9 & 63],
+        *_PLAY_LANES[1][mask >> 25 & 63],
+        *_PLAY_LANES[2][mask >> 41 & 63],
+        *_PLAY_LANES[3][mask >> 57 & 63],
+    ]
 
 
 def cards_tuple(mask: int) -> tuple[int, ...]:
@@ -688,47 +708,76 @@ class SixtySix(Rules[SixtySixState]):
         return ()
 
     def legal_moves(self, s: SixtySixState, seat: int) -> Sequence[Move]:
+        # The order of the moves is part of the behaviour (a random playout picks by index):
+        # plays in card order, marriages by suit, exchange, close, claim. The conditions of
+        # playable(), marriage_problem(), close_problem() and claim_problem() are spelled out
+        # here for the phases at hand, since this runs for every seat on every move.
         if s.finished:
             return []
         phase = s.phase
+        hand = s.hands[seat]
         # The cheap "holds the trump nine" test first: most of the time nobody can exchange.
-        holds_nine = s.hands[seat] >> (s.trump * 16 + _NINE) & 1
+        holds_nine = hand >> (s.trump * 16 + _NINE) & 1
+        leader = s.leader
         if phase == _FOLLOW:
-            if seat == s.leader:
+            if seat == leader:
                 return []
-            moves = cast("list[Move]", play_moves(self.playable(s, seat)))
+            if not (s.closer is None and s.turn_up_in_stock):  # §4.2 once the stock is gone
+                hand = follow_mask(
+                    hand, s.trick[0], s.trump, True, s.options.endgame_follow == "strict"
+                )
+            moves = _plays(hand)
             if holds_nine and self.exchange_problem(s, seat) is None:
                 moves.append(_EXCHANGE)
             return moves
         if phase == _LEAD:
-            if seat == s.leader:
-                moves = cast("list[Move]", play_moves(self.playable(s, seat)))
-                hand = s.hands[seat]
-                pairs = hand & (hand << 1) & _KINGS  # a King whose Queen is also held
-                if pairs and s.marriage_suit is None:
-                    for suit in C.SUITS:
-                        if pairs >> (suit * 16 + _KING) & 1 and (
-                            self.marriage_problem(s, seat, suit) is None
-                        ):
-                            moves.append(_MARRY[suit])
+            if seat == leader:
+                stock_open = s.closer is None and s.turn_up_in_stock
+                married = s.marriage_suit
+                if married is None:
+                    moves = _plays(hand)
+                    pairs = hand & (hand << 1) & _KINGS  # a King whose Queen is also held
+                    if pairs and (stock_open or s.options.marriage_when_stock_gone):
+                        for suit in C.SUITS:
+                            if pairs >> (suit * 16 + _KING) & 1:
+                                moves.append(_MARRY[suit])
+                else:
+                    moves = _plays(hand & _PAIR[married])
                 if holds_nine and self.exchange_problem(s, seat) is None:
                     moves.append(_EXCHANGE)
-                if self.close_problem(s, seat) is None:
+                if stock_open:
                     moves.append(_CLOSE)
-            else:
-                moves = []
-                if holds_nine and self.exchange_problem(s, seat) is None:
-                    moves.append(_EXCHANGE)
-            if self.claim_problem(s, seat) is None:
+                # §16.4: the leader of trick 2 onwards just won a trick; a marriage also counts.
+                if (
+                    s.tricks_played
+                    or married is not None
+                    or s.options.claim_window == "between_tricks"
+                ):
+                    moves.append(_CLAIM)
+                return moves
+            moves = []
+            if holds_nine and self.exchange_problem(s, seat) is None:
+                moves.append(_EXCHANGE)
+            if s.options.claim_window == "between_tricks":
                 moves.append(_CLAIM)
             return moves
         if phase == _POST_TRICK:
-            moves = [_DRAW] if seat == s.leader else []
-            if self.close_problem(s, seat) is None:
-                moves.append(_CLOSE)
+            if seat == leader:
+                moves = [_DRAW]
+                if (
+                    s.closer is None
+                    and s.turn_up_in_stock
+                    and (len(s.stock) != 1 or s.options.close_before_final_draw)
+                ):
+                    moves.append(_CLOSE)
+                if holds_nine and self.exchange_problem(s, seat) is None:
+                    moves.append(_EXCHANGE)
+                moves.append(_CLAIM)  # the trick's winner may always claim here
+                return moves
+            moves = []
             if holds_nine and self.exchange_problem(s, seat) is None:
                 moves.append(_EXCHANGE)
-            if self.claim_problem(s, seat) is None:
+            if s.options.claim_window == "between_tricks":
                 moves.append(_CLAIM)
             return moves
         if phase == _CLOSE_EXCHANGE:
@@ -779,6 +828,23 @@ class SixtySix(Rules[SixtySixState]):
 
     def _validate_play(self, s: SixtySixState, seat: int, c: object) -> None:
         phase = s.phase
+        # The common case first: a card the seat may play (the cards of playable()). Anything
+        # else falls through to the checks below, which name what is wrong.
+        if type(c) is int and 0 <= c < 64:
+            if phase == _LEAD:
+                if seat == s.leader:
+                    allowed = s.hands[seat]
+                    if s.marriage_suit is not None:
+                        allowed &= _PAIR[s.marriage_suit]
+                    if allowed >> c & 1:
+                        return
+            elif phase == _FOLLOW and seat != s.leader:
+                allowed = s.hands[seat]
+                if not (s.closer is None and s.turn_up_in_stock):  # §4.2 once the stock is gone
+                    strict = s.options.endgame_follow == "strict"
+                    allowed = follow_mask(allowed, s.trick[0], s.trump, True, strict)
+                if allowed >> c & 1:
+                    return
         if phase not in (_LEAD, _FOLLOW):
             raise IllegalMove(Reason.WRONG_PHASE, f"no card is played now ({phase})")
         turn = s.leader if phase == _LEAD else 1 - s.leader
@@ -829,7 +895,7 @@ class SixtySix(Rules[SixtySixState]):
 
     def _play(self, s: SixtySixState, seat: int, c: int, events: list[Event]) -> None:
         s.hands[seat] &= ~(1 << c)
-        events.append(CardPlayed(seat=seat, card=c))
+        events.append(card_played(seat, c))  # a shared event object: events are immutable
         if s.phase == _LEAD:
             s.trick = [c]
             s.marriage_suit = None

@@ -65,6 +65,7 @@ from engine.core.events import (
     TrickWon,
     TrumpExchanged,
     Viewer,
+    builder,
     card_played,
 )
 from engine.core.fields import cards_field, per_seat_cards_field
@@ -322,6 +323,23 @@ _MARRY: Final = tuple(DeclareMarriage(s) for s in C.SUITS)
 # Each suit's King and Queen: after a marriage, the lead must be one of them.
 _PAIR: Final = tuple((1 << (suit * 16 + _KING)) | (1 << (suit * 16 + _QUEEN)) for suit in C.SUITS)
 
+# Events on the hot paths (events are immutable, so equal ones may be shared): the draws, for
+# every seat, stock count after the draw and card, and fast constructors for the rest.
+_DRAWN: Final = tuple(
+    tuple(tuple(CardDrawn(seat, left, False, c) for c in range(64)) for left in range(12))
+    for seat in range(_SEATS)
+)
+_DRAWN_TURN_UP: Final = tuple(
+    tuple(CardDrawn(seat, 0, True, c) for c in range(64)) for seat in range(_SEATS)
+)
+_trick_won: Final = builder(TrickWon)  # trick_no, winner, leader, cards, points
+_cards_exposed: Final = builder(CardsExposed)  # seat, what, cards
+_deal_started: Final = builder(DealStarted)  # deal_no, dealer, hand_sizes, hands, turn_up, trump
+# deal_no, bids, taken, made, points, totals, bid_cards, premium_seat, premium, note
+_deal_scored: Final = builder(DealScored)
+_NO_BIDS: Final = (None, None)
+_HAND_SIZES: Final = (_HAND, _HAND)
+
 # Rejection reasons, as constants so the hot predicates return without building anything.
 Problem = tuple[Reason, str]
 _P_WRONG_PHASE: Final = (Reason.WRONG_PHASE, "that move is not possible at this point")
@@ -534,11 +552,10 @@ class SixtySix(Rules[SixtySixState]):
         pack = s.chance.shuffled(f"pack:{s.deal_no}", _DECK)
         s.chance.dealt(s.deal_no, pack)
         # §2: three to N, three to D, three to N, three to D; deck[0] is the top card.
-        n_hand = 0
-        d_hand = 0
-        for i in (0, 1, 2, 6, 7, 8):
-            n_hand |= 1 << pack[i]
-            d_hand |= 1 << pack[i + 3]
+        n_hand = 1 << pack[0] | 1 << pack[1] | 1 << pack[2]
+        n_hand |= 1 << pack[6] | 1 << pack[7] | 1 << pack[8]
+        d_hand = 1 << pack[3] | 1 << pack[4] | 1 << pack[5]
+        d_hand |= 1 << pack[9] | 1 << pack[10] | 1 << pack[11]
         s.hands = [n_hand, d_hand] if non_dealer == 0 else [d_hand, n_hand]
         s.shown = [0, 0]
         s.turn_up = pack[12]
@@ -561,14 +578,8 @@ class SixtySix(Rules[SixtySixState]):
         s.window_seat = None
 
     def _deal_event(self, s: SixtySixState) -> DealStarted:
-        return DealStarted(
-            deal_no=s.deal_no,
-            dealer=s.dealer,
-            hand_sizes=(_HAND, _HAND),
-            hands=(cards_tuple(s.hands[0]), cards_tuple(s.hands[1])),
-            turn_up=s.turn_up,
-            trump=s.trump,
-        )
+        hands = (cards_tuple(s.hands[0]), cards_tuple(s.hands[1]))
+        return _deal_started(s.deal_no, s.dealer, _HAND_SIZES, hands, s.turn_up, s.trump)
 
     # -- named rules -------------------------------------------------------------------------
 
@@ -904,7 +915,11 @@ class SixtySix(Rules[SixtySixState]):
             return
         leader = s.leader
         lead = s.trick[0]
-        winner = leader if leader_wins(lead, c, s.trump) else seat
+        # leader_wins(), inline: the same suit goes to the higher rank, else a trump wins.
+        if lead >> 4 == c >> 4:
+            winner = leader if STRENGTH[lead] > STRENGTH[c] else seat
+        else:
+            winner = seat if c >> 4 == s.trump else leader
         points = POINTS[lead] + POINTS[c]
         s.tricks_won[winner] += 1
         s.card_points[winner] += points
@@ -912,21 +927,13 @@ class SixtySix(Rules[SixtySixState]):
         s.last_trick = [leader, winner, lead, c]
         s.trick = []
         s.leader = winner
-        events.append(
-            TrickWon(
-                trick_no=s.tricks_played,
-                winner=winner,
-                leader=leader,
-                cards=(lead, c),
-                points=points,
-            )
-        )
+        events.append(_trick_won(s.tricks_played, winner, leader, (lead, c), points))
         if not s.hands[winner]:
             if s.closer is None:  # §1: the last trick's 10 only in a deal played out unclosed
                 s.bonus_seat = winner
             s.phase = _END_WINDOW
             s.window_seat = winner
-        elif self.stock_open(s):
+        elif s.closer is None and s.turn_up_in_stock:  # stock_open()
             s.phase = _POST_TRICK
         else:
             s.phase = _LEAD
@@ -937,21 +944,19 @@ class SixtySix(Rules[SixtySixState]):
         stock = s.stock
         first = stock[0]
         s.hands[winner] |= 1 << first
-        events.append(CardDrawn(seat=winner, card=first, stock_left=len(stock)))
-        if len(stock) > 1:
+        left = len(stock)  # after this draw: the rest of the stock and the turn-up
+        events.append(_DRAWN[winner][left][first])
+        if left > 1:
             second = stock[1]
             s.stock = stock[2:]
-            face_up = False
+            events.append(_DRAWN[loser][left - 1][second])  # stock_size() after both draws
         else:
             second = s.turn_up
             s.stock = []
             s.turn_up_in_stock = False
             s.shown = _with_bit(s.shown, loser, second)
-            face_up = True
+            events.append(_DRAWN_TURN_UP[loser][second])  # face up, nothing left
         s.hands[loser] |= 1 << second
-        events.append(
-            CardDrawn(seat=loser, card=second, stock_left=self.stock_size(s), face_up=face_up)
-        )
         s.phase = _LEAD
 
     def _marry(self, s: SixtySixState, seat: int, suit: int, events: list[Event]) -> None:
@@ -994,11 +999,12 @@ class SixtySix(Rules[SixtySixState]):
 
     def _end_deal(self, s: SixtySixState, claimant: int | None, events: list[Event]) -> None:
         o = s.options
-        for seat in range(_SEATS):  # §13: at the end of the deal the remaining cards are shown
-            if s.hands[seat]:
-                events.append(
-                    CardsExposed(seat=seat, what="hand", cards=cards_tuple(s.hands[seat]))
-                )
+        hands = s.hands
+        # §13: at the end of the deal the remaining cards are shown
+        if hands[0]:
+            events.append(_cards_exposed(0, "hand", cards_tuple(hands[0])))
+        if hands[1]:
+            events.append(_cards_exposed(1, "hand", cards_tuple(hands[1])))
         counts = (self.count(s, 0), self.count(s, 1))
         scorer, award, why = score_deal(
             o,
@@ -1008,27 +1014,21 @@ class SixtySix(Rules[SixtySixState]):
             closer=s.closer,
             closer_opp_tricks=s.closer_opp_tricks,
         )
-        points = [0, 0]
         gained, s.carry = with_carry(scorer, award, s.carry, o.carry_over)
+        points: tuple[int, int] = (0, 0)
         if scorer is not None:
-            points[scorer] = gained
+            points = (gained, 0) if scorer == 0 else (0, gained)
             scores = list(s.scores)
             scores[scorer] += gained
             s.scores = scores
-        made: list[bool | None] = [None, None]
+        made: tuple[bool | None, bool | None] = (None, None)
         if claimant is not None:
-            made[claimant] = counts[claimant] >= GOAL
+            ok = counts[claimant] >= GOAL
+            made = (ok, None) if claimant == 0 else (None, ok)
         # taken: each seat's final count (§8); made: the claimant's success (None for the other
         # seat, and for both when nobody claimed); note: the reason for the result.
-        s.last_result = DealScored(
-            deal_no=s.deal_no,
-            bids=(None, None),
-            bid_cards=(None, None),
-            taken=counts,
-            made=tuple(made),
-            points=tuple(points),
-            totals=tuple(s.scores),
-            note=why,
+        s.last_result = _deal_scored(
+            s.deal_no, _NO_BIDS, counts, made, points, tuple(s.scores), _NO_BIDS, None, None, why
         )
         events.append(s.last_result)
         if max(s.scores) >= o.target_game_points:

@@ -797,6 +797,18 @@ class SixtySix(Rules[SixtySixState]):
             return [_CLAIM, _PASS] if seat == s.window_seat else []
         return []
 
+    def apply_in_place(self, s: SixtySixState, seat: int, move: Move) -> list[Event]:
+        # A card play, the commonest move, goes straight to its own check and apply: the same
+        # steps as Rules._check, validate and _apply take for it. Anything else, and every
+        # seat or finished-game error, takes the general path.
+        if type(move) is PlayCard and type(seat) is int and 0 <= seat < _SEATS and not s.finished:
+            card = move.card
+            self._validate_play(s, seat, card)
+            events: list[Event] = []
+            self._play(s, seat, card, events)
+            return events
+        return super().apply_in_place(s, seat, move)
+
     def validate(self, s: SixtySixState, seat: int, move: Move) -> None:
         problem: Problem | None
         kind = type(move)

@@ -46,7 +46,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Final, cast
 
 from engine.core import cards as C
@@ -56,7 +55,6 @@ from engine.core.errors import IllegalMove, InvalidOptions, Reason
 from engine.core.events import (
     Called,
     CardDrawn,
-    CardPlayed,
     CardsExposed,
     DealScored,
     DealStarted,
@@ -67,6 +65,8 @@ from engine.core.events import (
     TrickWon,
     TrumpExchanged,
     Viewer,
+    builder,
+    card_played,
 )
 from engine.core.fields import cards_field, per_seat_cards_field
 from engine.core.moves import (
@@ -107,13 +107,14 @@ MARRIAGE_POINTS: Final = 20
 ROYAL_MARRIAGE_POINTS: Final = 40
 
 
-class Phase(StrEnum):
-    LEAD = "lead"  # the trick area is empty; the leader may exchange, marry, close, claim, play
-    FOLLOW = "follow"  # the lead card is down; the follower plays
-    POST_TRICK = "post_trick"  # the winner chooses to draw or to close before drawing
-    CLOSE_EXCHANGE = "close_exchange"  # the non-closer answers the exchange offer at a close
-    END_WINDOW = "end_window"  # all cards played: claim or pass, last-trick winner first
-    OVER = "over"
+# The phases, as plain strings: the hot paths compare against them on every move (a plain
+# string compares faster than an enum member), and a snapshot stores them as strings anyway.
+_LEAD: Final = "lead"  # the trick area is empty; the leader may exchange, marry, close, claim, play
+_FOLLOW: Final = "follow"  # the lead card is down; the follower plays
+_POST_TRICK: Final = "post_trick"  # the winner chooses to draw or to close before drawing
+_CLOSE_EXCHANGE: Final = "close_exchange"  # the non-closer answers the exchange offer at a close
+_END_WINDOW: Final = "end_window"  # all cards played: claim or pass, last-trick winner first
+_OVER: Final = "over"
 
 
 # The pagat preset (§11); gamefarm is every option's own default.
@@ -305,12 +306,6 @@ class SixtySixState(GameState):
     window_seat: int | None
 
 
-# Phases as plain module constants: the hot paths compare against them on every move.
-_LEAD: Final = Phase.LEAD
-_FOLLOW: Final = Phase.FOLLOW
-_POST_TRICK: Final = Phase.POST_TRICK
-_CLOSE_EXCHANGE: Final = Phase.CLOSE_EXCHANGE
-_END_WINDOW: Final = Phase.END_WINDOW
 _BOTH: Final = (0, 1)
 _ONLY: Final = ((0,), (1,))
 _KINGS: Final = sum(1 << (suit * 16 + _KING) for suit in C.SUITS)
@@ -323,6 +318,25 @@ _DRAW: Final = DrawCards()
 _PASS: Final = Call("pass")
 _DECLINE: Final = Call("decline")
 _MARRY: Final = tuple(DeclareMarriage(s) for s in C.SUITS)
+# Each suit's King and Queen: after a marriage, the lead must be one of them.
+_PAIR: Final = tuple((1 << (suit * 16 + _KING)) | (1 << (suit * 16 + _QUEEN)) for suit in C.SUITS)
+
+# Events on the hot paths (events are immutable, so equal ones may be shared): the draws, for
+# every seat, stock count after the draw and card, and fast constructors for the rest.
+_DRAWN: Final = tuple(
+    tuple(tuple(CardDrawn(seat, left, False, c) for c in range(64)) for left in range(12))
+    for seat in range(_SEATS)
+)
+_DRAWN_TURN_UP: Final = tuple(
+    tuple(CardDrawn(seat, 0, True, c) for c in range(64)) for seat in range(_SEATS)
+)
+_trick_won: Final = builder(TrickWon)  # trick_no, winner, leader, cards, points
+_cards_exposed: Final = builder(CardsExposed)  # seat, what, cards
+_deal_started: Final = builder(DealStarted)  # deal_no, dealer, hand_sizes, hands, turn_up, trump
+# deal_no, bids, taken, made, points, totals, bid_cards, premium_seat, premium, note
+_deal_scored: Final = builder(DealScored)
+_NO_BIDS: Final = (None, None)
+_HAND_SIZES: Final = (_HAND, _HAND)
 
 # Rejection reasons, as constants so the hot predicates return without building anything.
 Problem = tuple[Reason, str]
@@ -360,6 +374,24 @@ _LANES: Final = tuple(
     tuple(tuple(suit * 16 + 9 + i for i in range(6) if bits >> i & 1) for bits in range(64))
     for suit in C.SUITS
 )
+
+
+# The same per suit lane as ``PlayCard`` moves, so a hand's plays are four lookups.
+_PLAY_LANES: Final = tuple(
+    tuple(tuple(cast("list[Move]", play_moves(bits << (suit * 16 + 9)))) for bits in range(64))
+    for suit in C.SUITS
+)
+
+
+def _plays(mask: int) -> list[Move]:
+    """A ``PlayCard`` for every card of a mask of the 24-card pack, in ascending card order
+    (as ``play_moves``)."""
+    return [
+        *_PLAY_LANES[0][mask >> 9 & 63],
+        *_PLAY_LANES[1][mask >> 25 & 63],
+        *_PLAY_LANES[2][mask >> 41 & 63],
+        *_PLAY_LANES[3][mask >> 57 & 63],
+    ]
 
 
 def cards_tuple(mask: int) -> tuple[int, ...]:
@@ -518,11 +550,10 @@ class SixtySix(Rules[SixtySixState]):
         pack = s.chance.shuffled(f"pack:{s.deal_no}", _DECK)
         s.chance.dealt(s.deal_no, pack)
         # §2: three to N, three to D, three to N, three to D; deck[0] is the top card.
-        n_hand = 0
-        d_hand = 0
-        for i in (0, 1, 2, 6, 7, 8):
-            n_hand |= 1 << pack[i]
-            d_hand |= 1 << pack[i + 3]
+        n_hand = 1 << pack[0] | 1 << pack[1] | 1 << pack[2]
+        n_hand |= 1 << pack[6] | 1 << pack[7] | 1 << pack[8]
+        d_hand = 1 << pack[3] | 1 << pack[4] | 1 << pack[5]
+        d_hand |= 1 << pack[9] | 1 << pack[10] | 1 << pack[11]
         s.hands = [n_hand, d_hand] if non_dealer == 0 else [d_hand, n_hand]
         s.shown = [0, 0]
         s.turn_up = pack[12]
@@ -531,7 +562,7 @@ class SixtySix(Rules[SixtySixState]):
         s.stock = pack[13:]
         s.closer = None
         s.closer_opp_tricks = 0
-        s.phase = Phase.LEAD
+        s.phase = _LEAD
         s.leader = non_dealer
         s.trick = []
         s.marriage_suit = None
@@ -545,14 +576,8 @@ class SixtySix(Rules[SixtySixState]):
         s.window_seat = None
 
     def _deal_event(self, s: SixtySixState) -> DealStarted:
-        return DealStarted(
-            deal_no=s.deal_no,
-            dealer=s.dealer,
-            hand_sizes=(_HAND, _HAND),
-            hands=(cards_tuple(s.hands[0]), cards_tuple(s.hands[1])),
-            turn_up=s.turn_up,
-            trump=s.trump,
-        )
+        hands = (cards_tuple(s.hands[0]), cards_tuple(s.hands[1]))
+        return _deal_started(s.deal_no, s.dealer, _HAND_SIZES, hands, s.turn_up, s.trump)
 
     # -- named rules -------------------------------------------------------------------------
 
@@ -578,12 +603,12 @@ class SixtySix(Rules[SixtySixState]):
     def exchange_problem(self, s: SixtySixState, seat: int) -> Problem | None:
         """Why ``seat`` may not exchange the trump nine now (§5), or None if it may."""
         phase = s.phase
-        if phase == Phase.CLOSE_EXCHANGE:
+        if phase == _CLOSE_EXCHANGE:
             # §16.3: the offer ignores the trick and stock-size conditions.
             assert s.closer is not None
             return None if seat != s.closer else _P_CLOSE_EXCHANGE_ONLY
         o = s.options
-        if phase not in (Phase.LEAD, Phase.FOLLOW, Phase.POST_TRICK) or not self.stock_open(s):
+        if phase not in (_LEAD, _FOLLOW, _POST_TRICK) or not self.stock_open(s):
             return _P_STOCK
         if not s.hands[seat] >> (s.trump * 16 + _NINE) & 1:
             return _P_NO_NINE
@@ -593,14 +618,14 @@ class SixtySix(Rules[SixtySixState]):
             return _P_MIN_STOCK
         if o.exchange_window == "any_time":
             # Anything but while one's own card lies in the unfinished trick.
-            if phase == Phase.FOLLOW and seat == s.leader:
+            if phase == _FOLLOW and seat == s.leader:
                 return _P_EXCHANGE_TIME
             return None
-        return None if phase == Phase.LEAD and seat == s.leader else _P_EXCHANGE_TIME
+        return None if phase == _LEAD and seat == s.leader else _P_EXCHANGE_TIME
 
     def marriage_problem(self, s: SixtySixState, seat: int, suit: object) -> Problem | None:
         """§6 and §16.1: the leader, in the lead state, stock open, one per lead, K+Q held."""
-        if s.phase != Phase.LEAD:
+        if s.phase != _LEAD:
             return _P_WRONG_PHASE
         if seat != s.leader:
             return _P_NOT_LEADER
@@ -616,24 +641,24 @@ class SixtySix(Rules[SixtySixState]):
     def close_problem(self, s: SixtySixState, seat: int) -> Problem | None:
         """§7: the leader, or the trick winner before drawing, while the stock is open."""
         phase = s.phase
-        if phase not in (Phase.LEAD, Phase.POST_TRICK):
+        if phase not in (_LEAD, _POST_TRICK):
             return _P_WRONG_PHASE
         if seat != s.leader:
             return _P_NOT_LEADER
         if not self.stock_open(s):
             return _P_STOCK
-        if phase == Phase.POST_TRICK and len(s.stock) == 1:
+        if phase == _POST_TRICK and len(s.stock) == 1:
             return None if s.options.close_before_final_draw else _P_FINAL_DRAW
         return None
 
     def claim_problem(self, s: SixtySixState, seat: int) -> Problem | None:
         """§8 and §16.2/§16.4: when ``seat`` may declare out."""
         phase = s.phase
-        if phase == Phase.END_WINDOW:
+        if phase == _END_WINDOW:
             return None if seat == s.window_seat else _P_WINDOW_TURN
-        if phase == Phase.FOLLOW:
+        if phase == _FOLLOW:
             return _P_TRICK_ON_TABLE
-        if phase not in (Phase.LEAD, Phase.POST_TRICK):
+        if phase not in (_LEAD, _POST_TRICK):
             return _P_WRONG_PHASE
         if s.options.claim_window == "between_tricks":
             return None
@@ -641,13 +666,13 @@ class SixtySix(Rules[SixtySixState]):
             return _P_CLAIM_TIME
         # The leader of trick 2 onwards just won the previous trick; N before trick 1 has not,
         # but a marriage on this lead also opens the window.
-        if phase == Phase.POST_TRICK or s.tricks_played or s.marriage_suit is not None:
+        if phase == _POST_TRICK or s.tricks_played or s.marriage_suit is not None:
             return None
         return _P_CLAIM_TIME
 
     def playable(self, s: SixtySixState, seat: int) -> int:
         """The cards ``seat`` may play now (0 if it is not its card to play)."""
-        if s.phase == Phase.LEAD:
+        if s.phase == _LEAD:
             if seat != s.leader:
                 return 0
             hand = s.hands[seat]
@@ -655,7 +680,7 @@ class SixtySix(Rules[SixtySixState]):
                 base = s.marriage_suit * 16
                 return hand & ((1 << (base + _KING)) | (1 << (base + _QUEEN)))
             return hand
-        if s.phase == Phase.FOLLOW and seat != s.leader:
+        if s.phase == _FOLLOW and seat != s.leader:
             return follow_mask(
                 s.hands[seat],
                 s.trick[0],
@@ -683,56 +708,85 @@ class SixtySix(Rules[SixtySixState]):
             ):
                 return _BOTH
             return _ONLY[s.leader]
-        if phase == Phase.CLOSE_EXCHANGE:
+        if phase == _CLOSE_EXCHANGE:
             assert s.closer is not None
             return (1 - s.closer,)
-        if phase == Phase.END_WINDOW:
+        if phase == _END_WINDOW:
             assert s.window_seat is not None
             return (s.window_seat,)
         return ()
 
     def legal_moves(self, s: SixtySixState, seat: int) -> Sequence[Move]:
+        # The order of the moves is part of the behaviour (a random playout picks by index):
+        # plays in card order, marriages by suit, exchange, close, claim. The conditions of
+        # playable(), marriage_problem(), close_problem() and claim_problem() are spelled out
+        # here for the phases at hand, since this runs for every seat on every move.
         if s.finished:
             return []
         phase = s.phase
+        hand = s.hands[seat]
         # The cheap "holds the trump nine" test first: most of the time nobody can exchange.
-        holds_nine = s.hands[seat] >> (s.trump * 16 + _NINE) & 1
+        holds_nine = hand >> (s.trump * 16 + _NINE) & 1
+        leader = s.leader
         if phase == _FOLLOW:
-            if seat == s.leader:
+            if seat == leader:
                 return []
-            moves = cast("list[Move]", play_moves(self.playable(s, seat)))
+            if not (s.closer is None and s.turn_up_in_stock):  # §4.2 once the stock is gone
+                hand = follow_mask(
+                    hand, s.trick[0], s.trump, True, s.options.endgame_follow == "strict"
+                )
+            moves = _plays(hand)
             if holds_nine and self.exchange_problem(s, seat) is None:
                 moves.append(_EXCHANGE)
             return moves
         if phase == _LEAD:
-            if seat == s.leader:
-                moves = cast("list[Move]", play_moves(self.playable(s, seat)))
-                hand = s.hands[seat]
-                pairs = hand & (hand << 1) & _KINGS  # a King whose Queen is also held
-                if pairs and s.marriage_suit is None:
-                    for suit in C.SUITS:
-                        if pairs >> (suit * 16 + _KING) & 1 and (
-                            self.marriage_problem(s, seat, suit) is None
-                        ):
-                            moves.append(_MARRY[suit])
+            if seat == leader:
+                stock_open = s.closer is None and s.turn_up_in_stock
+                married = s.marriage_suit
+                if married is None:
+                    moves = _plays(hand)
+                    pairs = hand & (hand << 1) & _KINGS  # a King whose Queen is also held
+                    if pairs and (stock_open or s.options.marriage_when_stock_gone):
+                        for suit in C.SUITS:
+                            if pairs >> (suit * 16 + _KING) & 1:
+                                moves.append(_MARRY[suit])
+                else:
+                    moves = _plays(hand & _PAIR[married])
                 if holds_nine and self.exchange_problem(s, seat) is None:
                     moves.append(_EXCHANGE)
-                if self.close_problem(s, seat) is None:
+                if stock_open:
                     moves.append(_CLOSE)
-            else:
-                moves = []
-                if holds_nine and self.exchange_problem(s, seat) is None:
-                    moves.append(_EXCHANGE)
-            if self.claim_problem(s, seat) is None:
+                # §16.4: the leader of trick 2 onwards just won a trick; a marriage also counts.
+                if (
+                    s.tricks_played
+                    or married is not None
+                    or s.options.claim_window == "between_tricks"
+                ):
+                    moves.append(_CLAIM)
+                return moves
+            moves = []
+            if holds_nine and self.exchange_problem(s, seat) is None:
+                moves.append(_EXCHANGE)
+            if s.options.claim_window == "between_tricks":
                 moves.append(_CLAIM)
             return moves
         if phase == _POST_TRICK:
-            moves = [_DRAW] if seat == s.leader else []
-            if self.close_problem(s, seat) is None:
-                moves.append(_CLOSE)
+            if seat == leader:
+                moves = [_DRAW]
+                if (
+                    s.closer is None
+                    and s.turn_up_in_stock
+                    and (len(s.stock) != 1 or s.options.close_before_final_draw)
+                ):
+                    moves.append(_CLOSE)
+                if holds_nine and self.exchange_problem(s, seat) is None:
+                    moves.append(_EXCHANGE)
+                moves.append(_CLAIM)  # the trick's winner may always claim here
+                return moves
+            moves = []
             if holds_nine and self.exchange_problem(s, seat) is None:
                 moves.append(_EXCHANGE)
-            if self.claim_problem(s, seat) is None:
+            if s.options.claim_window == "between_tricks":
                 moves.append(_CLAIM)
             return moves
         if phase == _CLOSE_EXCHANGE:
@@ -740,6 +794,18 @@ class SixtySix(Rules[SixtySixState]):
         if phase == _END_WINDOW:
             return [_CLAIM, _PASS] if seat == s.window_seat else []
         return []
+
+    def apply_in_place(self, s: SixtySixState, seat: int, move: Move) -> list[Event]:
+        # A card play, the commonest move, goes straight to its own check and apply: the same
+        # steps as Rules._check, validate and _apply take for it. Anything else, and every
+        # seat or finished-game error, takes the general path.
+        if type(move) is PlayCard and type(seat) is int and 0 <= seat < _SEATS and not s.finished:
+            card = move.card
+            self._validate_play(s, seat, card)
+            events: list[Event] = []
+            self._play(s, seat, card, events)
+            return events
+        return super().apply_in_place(s, seat, move)
 
     def validate(self, s: SixtySixState, seat: int, move: Move) -> None:
         problem: Problem | None
@@ -758,7 +824,7 @@ class SixtySix(Rules[SixtySixState]):
         elif kind is Claim:
             problem = self.claim_problem(s, seat)
         elif kind is DrawCards:
-            if s.phase != Phase.POST_TRICK:
+            if s.phase != _POST_TRICK:
                 problem = (Reason.WRONG_PHASE, "cards are drawn only right after a trick")
             elif seat != s.leader:
                 problem = (Reason.NOT_YOUR_TURN, "the trick's winner decides when to draw")
@@ -772,27 +838,44 @@ class SixtySix(Rules[SixtySixState]):
 
     def _call_problem(self, s: SixtySixState, seat: int, call: object) -> Problem | None:
         if call == "pass":
-            if s.phase != Phase.END_WINDOW:
+            if s.phase != _END_WINDOW:
                 return (Reason.CALL_NOT_ALLOWED, "'pass' answers the end window after trick 12")
             return None if seat == s.window_seat else _P_WINDOW_TURN
         if call == "decline":
-            if s.phase != Phase.CLOSE_EXCHANGE:
+            if s.phase != _CLOSE_EXCHANGE:
                 return (Reason.CALL_NOT_ALLOWED, "'decline' answers the exchange offer at a close")
             return self.exchange_problem(s, seat)
         return (Reason.CALL_NOT_ALLOWED, f"no call {call!r} in sixty-six; calls: pass, decline")
 
     def _validate_play(self, s: SixtySixState, seat: int, c: object) -> None:
         phase = s.phase
-        if phase not in (Phase.LEAD, Phase.FOLLOW):
+        # The common case first: a card the seat may play (the cards of playable()). Anything
+        # else falls through to the checks below, which name what is wrong.
+        if type(c) is int and 0 <= c < 64:
+            if phase == _LEAD:
+                if seat == s.leader:
+                    allowed = s.hands[seat]
+                    if s.marriage_suit is not None:
+                        allowed &= _PAIR[s.marriage_suit]
+                    if allowed >> c & 1:
+                        return
+            elif phase == _FOLLOW and seat != s.leader:
+                allowed = s.hands[seat]
+                if not (s.closer is None and s.turn_up_in_stock):  # §4.2 once the stock is gone
+                    strict = s.options.endgame_follow == "strict"
+                    allowed = follow_mask(allowed, s.trick[0], s.trump, True, strict)
+                if allowed >> c & 1:
+                    return
+        if phase not in (_LEAD, _FOLLOW):
             raise IllegalMove(Reason.WRONG_PHASE, f"no card is played now ({phase})")
-        turn = s.leader if phase == Phase.LEAD else 1 - s.leader
+        turn = s.leader if phase == _LEAD else 1 - s.leader
         if seat != turn:
             raise IllegalMove(Reason.NOT_YOUR_TURN, f"it is seat {turn}'s turn to play")
         if not (type(c) is int and 0 <= c < 64) or not s.hands[seat] >> c & 1:
             raise IllegalMove(Reason.CARD_NOT_IN_HAND, f"{C.describe(c)} is not in your hand")
         if self.playable(s, seat) >> c & 1:
             return
-        if phase == Phase.LEAD:
+        if phase == _LEAD:
             raise IllegalMove(Reason.MUST_LEAD_MARRIAGE, "after a marriage, lead its King or Queen")
         hand, lead = s.hands[seat], s.trick[0]
         same = hand & SUIT_MASK[lead >> 4]
@@ -825,7 +908,7 @@ class SixtySix(Rules[SixtySixState]):
             assert isinstance(move, Call)
             events.append(Called(seat=seat, call=move.call))
             if move.call == "decline":
-                s.phase = Phase.LEAD
+                s.phase = _LEAD
             elif s.options.claim_window == "between_tricks" and seat == s.leader:
                 s.window_seat = 1 - seat  # §16.2: the other player may claim after the pass
             else:
@@ -833,16 +916,20 @@ class SixtySix(Rules[SixtySixState]):
 
     def _play(self, s: SixtySixState, seat: int, c: int, events: list[Event]) -> None:
         s.hands[seat] &= ~(1 << c)
-        events.append(CardPlayed(seat=seat, card=c))
-        if s.phase == Phase.LEAD:
+        events.append(card_played(seat, c))  # a shared event object: events are immutable
+        if s.phase == _LEAD:
             s.trick = [c]
             s.marriage_suit = None
             s.last_trick = []  # §4.4: the previous trick may be reviewed until this card
-            s.phase = Phase.FOLLOW
+            s.phase = _FOLLOW
             return
         leader = s.leader
         lead = s.trick[0]
-        winner = leader if leader_wins(lead, c, s.trump) else seat
+        # leader_wins(), inline: the same suit goes to the higher rank, else a trump wins.
+        if lead >> 4 == c >> 4:
+            winner = leader if STRENGTH[lead] > STRENGTH[c] else seat
+        else:
+            winner = seat if c >> 4 == s.trump else leader
         points = POINTS[lead] + POINTS[c]
         s.tricks_won[winner] += 1
         s.card_points[winner] += points
@@ -850,24 +937,16 @@ class SixtySix(Rules[SixtySixState]):
         s.last_trick = [leader, winner, lead, c]
         s.trick = []
         s.leader = winner
-        events.append(
-            TrickWon(
-                trick_no=s.tricks_played,
-                winner=winner,
-                leader=leader,
-                cards=(lead, c),
-                points=points,
-            )
-        )
+        events.append(_trick_won(s.tricks_played, winner, leader, (lead, c), points))
         if not s.hands[winner]:
             if s.closer is None:  # §1: the last trick's 10 only in a deal played out unclosed
                 s.bonus_seat = winner
-            s.phase = Phase.END_WINDOW
+            s.phase = _END_WINDOW
             s.window_seat = winner
-        elif self.stock_open(s):
-            s.phase = Phase.POST_TRICK
+        elif s.closer is None and s.turn_up_in_stock:  # stock_open()
+            s.phase = _POST_TRICK
         else:
-            s.phase = Phase.LEAD
+            s.phase = _LEAD
 
     def _draw(self, s: SixtySixState, winner: int, events: list[Event]) -> None:
         # §4.3: the winner takes the top card, the loser the next one, or the turn-up last.
@@ -875,22 +954,20 @@ class SixtySix(Rules[SixtySixState]):
         stock = s.stock
         first = stock[0]
         s.hands[winner] |= 1 << first
-        events.append(CardDrawn(seat=winner, card=first, stock_left=len(stock)))
-        if len(stock) > 1:
+        left = len(stock)  # after this draw: the rest of the stock and the turn-up
+        events.append(_DRAWN[winner][left][first])
+        if left > 1:
             second = stock[1]
             s.stock = stock[2:]
-            face_up = False
+            events.append(_DRAWN[loser][left - 1][second])  # stock_size() after both draws
         else:
             second = s.turn_up
             s.stock = []
             s.turn_up_in_stock = False
             s.shown = _with_bit(s.shown, loser, second)
-            face_up = True
+            events.append(_DRAWN_TURN_UP[loser][second])  # face up, nothing left
         s.hands[loser] |= 1 << second
-        events.append(
-            CardDrawn(seat=loser, card=second, stock_left=self.stock_size(s), face_up=face_up)
-        )
-        s.phase = Phase.LEAD
+        s.phase = _LEAD
 
     def _marry(self, s: SixtySixState, seat: int, suit: int, events: list[Event]) -> None:
         points = ROYAL_MARRIAGE_POINTS if suit == s.trump else MARRIAGE_POINTS
@@ -909,10 +986,10 @@ class SixtySix(Rules[SixtySixState]):
         s.hands[seat] = (s.hands[seat] & ~(1 << nine)) | (1 << taken)
         s.shown = _with_bit(s.shown, seat, taken)
         s.turn_up = nine
-        at_close = s.phase == Phase.CLOSE_EXCHANGE
+        at_close = s.phase == _CLOSE_EXCHANGE
         events.append(TrumpExchanged(seat=seat, given=nine, taken=taken, at_close=at_close))
         if at_close:
-            s.phase = Phase.LEAD
+            s.phase = _LEAD
 
     def _close(self, s: SixtySixState, seat: int, events: list[Event]) -> None:
         other = 1 - seat
@@ -923,20 +1000,21 @@ class SixtySix(Rules[SixtySixState]):
                 seat=seat, before_draw=s.phase == _POST_TRICK, opponent_tricks=s.tricks_won[other]
             )
         )
-        s.phase = Phase.LEAD
+        s.phase = _LEAD
         nine = s.trump * 16 + _NINE
         if s.options.exchange_on_opponent_close and s.hands[other] >> nine & 1:
-            s.phase = Phase.CLOSE_EXCHANGE
+            s.phase = _CLOSE_EXCHANGE
 
     # -- scoring and the end -----------------------------------------------------------------
 
     def _end_deal(self, s: SixtySixState, claimant: int | None, events: list[Event]) -> None:
         o = s.options
-        for seat in range(_SEATS):  # §13: at the end of the deal the remaining cards are shown
-            if s.hands[seat]:
-                events.append(
-                    CardsExposed(seat=seat, what="hand", cards=cards_tuple(s.hands[seat]))
-                )
+        hands = s.hands
+        # §13: at the end of the deal the remaining cards are shown
+        if hands[0]:
+            events.append(_cards_exposed(0, "hand", cards_tuple(hands[0])))
+        if hands[1]:
+            events.append(_cards_exposed(1, "hand", cards_tuple(hands[1])))
         counts = (self.count(s, 0), self.count(s, 1))
         scorer, award, why = score_deal(
             o,
@@ -946,34 +1024,28 @@ class SixtySix(Rules[SixtySixState]):
             closer=s.closer,
             closer_opp_tricks=s.closer_opp_tricks,
         )
-        points = [0, 0]
         gained, s.carry = with_carry(scorer, award, s.carry, o.carry_over)
+        points: tuple[int, int] = (0, 0)
         if scorer is not None:
-            points[scorer] = gained
+            points = (gained, 0) if scorer == 0 else (0, gained)
             scores = list(s.scores)
             scores[scorer] += gained
             s.scores = scores
-        made: list[bool | None] = [None, None]
+        made: tuple[bool | None, bool | None] = (None, None)
         if claimant is not None:
-            made[claimant] = counts[claimant] >= GOAL
+            ok = counts[claimant] >= GOAL
+            made = (ok, None) if claimant == 0 else (None, ok)
         # taken: each seat's final count (§8); made: the claimant's success (None for the other
         # seat, and for both when nobody claimed); note: the reason for the result.
-        s.last_result = DealScored(
-            deal_no=s.deal_no,
-            bids=(None, None),
-            bid_cards=(None, None),
-            taken=counts,
-            made=tuple(made),
-            points=tuple(points),
-            totals=tuple(s.scores),
-            note=why,
+        s.last_result = _deal_scored(
+            s.deal_no, _NO_BIDS, counts, made, points, tuple(s.scores), _NO_BIDS, None, None, why
         )
         events.append(s.last_result)
         if max(s.scores) >= o.target_game_points:
             # One deal scores for one seat only, so two seats never reach the target together.
             s.winners = [0 if s.scores[0] > s.scores[1] else 1]
             s.finished = True
-            s.phase = Phase.OVER
+            s.phase = _OVER
             events.append(GameOver(totals=tuple(s.scores), winners=tuple(s.winners)))
             return
         if o.next_dealer == "alternate":
@@ -999,7 +1071,7 @@ class SixtySix(Rules[SixtySixState]):
 
     def view(self, s: SixtySixState, viewer: Viewer) -> View:
         o = s.options
-        in_play = s.phase != Phase.OVER
+        in_play = s.phase != _OVER
         seats = tuple(
             SeatView(
                 seat=seat,
@@ -1042,7 +1114,7 @@ class SixtySix(Rules[SixtySixState]):
                 for m_seat, suit, points in s.marriages
             ),
             marriage_suit=s.marriage_suit,
-            end_window_seat=s.window_seat if s.phase == Phase.END_WINDOW else None,
+            end_window_seat=s.window_seat if s.phase == _END_WINDOW else None,
             carry=s.carry,
             target_game_points=o.target_game_points,
             match_stakes=self.match_stakes(s),

@@ -563,7 +563,11 @@ def test_the_turn_up_drawn_last_is_public() -> None:
     t = Table(TV5)
     play_tv5(t)
     last = [e for e in t.events if isinstance(e, CardDrawn)][-1]
-    assert last.face_up and last.card == C.parse("KH")
+    assert last.face_up and last.card == C.parse("KH") and last.stock_left == 0
+    # Each draw says how many stock cards are left after it: 11 face down and the turn-up at
+    # first, one fewer per draw (the draw events are shared, prebuilt objects).
+    lefts = [e.stock_left for e in t.events if isinstance(e, CardDrawn)]
+    assert lefts == list(range(11, -1, -1))
     assert all(last.visible_to(v).card == C.parse("KH") for v in (0, 1, None))
 
 

@@ -11,7 +11,7 @@ out to the end window.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from engine import get_rules
 from engine.core import cards as C
-from engine.core.errors import IllegalMove
+from engine.core.errors import EngineError, IllegalMove
 from engine.core.events import (
     CardDrawn,
     CardPlayed,
@@ -351,3 +351,39 @@ def test_same_seed_and_moves_give_the_same_states_and_events(
     assert events == expected
     again = list(playout(options, seed, random.Random(bot)))
     assert [a.after for a in again] == [b.after for b in steps]
+
+
+def _outcome(apply: Callable[..., object], *args: object) -> object:
+    """What applying a move gives: its events, or the error's type, reason and message."""
+    try:
+        return apply(*args)
+    except EngineError as err:
+        return (type(err), err.reason, err.message)
+
+
+@settings(max_examples=6, deadline=None, derandomize=True)
+@given(options=game_options(), seed=st.binary(min_size=1, max_size=8), bot=st.integers(0, 999))
+def test_applying_in_place_is_the_pure_apply_for_every_candidate(
+    options: dict[str, object], seed: bytes, bot: int
+) -> None:
+    # Sixty-Six takes a shortcut for card plays in apply_in_place: the same events, the same
+    # state and the same refusals as apply, also for seats that do not exist.
+    last = None
+    for n, step in enumerate(playout(options, seed, random.Random(bot))):
+        last = step.after
+        if n % 4:
+            continue
+        for seat in (0, 1, 2, -1):
+            for move in CANDIDATES:
+                copy = step.before.clone()
+                pure = _outcome(RULES.apply, step.before, seat, move)
+                in_place = _outcome(RULES.apply_in_place, copy, seat, move)
+                if isinstance(pure, tuple) and isinstance(pure[0], SixtySixState):
+                    assert in_place == pure[1] and copy == pure[0]
+                else:
+                    assert in_place == pure and copy == step.before
+    assert last is not None and last.finished
+    for move in (PlayCard(C.parse("AS")), Claim()):
+        copy = last.clone()
+        in_place = _outcome(RULES.apply_in_place, copy, 0, move)
+        assert in_place == _outcome(RULES.apply, last, 0, move)

@@ -15,7 +15,9 @@ The lobby index ``tt:lobby`` (a sorted set of games with open seats, by creation
 another slot; it is advisory and every listed game is re-read before it is shown.
 
 A move is one Lua script (:data:`_COMMIT`): request id and version check, snapshot, appended
-move, request id, event batch, and the expiry of a finished game, in one atomic round trip. With
+move, request id, event batch, and the expiry of a finished game, in one atomic round trip. It
+also publishes the new version on the channel ``tt:{id}:moved``, which wakes the turn waiters of
+every replica (:mod:`service.store.redis_notify`). With
 ``open_ttl_s`` a game waiting for players expires that long after its creation unless its seats
 all fill (:data:`_TAKE_SEAT` then removes the expiry).
 """
@@ -42,6 +44,7 @@ from service.store.base import (
     RequestSeen,
     SeatRecord,
 )
+from service.store.redis_notify import MoveNotifier, moved_channel
 
 T = TypeVar("T")
 _LOBBY = "tt:lobby"
@@ -49,6 +52,10 @@ _PARTS = ("meta", "seats", "snapshot", "moves", "requests", "events")
 
 # KEYS: meta seats snapshot moves requests events
 # ARGV: expected_version snapshot move_json request_id batch_json status resigned_seat ttl_s
+#       moved_channel
+# The PUBLISH wakes the turn waiters of every replica (service.store.redis_notify). It comes
+# before the first write: a script error does not undo earlier writes, and a PUBLISH that an ACL
+# refuses must fail the commit whole. Subscribers get the message only once the script is done.
 _COMMIT = """
 local v = redis.call('HGET', KEYS[1], 'version')
 if not v then return {-1, 0} end
@@ -58,6 +65,7 @@ if ARGV[4] ~= '' then
 end
 if tonumber(v) ~= tonumber(ARGV[1]) then return {0, tonumber(v)} end
 local nv = tonumber(v) + 1
+redis.call('PUBLISH', ARGV[9], nv)
 redis.call('HSET', KEYS[1], 'version', nv, 'status', ARGV[6])
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'resigned_seat', ARGV[7]) end
 redis.call('SET', KEYS[3], ARGV[2])
@@ -118,6 +126,7 @@ class RedisStore(GameStore):
         self._commit: Any = client.register_script(_COMMIT)
         self._take: Any = client.register_script(_TAKE_SEAT)
         self._free: Any = client.register_script(_FREE_SEAT)
+        self.notifier = MoveNotifier(client)
 
     @classmethod
     def from_url(cls, url: str, finished_ttl_s: int = 86400, open_ttl_s: int = 0) -> RedisStore:
@@ -134,6 +143,7 @@ class RedisStore(GameStore):
         await self._call(self._r.ping())
 
     async def close(self) -> None:
+        await self.notifier.close()
         await self._r.aclose()
 
     async def create(self, game: GameRecord, opening: EventBatch) -> None:
@@ -194,6 +204,7 @@ class RedisStore(GameStore):
             step.status,
             resigned,
             self._ttl,
+            moved_channel(game_id),
         ]
         outcome, version = await self._call(self._commit(keys=_keys(game_id), args=args))
         if outcome == -1:
@@ -251,6 +262,18 @@ class RedisStore(GameStore):
         if not entries and not await self._call(self._r.exists(meta)):
             raise GameNotFound(game_id)
         return [EventBatch.from_json(fields[b"d"]) for _, fields in entries]
+
+    async def wait_for_version(self, game_id: str, after: int, wait_s: float) -> int | None:
+        # Woken by this replica's subscription; the read below covers a notification that was
+        # lost (pub/sub delivers at most once) and tells an expired game from a quiet one.
+        notified = await self.notifier.wait(game_id, after, wait_s)
+        if notified is not None:
+            return notified
+        raw = await self._call(self._r.hget(_keys(game_id)[0], "version"))
+        if raw is None:
+            raise GameNotFound(game_id)
+        version = int(raw)
+        return version if version > after else None
 
     async def list_open(
         self, game_type: str, limit: int, after: LobbyPosition | None = None

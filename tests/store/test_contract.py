@@ -194,6 +194,25 @@ def test_a_waiting_reader_wakes_on_the_next_commit(run: Callable[[Body], None]) 
     run(body)
 
 
+def test_a_version_waiter_wakes_on_the_next_commit(run: Callable[[Body], None]) -> None:
+    async def body(store: GameStore) -> None:
+        record = new_record()
+        await store.create(record, OPENING)
+        # Nothing after version 0 yet: the wait runs out with None.
+        assert await store.wait_for_version(record.game_id, 0, 0.05) is None
+        waiter = asyncio.create_task(store.wait_for_version(record.game_id, 0, 30))
+        await asyncio.sleep(0.05)
+        assert not waiter.done()
+        await store.commit(record.game_id, step(0))
+        assert await asyncio.wait_for(waiter, 10) == 1
+        # A version already passed answers at once, whatever the wait.
+        assert await asyncio.wait_for(store.wait_for_version(record.game_id, 0, 30), 10) == 1
+        with pytest.raises(GameNotFound):
+            await store.wait_for_version("nope", 0, 0.05)
+
+    run(body)
+
+
 def test_seats_are_taken_once_and_freed_only_before_the_game_starts(
     run: Callable[[Body], None],
 ) -> None:

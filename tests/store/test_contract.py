@@ -1,5 +1,5 @@
-"""The GameStore contract: one suite, run against every adapter (MemoryStore and RedisStore on
-a real redis-server started by this session)."""
+"""The GameStore contract: one suite, run against every adapter (MemoryStore and RedisStore,
+pipelined and not, on a real redis-server started by this session)."""
 
 from __future__ import annotations
 
@@ -29,16 +29,21 @@ from service.store.redis import RedisStore
 Body = Callable[[GameStore], Awaitable[None]]
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "redis-unpipelined"])
 def run(request: pytest.FixtureRequest) -> Callable[[Body], None]:
-    """Run a test body against a fresh store of the parametrised kind, on its own loop."""
+    """Run a test body against a fresh store of the parametrised kind, on its own loop. The
+    RedisStore runs twice: with its pipelined connection for the hot calls, and without (as
+    with a TLS URL, which that connection does not make)."""
 
     def runner(body: Body) -> None:
         async def main() -> None:
             if request.param == "memory":
                 store: GameStore = MemoryStore()
             else:
-                store = RedisStore.from_url(request.getfixturevalue("redis_url"))
+                store = RedisStore.from_url(
+                    request.getfixturevalue("redis_url"),
+                    pipelined=request.param == "redis",
+                )
             try:
                 await body(store)
             finally:

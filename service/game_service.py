@@ -313,10 +313,10 @@ class GameService:
             if remaining <= 0:
                 break
             wait = min(remaining, self._stream_wait_s)
-            batches = await self.store.read_events(record.game_id, record.version + 1, wait)
-            if not batches:
+            version = await self.store.wait_for_version(record.game_id, record.version, wait)
+            if version is None:
                 continue
-            cached = await self._cached_soon(record.game_id, batches[-1].version)
+            cached = await self._cached_soon(record.game_id, version)
             if cached is not None:
                 record, state = cached
             else:

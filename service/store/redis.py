@@ -15,7 +15,9 @@ The lobby index ``tt:lobby`` (a sorted set of games with open seats, by creation
 another slot; it is advisory and every listed game is re-read before it is shown.
 
 A move is one Lua script (:data:`_COMMIT`): request id and version check, snapshot, appended
-move, request id, event batch, and the expiry of a finished game, in one atomic round trip. With
+move, request id, event batch, and the expiry of a finished game, in one atomic round trip. It
+also publishes the new version on the channel ``tt:{id}:moved``, which wakes the turn waiters of
+every replica (:mod:`service.store.redis_notify`). With
 ``open_ttl_s`` a game waiting for players expires that long after its creation unless its seats
 all fill (:data:`_TAKE_SEAT` then removes the expiry).
 """
@@ -42,6 +44,8 @@ from service.store.base import (
     RequestSeen,
     SeatRecord,
 )
+from service.store.redis_notify import MoveNotifier, moved_channel
+from service.store.redis_pipe import Arg, PipelinedRedis, Script, pipelined_for
 
 T = TypeVar("T")
 _LOBBY = "tt:lobby"
@@ -49,6 +53,10 @@ _PARTS = ("meta", "seats", "snapshot", "moves", "requests", "events")
 
 # KEYS: meta seats snapshot moves requests events
 # ARGV: expected_version snapshot move_json request_id batch_json status resigned_seat ttl_s
+#       moved_channel
+# The PUBLISH wakes the turn waiters of every replica (service.store.redis_notify). It comes
+# before the first write: a script error does not undo earlier writes, and a PUBLISH that an ACL
+# refuses must fail the commit whole. Subscribers get the message only once the script is done.
 _COMMIT = """
 local v = redis.call('HGET', KEYS[1], 'version')
 if not v then return {-1, 0} end
@@ -58,6 +66,7 @@ if ARGV[4] ~= '' then
 end
 if tonumber(v) ~= tonumber(ARGV[1]) then return {0, tonumber(v)} end
 local nv = tonumber(v) + 1
+redis.call('PUBLISH', ARGV[9], nv)
 redis.call('HSET', KEYS[1], 'version', nv, 'status', ARGV[6])
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'resigned_seat', ARGV[7]) end
 redis.call('SET', KEYS[3], ARGV[2])
@@ -69,6 +78,12 @@ if ARGV[6] ~= 'active' and ttl > 0 then
   for i = 1, 6 do redis.call('EXPIRE', KEYS[i], ttl) end
 end
 return {1, nv}
+"""
+
+# KEYS: meta seats snapshot   The record as one reply (the snapshot '' when there is none).
+_LOAD = """
+return {redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2]),
+        redis.call('GET', KEYS[3]) or ''}
 """
 
 # KEYS: meta seats snapshot moves requests events   ARGV: seat seat_json
@@ -109,7 +124,12 @@ def _keys(game_id: str) -> list[str]:
 
 class RedisStore(GameStore):
     def __init__(
-        self, client: aioredis.Redis, finished_ttl_s: int = 86400, open_ttl_s: int = 0
+        self,
+        client: aioredis.Redis,
+        finished_ttl_s: int = 86400,
+        open_ttl_s: int = 0,
+        *,
+        pipelined: bool = True,
     ) -> None:
         # Any: redis-py's reply types are unions of every decoding mode; ours is bytes.
         self._r: Any = client
@@ -118,10 +138,18 @@ class RedisStore(GameStore):
         self._commit: Any = client.register_script(_COMMIT)
         self._take: Any = client.register_script(_TAKE_SEAT)
         self._free: Any = client.register_script(_FREE_SEAT)
+        self.notifier = MoveNotifier(client)
+        # The hot calls (a move's commit, a game's load, a version read) go pipelined on one
+        # connection where the URL allows it: redis-py costs ~10x the CPU per call.
+        self._pipe: PipelinedRedis | None = pipelined_for(client) if pipelined else None
+        self._commit_script = Script(_COMMIT)
+        self._load_script = Script(_LOAD)
 
     @classmethod
-    def from_url(cls, url: str, finished_ttl_s: int = 86400, open_ttl_s: int = 0) -> RedisStore:
-        return cls(aioredis.Redis.from_url(url), finished_ttl_s, open_ttl_s)
+    def from_url(
+        cls, url: str, finished_ttl_s: int = 86400, open_ttl_s: int = 0, *, pipelined: bool = True
+    ) -> RedisStore:
+        return cls(aioredis.Redis.from_url(url), finished_ttl_s, open_ttl_s, pipelined=pipelined)
 
     @staticmethod
     async def _call(pending: Awaitable[T]) -> T:
@@ -130,10 +158,18 @@ class RedisStore(GameStore):
         except RedisError as exc:
             raise StoreUnavailable(f"the game store is unavailable ({type(exc).__name__})") from exc
 
+    def _hget(self, key: str, field: str) -> Awaitable[Any]:
+        if self._pipe is not None:
+            return self._pipe.execute("HGET", key, field)
+        return self._r.hget(key, field)  # type: ignore[no-any-return]
+
     async def ping(self) -> None:
         await self._call(self._r.ping())
 
     async def close(self) -> None:
+        await self.notifier.close()
+        if self._pipe is not None:
+            await self._pipe.close()
         await self._r.aclose()
 
     async def create(self, game: GameRecord, opening: EventBatch) -> None:
@@ -163,6 +199,13 @@ class RedisStore(GameStore):
 
     async def load(self, game_id: str) -> GameRecord:
         meta, seats, snapshot, *_ = _keys(game_id)
+        if self._pipe is not None:
+            flat_meta, flat_seats, snap = await self._call(
+                self._pipe.evalsha(self._load_script, [meta, seats, snapshot], [])
+            )
+            if not flat_meta:
+                raise GameNotFound(game_id)
+            return _record(game_id, _pairs(flat_meta), _pairs(flat_seats), snap)
 
         async def read() -> tuple[Any, Any, Any]:
             async with self._r.pipeline(transaction=True) as pipe:
@@ -185,7 +228,7 @@ class RedisStore(GameStore):
     async def commit(self, game_id: str, step: Commit) -> int:
         move = step.move.to_json() if step.move is not None else ""
         resigned = "" if step.resigned_seat is None else str(step.resigned_seat)
-        args = [
+        args: list[Arg] = [
             step.expected_version,
             step.snapshot,
             move,
@@ -194,8 +237,13 @@ class RedisStore(GameStore):
             step.status,
             resigned,
             self._ttl,
+            moved_channel(game_id),
         ]
-        outcome, version = await self._call(self._commit(keys=_keys(game_id), args=args))
+        if self._pipe is not None:
+            pending = self._pipe.evalsha(self._commit_script, _keys(game_id), args)
+        else:
+            pending = self._commit(keys=_keys(game_id), args=args)
+        outcome, version = await self._call(pending)
         if outcome == -1:
             raise GameNotFound(game_id)
         if outcome == 0:
@@ -207,8 +255,7 @@ class RedisStore(GameStore):
         return int(version)
 
     async def request_version(self, game_id: str, request_id: str) -> int | None:
-        key = _keys(game_id)[4]
-        raw = await self._call(self._r.hget(key, request_id))
+        raw = await self._call(self._hget(_keys(game_id)[4], request_id))
         return None if raw is None else int(raw)
 
     async def take_seat(self, game_id: str, seat: int, record: SeatRecord) -> bool:
@@ -252,6 +299,18 @@ class RedisStore(GameStore):
             raise GameNotFound(game_id)
         return [EventBatch.from_json(fields[b"d"]) for _, fields in entries]
 
+    async def wait_for_version(self, game_id: str, after: int, wait_s: float) -> int | None:
+        # Woken by this replica's subscription; the read below covers a notification that was
+        # lost (pub/sub delivers at most once) and tells an expired game from a quiet one.
+        notified = await self.notifier.wait(game_id, after, wait_s)
+        if notified is not None:
+            return notified
+        raw = await self._call(self._hget(_keys(game_id)[0], "version"))
+        if raw is None:
+            raise GameNotFound(game_id)
+        version = int(raw)
+        return version if version > after else None
+
     async def list_open(
         self, game_type: str, limit: int, after: LobbyPosition | None = None
     ) -> list[GameRecord]:
@@ -283,6 +342,11 @@ class RedisStore(GameStore):
                 if len(out) >= limit:
                     break
         return out
+
+
+def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:
+    """A hash from a script's HGETALL reply: field, value, field, value, …"""
+    return dict(zip(flat[::2], flat[1::2], strict=True))
 
 
 def _record(

@@ -1,5 +1,5 @@
-"""The GameStore contract: one suite, run against every adapter (MemoryStore and RedisStore on
-a real redis-server started by this session)."""
+"""The GameStore contract: one suite, run against every adapter (MemoryStore and RedisStore,
+pipelined and not, on a real redis-server started by this session)."""
 
 from __future__ import annotations
 
@@ -29,16 +29,21 @@ from service.store.redis import RedisStore
 Body = Callable[[GameStore], Awaitable[None]]
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "redis-unpipelined"])
 def run(request: pytest.FixtureRequest) -> Callable[[Body], None]:
-    """Run a test body against a fresh store of the parametrised kind, on its own loop."""
+    """Run a test body against a fresh store of the parametrised kind, on its own loop. The
+    RedisStore runs twice: with its pipelined connection for the hot calls, and without (as
+    with a TLS URL, which that connection does not make)."""
 
     def runner(body: Body) -> None:
         async def main() -> None:
             if request.param == "memory":
                 store: GameStore = MemoryStore()
             else:
-                store = RedisStore.from_url(request.getfixturevalue("redis_url"))
+                store = RedisStore.from_url(
+                    request.getfixturevalue("redis_url"),
+                    pipelined=request.param == "redis",
+                )
             try:
                 await body(store)
             finally:
@@ -190,6 +195,25 @@ def test_a_waiting_reader_wakes_on_the_next_commit(run: Callable[[Body], None]) 
         batches = await asyncio.wait_for(reader, 5)
         assert [b.version for b in batches] == [1]
         assert await store.read_events(record.game_id, 2, wait_s=0.05) == []
+
+    run(body)
+
+
+def test_a_version_waiter_wakes_on_the_next_commit(run: Callable[[Body], None]) -> None:
+    async def body(store: GameStore) -> None:
+        record = new_record()
+        await store.create(record, OPENING)
+        # Nothing after version 0 yet: the wait runs out with None.
+        assert await store.wait_for_version(record.game_id, 0, 0.05) is None
+        waiter = asyncio.create_task(store.wait_for_version(record.game_id, 0, 30))
+        await asyncio.sleep(0.05)
+        assert not waiter.done()
+        await store.commit(record.game_id, step(0))
+        assert await asyncio.wait_for(waiter, 10) == 1
+        # A version already passed answers at once, whatever the wait.
+        assert await asyncio.wait_for(store.wait_for_version(record.game_id, 0, 30), 10) == 1
+        with pytest.raises(GameNotFound):
+            await store.wait_for_version("nope", 0, 0.05)
 
     run(body)
 

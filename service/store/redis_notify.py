@@ -1,0 +1,189 @@
+"""Move notifications: one Redis subscription per replica wakes every in-process turn waiter.
+
+The commit script publishes the new version on ``tt:{game_id}:moved`` (:func:`moved_channel`).
+A replica keeps ONE pattern subscription (:data:`PATTERN`) on a connection of its own and wakes
+the waiters of the game named in each message: a wait then costs no Redis connection and no
+round trip, where a blocking XREAD per waiting call held a connection each and read the whole
+event batch only to learn its version.
+
+Pub/sub delivers at most once: a message sent while the subscriber is (re)connecting is lost.
+So a waiter is only ever delayed, never stuck: :meth:`MoveNotifier.wait` gives up after its
+timeout (the caller then reads the version itself), and every (re)subscription wakes all
+waiters to read it at once, since messages may have been missed while there was none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+from typing import Any
+
+import redis.asyncio as aioredis
+import structlog
+from redis.exceptions import RedisError
+
+log = structlog.get_logger("tricktable.store")
+
+#: The channel pattern a replica subscribes to (Redis ACLs must allow it: ``&tt:*:moved``).
+PATTERN = "tt:*:moved"
+_PREFIX = b"tt:{"
+_SUFFIX = b"}:moved"
+#: Games whose latest notified version a replica remembers (a waiter that arrives after the
+#: notification it wants returns at once); older ones only cost a waiter its timeout.
+REMEMBERED_GAMES = 65536
+#: A woken waiter must read the version itself: the subscription was (re)established.
+RECHECK = -1
+_RETRY_S = (0.05, 0.1, 0.25, 0.5, 1.0)
+
+
+def moved_channel(game_id: str) -> str:
+    return f"tt:{{{game_id}}}:moved"
+
+
+class MoveNotifier:
+    """Versions committed to games, as their notifications arrive; waits on them.
+
+    Started lazily by the first :meth:`wait` (it needs the running loop); :meth:`close` stops
+    it. Safe only on the loop that started it, like the client it reads from.
+    """
+
+    def __init__(self, client: aioredis.Redis, remembered: int = REMEMBERED_GAMES) -> None:
+        self._client = client
+        self._remembered = remembered
+        self._latest: dict[str, int] = {}  # insertion order = least recently notified first
+        self._waiters: dict[str, list[asyncio.Future[int | None]]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._connection: Any = None
+        self.subscribed = asyncio.Event()  # set while the subscription is live (tests wait on it)
+
+    def latest(self, game_id: str) -> int | None:
+        return self._latest.get(game_id)
+
+    async def wait(self, game_id: str, after: int, timeout_s: float) -> int | None:
+        """A version of ``game_id`` later than ``after`` once one is notified; None when
+        ``timeout_s`` passes first or notifications may have been missed (RECHECK): the caller
+        then reads the version from Redis."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run())
+        known = self._latest.get(game_id)
+        if known is not None and known > after:
+            return known
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while True:
+            future: asyncio.Future[int | None] = loop.create_future()
+            waiters = self._waiters.setdefault(game_id, [])
+            waiters.append(future)
+            timer = loop.call_at(deadline, _expire, future)
+            try:
+                version = await future
+            finally:
+                timer.cancel()
+                # Woken by a notification, its list is gone already; timed out or cancelled,
+                # it is still listed.
+                _discard(self._waiters, game_id, future)
+            if version is None or version == RECHECK:
+                return None
+            # Several notifications may have been read since this one woke us: the latest
+            # spares the caller a state it would only pass through.
+            version = max(version, self._latest.get(game_id, version))
+            if version > after:
+                return version
+            # A notification of a version the caller already has (a waiter of another seat,
+            # further behind, shares the game's list): wait on.
+
+    def notify(self, game_id: str, version: int) -> None:
+        """Record ``version`` of ``game_id`` and wake its waiters."""
+        latest = self._latest.pop(game_id, None)
+        self._latest[game_id] = version if latest is None else max(latest, version)
+        if len(self._latest) > self._remembered:
+            del self._latest[next(iter(self._latest))]
+        for future in self._waiters.pop(game_id, ()):
+            if not future.done():
+                future.set_result(version)
+
+    def _wake_all(self) -> None:
+        waiting, self._waiters = self._waiters, {}
+        for futures in waiting.values():
+            for future in futures:
+                if not future.done():
+                    future.set_result(RECHECK)
+
+    def handle(self, message: Any) -> None:
+        """One reply read on the subscription. Anything but a well-formed move notification is
+        logged and ignored: a stray publish on the channel must not stop the subscriber."""
+        try:
+            kind, _, channel, data = message
+            if kind != b"pmessage":
+                raise ValueError(f"unexpected {kind!r}")
+            if not (channel.startswith(_PREFIX) and channel.endswith(_SUFFIX)):
+                raise ValueError(f"unexpected channel {channel!r}")
+            game_id = channel[len(_PREFIX) : -len(_SUFFIX)].decode()
+            version = int(data)
+            if version < 0 or not game_id:
+                raise ValueError("no game or a negative version")
+        except (TypeError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+            log.warning(
+                "malformed move notification ignored", reply=repr(message)[:200], why=str(exc)
+            )
+            return
+        self.notify(game_id, version)
+
+    async def _run(self) -> None:
+        failures = 0
+        while True:
+            pool: Any = self._client.connection_pool  # untyped in redis-py
+            connection = pool.make_connection()
+            self._connection = connection
+            try:
+                await connection.connect()
+                await connection.send_command("PSUBSCRIBE", PATTERN)
+                # With RESP3 (redis-py's default) messages are pushes, which the parser hands to
+                # a push handler unless asked for them; with RESP2 they are plain replies.
+                confirmed = await connection.read_response(timeout=math.inf, push_request=True)
+                if not (isinstance(confirmed, list) and confirmed[:1] == [b"psubscribe"]):
+                    raise RedisError(f"PSUBSCRIBE answered {confirmed!r}")
+                failures = 0
+                self.subscribed.set()
+                self._wake_all()  # anything published before now was missed
+                while True:
+                    self.handle(await connection.read_response(timeout=math.inf, push_request=True))
+            except asyncio.CancelledError:
+                raise
+            except (RedisError, OSError) as exc:
+                self.subscribed.clear()
+                self._wake_all()
+                delay = _RETRY_S[min(failures, len(_RETRY_S) - 1)]
+                failures += 1
+                log.warning("move notifications lost; resubscribing", why=repr(exc), retry_s=delay)
+                await asyncio.sleep(delay)
+            finally:
+                self.subscribed.clear()
+                with contextlib.suppress(Exception):
+                    await connection.disconnect()
+
+    async def close(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._wake_all()
+
+
+def _expire(future: asyncio.Future[int | None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+def _discard(
+    waiters: dict[str, list[asyncio.Future[int | None]]], game_id: str, future: Any
+) -> None:
+    listed = waiters.get(game_id)
+    if listed is None:
+        return
+    with contextlib.suppress(ValueError):
+        listed.remove(future)
+    if not listed:
+        del waiters[game_id]

@@ -1,0 +1,259 @@
+"""A pipelined Redis connection for the store's hot calls (a move's commit, a game's load).
+
+redis-py runs each command through its connection pool, retry wrapper, stream reader and
+response callbacks, and holds a whole connection for it until the reply comes. Profiling the
+benchmark server put that per-call cost at a large share of the store's CPU per move. Here many
+callers share ONE connection: each command is written as soon as it is asked for (the writes
+of one event-loop turn go out in one ``send``), its future queued, and replies, which Redis
+sends in the order of the commands, resolve the queue in order (parsed by hiredis, in C).
+
+Failure is simple, because a pipelined connection cannot lose its place: any error on the
+socket, and any reply overdue by ``timeout_s`` (checked by one timer, not one per call), drops
+the connection and fails every call in flight with a redis ``ConnectionError`` or
+``TimeoutError`` (the store reports StoreUnavailable); the next call connects again. A command
+that failed this way may or may not have run, as with any client.
+
+Scripts go by EVALSHA; a NOSCRIPT reply (after SCRIPT FLUSH, a restart or a failover) loads the
+script with EVAL, which also caches it again.
+
+TCP and Unix-socket URLs are supported, with AUTH (user and password) and SELECT; for anything
+else (TLS) :func:`pipelined_for` returns None and the store keeps to redis-py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections import deque
+from typing import Any
+
+import hiredis
+import redis.asyncio as aioredis
+from redis.asyncio.connection import Connection, UnixDomainSocketConnection
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+#: How long a reply may be overdue before the connection is dropped.
+DEFAULT_TIMEOUT_S = 5.0
+
+Arg = bytes | str | int | float
+
+
+def pack(args: tuple[Arg, ...]) -> bytes:
+    """One command in RESP (an array of bulk strings)."""
+    out = [b"*%d\r\n" % len(args)]
+    for arg in args:
+        if isinstance(arg, bytes):
+            data = arg
+        elif isinstance(arg, str):
+            data = arg.encode()
+        else:
+            data = repr(arg).encode()  # int, float: their decimal text
+        out.append(b"$%d\r\n%b\r\n" % (len(data), data))
+    return b"".join(out)
+
+
+class _Protocol(asyncio.Protocol):
+    """One connection: writes batched per loop turn, replies matched to calls in order."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._reader = hiredis.Reader()
+        self._transport: asyncio.Transport | None = None
+        self._out: list[bytes] = []
+        self.pending: deque[tuple[asyncio.Future[Any], float]] = deque()
+        self.lost: BaseException | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+
+    def send(self, command: bytes) -> asyncio.Future[Any]:
+        if self.lost is not None or self._transport is None:
+            raise RedisConnectionError("the pipelined Redis connection is closed")
+        future = self._loop.create_future()
+        if not self._out:
+            self._loop.call_soon(self._flush)
+        self._out.append(command)
+        self.pending.append((future, self._loop.time()))
+        return future
+
+    def _flush(self) -> None:
+        out, self._out = self._out, []
+        if out and self._transport is not None and self.lost is None:
+            self._transport.write(b"".join(out))
+
+    def data_received(self, data: bytes) -> None:
+        self._reader.feed(data)
+        while True:
+            try:
+                reply = self._reader.gets()
+            except hiredis.ProtocolError as exc:
+                self.fail(RedisConnectionError(f"Redis protocol error: {exc}"))
+                return
+            if reply is False:
+                return
+            if not self.pending:  # nothing asked for it: the stream cannot be trusted
+                self.fail(RedisConnectionError("a Redis reply nobody asked for"))
+                return
+            future, _ = self.pending.popleft()
+            if not future.done():  # a caller that was cancelled leaves its reply unread
+                future.set_result(reply)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.fail(RedisConnectionError(f"Redis closed the connection ({exc or 'EOF'})"))
+
+    def fail(self, error: BaseException) -> None:
+        """Drop the connection and fail every call in flight with ``error``."""
+        if self.lost is None:
+            self.lost = error
+        pending, self.pending = self.pending, deque()
+        for future, _ in pending:
+            if not future.done():
+                future.set_exception(error)
+        if self._transport is not None:
+            self._transport.abort()
+
+    def overdue(self, now: float, timeout_s: float) -> bool:
+        return bool(self.pending) and now - self.pending[0][1] > timeout_s
+
+
+class PipelinedRedis:
+    """Commands pipelined on one connection, (re)connected on demand. Bound to the event loop
+    that first uses it, like a redis-py client."""
+
+    def __init__(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 6379,
+        path: str | None = None,
+        db: int = 0,
+        username: str | None = None,
+        password: str | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        self._address = (host, port, path)
+        self._hello: list[tuple[Arg, ...]] = []
+        if password is not None:
+            auth: tuple[Arg, ...] = ("AUTH", username, password) if username else ("AUTH", password)
+            self._hello.append(auth)
+        if db:
+            self._hello.append(("SELECT", db))
+        self._timeout_s = timeout_s
+        self._protocol: _Protocol | None = None
+        self._connecting: asyncio.Lock | None = None
+        self._watchdog: asyncio.TimerHandle | None = None
+        self._closed = False
+
+    async def execute(self, *args: Arg) -> Any:
+        """Send one command and return its reply; an error reply raises ResponseError."""
+        protocol = self._protocol
+        if protocol is None or protocol.lost is not None:
+            protocol = await self._connect()
+        reply = await protocol.send(pack(args))
+        if isinstance(reply, hiredis.ReplyError):
+            raise _response_error(str(reply))
+        return reply
+
+    async def evalsha(self, script: Script, keys: list[str], args: list[Arg]) -> Any:
+        try:
+            return await self.execute("EVALSHA", script.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            return await self.execute("EVAL", script.source, len(keys), *keys, *args)
+
+    async def _connect(self) -> _Protocol:
+        if self._closed:
+            raise RedisConnectionError("the pipelined Redis connection is closed")
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:
+            if self._protocol is not None and self._protocol.lost is None:
+                return self._protocol  # another caller connected while this one waited
+            loop = asyncio.get_running_loop()
+            host, port, path = self._address
+            try:
+                async with asyncio.timeout(self._timeout_s):
+                    if path is not None:
+                        _, protocol = await loop.create_unix_connection(
+                            lambda: _Protocol(loop), path
+                        )
+                    else:
+                        _, protocol = await loop.create_connection(
+                            lambda: _Protocol(loop), host, port
+                        )
+                    for command in self._hello:
+                        reply = await protocol.send(pack(command))
+                        if isinstance(reply, hiredis.ReplyError):
+                            protocol.fail(RedisConnectionError(str(reply)))
+                            raise _response_error(str(reply))
+            except TimeoutError as exc:
+                raise RedisTimeoutError("connecting to Redis timed out") from exc
+            except OSError as exc:
+                raise RedisConnectionError(f"cannot connect to Redis: {exc}") from exc
+            self._protocol = protocol
+            if self._watchdog is None:
+                self._arm_watchdog()
+            return protocol
+
+    def _arm_watchdog(self) -> None:
+        # One timer per connection, not one per call: a quarter of the timeout late at most.
+        loop = asyncio.get_running_loop()
+        self._watchdog = loop.call_later(self._timeout_s / 4, self._check_overdue)
+
+    def _check_overdue(self) -> None:
+        self._watchdog = None
+        protocol = self._protocol
+        if protocol is None or self._closed:
+            return
+        if protocol.lost is None and protocol.overdue(
+            asyncio.get_running_loop().time(), self._timeout_s
+        ):
+            protocol.fail(RedisTimeoutError(f"no reply from Redis in {self._timeout_s} s"))
+        if protocol.lost is None:
+            self._arm_watchdog()
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+        if self._protocol is not None:
+            self._protocol.fail(RedisConnectionError("the pipelined Redis connection is closed"))
+            self._protocol = None
+
+
+class Script:
+    """A Lua script and its SHA1, for :meth:`PipelinedRedis.evalsha`."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.sha = hashlib.sha1(source.encode()).hexdigest()  # Redis' own script id
+
+
+def _response_error(message: str) -> ResponseError:
+    if message.startswith("NOSCRIPT"):
+        return NoScriptError(message)
+    return ResponseError(message)
+
+
+def pipelined_for(
+    client: aioredis.Redis, timeout_s: float = DEFAULT_TIMEOUT_S
+) -> PipelinedRedis | None:
+    """A pipelined connection to the server ``client`` talks to, with its credentials and
+    database; None when its connections are of a kind this module does not make (TLS)."""
+    pool: Any = client.connection_pool  # untyped in redis-py
+    kwargs = pool.connection_kwargs
+    if pool.connection_class not in (Connection, UnixDomainSocketConnection):
+        return None
+    unix = pool.connection_class is UnixDomainSocketConnection
+    return PipelinedRedis(
+        host=kwargs.get("host", "localhost"),
+        port=int(kwargs.get("port", 6379)),
+        path=kwargs["path"] if unix else None,
+        db=int(kwargs.get("db") or 0),
+        username=kwargs.get("username"),
+        password=kwargs.get("password"),
+        timeout_s=timeout_s,
+    )

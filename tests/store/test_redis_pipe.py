@@ -1,0 +1,173 @@
+"""The pipelined Redis connection (service.store.redis_pipe) against the session's real
+redis-server: replies matched to calls in order with many in flight, error replies, NOSCRIPT
+after SCRIPT FLUSH, credentials and database, and a dropped connection (timeout or killed)
+failing its calls and coming back on the next one. Nothing is timed: the one timeout here is
+provoked by a command that blocks far longer than it."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Awaitable, Callable
+
+import pytest
+import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from service.store.redis_pipe import PipelinedRedis, Script, pack, pipelined_for
+
+GUARD_S = 20.0
+
+Body = Callable[[PipelinedRedis, aioredis.Redis], Awaitable[None]]
+
+
+def run(redis_url: str, body: Body, timeout_s: float = 5.0) -> None:
+    """Run ``body`` with a pipelined connection and a redis-py client to the same server. A
+    call is in flight once its coroutine runs: the tests start them as tasks."""
+
+    async def main() -> None:
+        raw = aioredis.Redis.from_url(redis_url)
+        pipe = pipelined_for(raw, timeout_s=timeout_s)
+        assert pipe is not None
+        try:
+            await asyncio.wait_for(body(pipe, raw), GUARD_S)
+        finally:
+            await pipe.close()
+            await raw.aclose()
+
+    asyncio.run(main())
+
+
+def test_pack_writes_resp_bulk_strings() -> None:
+    assert pack(("SET", b"k\r\n", 12, 1.5)) == (
+        b"*4\r\n$3\r\nSET\r\n$3\r\nk\r\n\r\n$2\r\n12\r\n$3\r\n1.5\r\n"
+    )
+
+
+def test_many_calls_in_flight_each_get_their_own_reply(redis_url: str) -> None:
+    async def body(pipe: PipelinedRedis, raw: aioredis.Redis) -> None:
+        key = f"pipe-test:{uuid.uuid4().hex}"
+        values = [f"v{i}".encode() * (i % 50 + 1) for i in range(500)]
+        echoed = await asyncio.gather(*(pipe.execute("ECHO", v) for v in values))
+        assert echoed == values
+        counts = await asyncio.gather(*(pipe.execute("INCR", key) for _ in range(300)))
+        assert sorted(counts) == list(range(1, 301))
+        assert await raw.get(key) == b"300"
+
+    run(redis_url, body)
+
+
+def test_an_error_reply_raises_for_its_call_only(redis_url: str) -> None:
+    async def body(pipe: PipelinedRedis, raw: aioredis.Redis) -> None:
+        key = f"pipe-test:{uuid.uuid4().hex}"
+        await raw.set(key, "text")
+        before = asyncio.ensure_future(pipe.execute("ECHO", "before"))
+        wrong = asyncio.ensure_future(pipe.execute("HGET", key, "field"))  # WRONGTYPE
+        after = asyncio.ensure_future(pipe.execute("ECHO", "after"))
+        assert await before == b"before"
+        with pytest.raises(ResponseError, match="WRONGTYPE"):
+            await wrong
+        assert await after == b"after"
+        assert await pipe.execute("HGET", f"{key}:none", "f") is None
+
+    run(redis_url, body)
+
+
+def test_a_flushed_script_is_loaded_again(redis_url: str) -> None:
+    async def body(pipe: PipelinedRedis, raw: aioredis.Redis) -> None:
+        script = Script(f"return {{KEYS[1], ARGV[1], '{uuid.uuid4().hex}'}}")
+        first = await pipe.evalsha(script, ["k"], ["a"])
+        assert first[:2] == [b"k", b"a"]
+        await raw.script_flush()
+        assert (await raw.script_exists(script.sha)) == [False]
+        assert (await pipe.evalsha(script, ["k"], ["b"]))[:2] == [b"k", b"b"]
+        assert (await raw.script_exists(script.sha)) == [True]  # EVAL cached it again
+
+    run(redis_url, body)
+
+
+def test_a_reply_overdue_drops_the_connection_and_the_next_call_reconnects(
+    redis_url: str,
+) -> None:
+    async def body(pipe: PipelinedRedis, raw: aioredis.Redis) -> None:
+        assert await pipe.execute("PING") == b"PONG"
+        # BLPOP on an empty list blocks the connection for 10 s: far past the 0.2 s timeout.
+        blocked = asyncio.ensure_future(pipe.execute("BLPOP", f"pipe-test:{uuid.uuid4().hex}", 10))
+        queued = asyncio.ensure_future(pipe.execute("PING"))  # behind it, same connection
+        with pytest.raises(RedisTimeoutError):
+            await blocked
+        with pytest.raises(RedisTimeoutError):
+            await queued
+        assert await pipe.execute("ECHO", "again") == b"again"
+
+    run(redis_url, body, timeout_s=0.2)
+
+
+def test_a_killed_connection_fails_its_calls_and_the_next_call_reconnects(
+    redis_url: str,
+) -> None:
+    async def body(pipe: PipelinedRedis, raw: aioredis.Redis) -> None:
+        name = f"pipe-{uuid.uuid4().hex[:8]}"
+        await pipe.execute("CLIENT", "SETNAME", name)
+        blocked = asyncio.ensure_future(pipe.execute("BLPOP", f"pipe-test:{uuid.uuid4().hex}", 10))
+        await asyncio.sleep(0.1)  # sent and blocking
+        clients = await raw.client_list()
+        (ours,) = [c for c in clients if c["name"] == name]
+        await raw.client_kill_filter(_id=ours["id"])
+        with pytest.raises(RedisConnectionError):
+            await blocked
+        assert await pipe.execute("ECHO", "again") == b"again"
+
+    run(redis_url, body)
+
+
+def test_credentials_and_database_come_from_the_client_url(redis_url: str) -> None:
+    user = f"pipe-{uuid.uuid4().hex[:8]}"
+    host_port = redis_url.removeprefix("redis://").split("/")[0]
+
+    async def main() -> None:
+        admin = aioredis.Redis.from_url(redis_url)
+        await admin.execute_command(  # type: ignore[no-untyped-call]
+            "ACL", "SETUSER", user, "on", ">secret", "~*", "+@all"
+        )
+        key = f"pipe-test:{uuid.uuid4().hex}"
+        good = aioredis.Redis.from_url(f"redis://{user}:secret@{host_port}/3")
+        bad = aioredis.Redis.from_url(f"redis://{user}:wrong@{host_port}/0")
+        good_pipe, bad_pipe = pipelined_for(good), pipelined_for(bad)
+        assert good_pipe is not None and bad_pipe is not None
+        try:
+            await good_pipe.execute("SET", key, "in db 3")
+            assert await good_pipe.execute("ACL", "WHOAMI") == user.encode()
+            db3 = aioredis.Redis.from_url(redis_url.rsplit("/", 1)[0] + "/3")
+            assert await db3.get(key) == b"in db 3"
+            assert await admin.get(key) is None  # not in db 0
+            await db3.delete(key)
+            await db3.aclose()
+            with pytest.raises(ResponseError):
+                await bad_pipe.execute("PING")
+        finally:
+            await good_pipe.close()
+            await bad_pipe.close()
+            await good.aclose()
+            await bad.aclose()
+            await admin.acl_deluser(user)
+            await admin.aclose()
+
+    asyncio.run(asyncio.wait_for(main(), GUARD_S))
+
+
+def test_tls_urls_are_left_to_redis_py() -> None:
+    assert pipelined_for(aioredis.Redis.from_url("rediss://localhost:6380/0")) is None
+    assert pipelined_for(aioredis.Redis.from_url("unix:///tmp/redis.sock?db=2")) is not None
+
+
+def test_a_closed_connection_refuses_calls(redis_url: str) -> None:
+    async def body(pipe: PipelinedRedis, raw: aioredis.Redis) -> None:
+        assert await pipe.execute("PING") == b"PONG"
+        await pipe.close()
+        with pytest.raises(RedisConnectionError):
+            await pipe.execute("PING")
+
+    run(redis_url, body)

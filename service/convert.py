@@ -22,8 +22,9 @@ or an empty oneof is an ``InvalidRequest`` before the engine sees the move.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache, lru_cache
 from typing import Any
 
@@ -133,7 +134,11 @@ def _engine_type(name: str) -> type:
 
 # How a dataclass field is written, decided once per class from the proto field's type.
 _SCALAR, _SCALARS, _SUIT, _SUITS, _CARD, _CARDS, _CARD_LIST, _SEAT_CARDS = range(8)
-_WRAPPED, _MOVE, _MOVES, _MESSAGE, _MESSAGES, _ONEOF = range(8, 14)
+_WRAPPED, _MOVE, _MOVES, _MESSAGE, _MESSAGES, _ONEOF, _HISTORY = range(8, 15)
+
+#: Repeated messages whose items are immutable history (a deal's completed tricks): every view
+#: of the deal lists them all again, so each item's wire bytes are cached by value.
+_HISTORY_MESSAGES = frozenset({"TrickView"})
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -162,6 +167,8 @@ def _plan(cls: type) -> tuple[_Slot, ...]:
             mode = {"Card": _CARDS, "SeatCards": _SEAT_CARDS, "Move": _MOVES}.get(
                 kind or "", _WRAPPED if kind in _OPTIONAL_WRAPPERS else _MESSAGES
             )
+            if kind in _HISTORY_MESSAGES:
+                mode = _HISTORY
             if kind is None:
                 mode = _SUITS if suit else _SCALARS
         else:
@@ -225,7 +232,11 @@ def _fill(msg: Any, obj: Any) -> None:
         elif mode == _MOVES:
             if value:  # parsed from cached wire bytes: far cheaper than copying hundreds
                 number = msg.DESCRIPTOR.fields_by_name[name].number
-                msg.MergeFromString(b"".join([_framed_move(number, m) for m in value]))
+                msg.MergeFromString(_moves_bytes(number, value))
+        elif mode == _HISTORY:
+            if value:  # completed tricks never change: each is encoded once, then reused
+                number = msg.DESCRIPTOR.fields_by_name[name].number
+                msg.MergeFromString(b"".join([_framed_message(number, t) for t in value]))
         elif mode == _MESSAGE:
             target = getattr(msg, name)
             target.SetInParent()
@@ -268,7 +279,7 @@ def _get(msg: Any, slot: _Slot) -> Any:
         return tuple(e.value if e.HasField("value") else None for e in raw)
     if mode == _MOVES:
         return tuple(move_from_proto(m) for m in raw)
-    if mode == _MESSAGES:
+    if mode in (_MESSAGES, _HISTORY):
         return tuple(from_proto(e) for e in raw)
     if not msg.HasField(name):
         return None
@@ -293,15 +304,64 @@ def _move_message(move: Move) -> moves_pb2.Move:
     return out
 
 
-@lru_cache(maxsize=16384)
-def _framed_move(field_number: int, move: Move) -> bytes:
-    """A move as one element of a ``repeated Move`` field numbered ``field_number``, on the
-    wire (tag, length, message): a view's legal moves are joined from these."""
-    body = _move_message(move).SerializeToString()
+def _moves_bytes(field_number: int, moves: Iterable[Move]) -> bytes:
+    """Moves as the elements of a ``repeated Move`` field numbered ``field_number``, on the
+    wire: joined from each move's cached bytes (tag, length, message).
+
+    The cache is looked up by the move's field values, one table per move class, rather than by
+    the move: a move dataclass hashes and compares in Python, its tuple of values in C, and a
+    view of a lay-aside lists hundreds of moves (560 in Counterpoint)."""
+    out = []
+    cls: Any = None
+    key: Callable[[Any], Any] = _no_key
+    table: dict[Any, bytes] = {}
+    for move in moves:
+        if move.__class__ is not cls:
+            cls = move.__class__
+            key, table = _move_table(field_number, cls)
+        k = key(move)
+        framed = table.get(k)
+        if framed is None:
+            if len(table) >= _MOVE_TABLE_LIMIT:
+                table.clear()
+            framed = _framed(field_number, _move_message(move).SerializeToString())
+            table[k] = framed
+        out.append(framed)
+    return b"".join(out)
+
+
+#: Legal moves come from a finite set per game; the limit only bounds memory if that changes.
+_MOVE_TABLE_LIMIT = 100_000
+
+
+def _no_key(_: Any) -> tuple[()]:
+    return ()
+
+
+@cache
+def _move_table(field_number: int, cls: type) -> tuple[Callable[[Any], Any], dict[Any, bytes]]:
+    """How to key a move of ``cls`` by its values, and its table of framed bytes."""
+    names = [f.name for f in dataclasses.fields(cls)]
+    key: Callable[[Any], Any] = operator.attrgetter(*names) if names else _no_key
+    return key, {}
+
+
+@lru_cache(maxsize=4096)
+def _framed_message(field_number: int, obj: Any) -> bytes:
+    """An immutable dataclass as one element of a repeated message field, on the wire."""
+    return _framed(field_number, to_proto(obj).SerializeToString())
+
+
+def _framed(field_number: int, body: bytes) -> bytes:
     return _varint(field_number << 3 | 2) + _varint(len(body)) + body
 
 
+_SMALL_VARINTS = [bytes([n]) for n in range(128)]
+
+
 def _varint(n: int) -> bytes:
+    if n < 128:
+        return _SMALL_VARINTS[n]
     out = bytearray()
     while n > 0x7F:
         out.append(n & 0x7F | 0x80)

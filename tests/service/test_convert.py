@@ -20,6 +20,7 @@ from engine.core.moves import (
     CloseStock,
     Cut,
     LayAside,
+    Move,
     PlayCard,
 )
 from engine.core.options import OptionValue
@@ -198,7 +199,7 @@ def test_views_from_cached_wire_bytes_equal_views_built_message_by_message(game:
 def test_moves_of_different_kinds_with_equal_values_keep_their_own_bytes() -> None:
     # The bytes cache is keyed by a move's values, one table per kind: ChooseSeat(1), Cut(1)
     # and the same card played or laid aside must not be mistaken for one another.
-    moves = [
+    moves: list[Move] = [
         ChooseSeat(1),
         Cut(1),
         PlayCard(C.card(14, 0)),

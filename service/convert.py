@@ -47,7 +47,7 @@ from engine.core.options import OptionSpec, OptionValue
 from engine.core.rules import GameType
 from engine.core.view import View
 from service.errors import InvalidRequest
-from service.game_service import ProjectedBatch
+from service.game_service import MoveResult, ProjectedBatch
 from service.store.base import ABANDONED, FINISHED, GameRecord
 
 _PROTO_MODULES = (cards_pb2, values_pb2, moves_pb2, events_pb2, views_pb2)
@@ -386,8 +386,21 @@ def move_from_proto(msg: moves_pb2.Move) -> Move:
 
 def event_to_proto(event: Event) -> events_pb2.Event:
     out = events_pb2.Event()
-    getattr(out, event.kind).CopyFrom(to_proto(event))
+    fill_event(out, event)
     return out
+
+
+def fill_event(target: events_pb2.Event, event: Event) -> None:
+    """Write an event into an (empty) Event message in place: no message built and copied."""
+    case = getattr(target, event.kind)
+    case.SetInParent()  # an event with no fields still names its case
+    _fill(case, event)
+
+
+def fill_events(target: Any, events: Iterable[Event]) -> None:
+    """Append events to a ``repeated Event`` field in place."""
+    for event in events:
+        fill_event(target.add(), event)
 
 
 def event_from_proto(msg: events_pb2.Event) -> Event:
@@ -399,9 +412,16 @@ def event_from_proto(msg: events_pb2.Event) -> Event:
 
 
 def view_to_proto(view: View) -> views_pb2.View:
-    out = to_proto(view)
-    assert isinstance(out, views_pb2.View)
+    out = views_pb2.View()
+    fill_view(out, view)
     return out
+
+
+def fill_view(target: views_pb2.View, view: View) -> None:
+    """Write a view into an (empty) View message in place, such as a response's ``view``: a
+    lay-aside view holds hundreds of moves, which copying a built message would copy again."""
+    target.SetInParent()
+    _fill(target, view)
 
 
 def view_from_proto(msg: views_pb2.View) -> View:
@@ -475,6 +495,21 @@ def game_type_to_proto(game_type: GameType) -> game_types_pb2.GameType:
 
 def events_to_proto(events: Iterable[Event]) -> list[events_pb2.Event]:
     return [event_to_proto(e) for e in events]
+
+
+def submit_move_response(result: MoveResult) -> game_service_pb2.SubmitMoveResponse:
+    out = game_service_pb2.SubmitMoveResponse(
+        version=result.version, view_version=result.view_version
+    )
+    fill_events(out.events, result.events)
+    fill_view(out.view, result.view)
+    return out
+
+
+def get_game_response(record: GameRecord, view: View) -> game_service_pb2.GetGameResponse:
+    out = game_service_pb2.GetGameResponse(game=summary_to_proto(record))
+    fill_view(out.view, view)
+    return out
 
 
 # -- the lobby --------------------------------------------------------------------------------

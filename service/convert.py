@@ -192,63 +192,81 @@ def to_proto(obj: Any) -> Message:
 
 
 def _fill(msg: Any, obj: Any) -> None:
-    cards = _CARD_MESSAGES
-    for slot in _plan(obj.__class__):
-        value = getattr(obj, slot.name)
-        if value is None:
-            continue  # absent: an unset message, an unset optional scalar
-        mode, name = slot.mode, slot.name
-        if mode == _SCALAR:
-            setattr(msg, name, value)
-        elif mode == _SCALARS:
-            getattr(msg, name).extend(value)
-        elif mode == _CARD:
-            getattr(msg, name).CopyFrom(cards[value])
-        elif mode == _CARDS:
-            getattr(msg, name).extend([cards[c] for c in value])
-        elif mode == _CARD_LIST:
-            target = getattr(msg, name)
-            target.SetInParent()
-            target.cards.extend([cards[c] for c in value])
-        elif mode == _SEAT_CARDS:
-            items = getattr(msg, name)
-            for hand in value:
-                entry = items.add()
-                if hand is not None:
-                    entry.visible = True
-                    entry.cards.extend([cards[c] for c in hand])
-        elif mode == _SUIT:
-            setattr(msg, name, suit_to_proto(value))
-        elif mode == _SUITS:
-            getattr(msg, name).extend([suit_to_proto(s) for s in value])
-        elif mode == _WRAPPED:
-            items = getattr(msg, name)
-            for item in value:
-                entry = items.add()
-                if item is not None:
-                    entry.value = item
-        elif mode == _MOVE:
-            getattr(msg, name).CopyFrom(_move_message(value))
-        elif mode == _MOVES:
-            if value:  # parsed from cached wire bytes: far cheaper than copying hundreds
-                number = msg.DESCRIPTOR.fields_by_name[name].number
-                msg.MergeFromString(_moves_bytes(number, value))
-        elif mode == _HISTORY:
-            if value:  # completed tricks never change: each is encoded once, then reused
-                number = msg.DESCRIPTOR.fields_by_name[name].number
-                msg.MergeFromString(b"".join([_framed_message(number, t) for t in value]))
-        elif mode == _MESSAGE:
-            target = getattr(msg, name)
-            target.SetInParent()
-            _fill(target, value)
-        elif mode == _MESSAGES:
-            items = getattr(msg, name)
-            for item in value:
-                _fill(items.add(), item)
-        else:  # _ONEOF
-            target = getattr(msg, slot.cases[type(value).__name__])
-            target.SetInParent()
-            _fill(target, value)
+    filler = _FILLERS.get(obj.__class__)
+    if filler is None:
+        filler = _FILLERS[obj.__class__] = _compile_filler(obj.__class__)
+    filler(msg, obj)
+
+
+_FILLERS: dict[type, Callable[[Any, Any], None]] = {}
+
+# How each mode writes the value ``v`` of field ``{n}`` (the dataclass field and the proto
+# field or oneof of the same name); ``{num}`` is the proto field's number, ``{cases}`` the name
+# of the oneof's type -> case table in the filler's globals.
+_WRITERS = {
+    _SCALAR: ["msg.{n} = v"],
+    _SCALARS: ["msg.{n}.extend(v)"],
+    _CARD: ["msg.{n}.CopyFrom(cards[v])"],
+    _CARDS: ["msg.{n}.extend([cards[c] for c in v])"],
+    _CARD_LIST: ["t = msg.{n}", "t.SetInParent()", "t.cards.extend([cards[c] for c in v])"],
+    _SEAT_CARDS: [
+        "items = msg.{n}",
+        "for hand in v:",
+        "    entry = items.add()",
+        "    if hand is not None:",
+        "        entry.visible = True",
+        "        entry.cards.extend([cards[c] for c in hand])",
+    ],
+    _SUIT: ["msg.{n} = v + 1"],  # suit_to_proto of a suit that is not None
+    _SUITS: ["msg.{n}.extend([0 if s is None else s + 1 for s in v])"],
+    _WRAPPED: [
+        "items = msg.{n}",
+        "for item in v:",
+        "    entry = items.add()",
+        "    if item is not None:",
+        "        entry.value = item",
+    ],
+    _MOVE: ["msg.{n}.CopyFrom(_move_message(v))"],
+    # Parsed from cached wire bytes: far cheaper than copying hundreds of messages.
+    _MOVES: ["if v:", "    msg.MergeFromString(_moves_bytes({num}, v))"],
+    # Completed tricks never change: each is encoded once, then reused.
+    _HISTORY: [
+        "if v:",
+        "    msg.MergeFromString(b''.join([_framed_message({num}, t) for t in v]))",
+    ],
+    _MESSAGE: ["t = msg.{n}", "t.SetInParent()", "_fill(t, v)"],
+    _MESSAGES: ["items = msg.{n}", "for item in v:", "    _fill(items.add(), item)"],
+    _ONEOF: ["t = getattr(msg, {cases}[v.__class__.__name__])", "t.SetInParent()", "_fill(t, v)"],
+}
+
+
+def _compile_filler(cls: type) -> Callable[[Any, Any], None]:
+    """The function that writes a ``cls`` into its message: the plan's slots as straight-line
+    code, compiled once per class, so a fill runs no per-field dispatch. An absent value (None)
+    leaves the field unset: an unset message, an unset optional scalar."""
+    desc = _message_classes()[cls.__name__].DESCRIPTOR
+    scope: dict[str, Any] = {
+        "cards": _CARD_MESSAGES,
+        "_fill": _fill,
+        "_move_message": _move_message,
+        "_moves_bytes": _moves_bytes,
+        "_framed_message": _framed_message,
+    }
+    lines = [f"def fill_{cls.__name__}(msg, obj):"]
+    for i, slot in enumerate(_plan(cls)):
+        cases = f"_cases_{i}"
+        scope[cases] = dict(slot.cases)
+        field = desc.fields_by_name.get(slot.name)
+        number = field.number if field is not None else 0
+        lines += [f"    v = obj.{slot.name}", "    if v is not None:"]
+        lines += [
+            "        " + line.format(n=slot.name, num=number, cases=cases)
+            for line in _WRITERS[slot.mode]
+        ]
+    lines.append("    return None")
+    exec(compile("\n".join(lines), f"<fill {cls.__name__}>", "exec"), scope)
+    filler: Callable[[Any, Any], None] = scope[f"fill_{cls.__name__}"]
+    return filler
 
 
 def from_proto(msg: Message) -> Any:

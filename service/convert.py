@@ -402,6 +402,24 @@ def move_from_proto(msg: moves_pb2.Move) -> Move:
     return move
 
 
+def incoming_move(msg: moves_pb2.Move) -> Move:
+    """A client's move, by its wire bytes: bots send the moves their view listed, a small set,
+    and the same bytes always mean the same (immutable) move. A malformed move raises as
+    ``move_from_proto`` does and is not kept."""
+    key = msg.SerializeToString()
+    move = _INCOMING.get(key)
+    if move is None:
+        move = move_from_proto(msg)
+        if len(_INCOMING) >= _INCOMING_LIMIT:
+            _INCOMING.clear()
+        _INCOMING[key] = move
+    return move
+
+
+_INCOMING: dict[bytes, Move] = {}
+_INCOMING_LIMIT = 65_536  # clients may send anything: a cache, cleared when full
+
+
 def event_to_proto(event: Event) -> events_pb2.Event:
     out = events_pb2.Event()
     fill_event(out, event)

@@ -79,7 +79,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         result = await self._games.submit_move(
             request.game_id,
             _token(context),
-            convert.move_from_proto(request.move),
+            convert.incoming_move(request.move),
             expected_version=request.expected_version,
             request_id=request.request_id,
             seat=request.seat if request.HasField("seat") else None,

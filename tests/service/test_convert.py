@@ -264,3 +264,22 @@ def test_responses_filled_in_place_equal_responses_built_from_copied_messages(ga
             view=cast(views_pb2.View, convert.to_proto(result.view)),
         )
         assert got_game.SerializeToString() == expected_game.SerializeToString()
+
+
+def test_incoming_moves_are_read_by_their_bytes_and_malformed_ones_still_refused() -> None:
+    move = LayAside((C.card(2, 0), C.card(3, 0), C.card(14, 3)))
+    msg = convert.move_to_proto(move)
+    assert convert.incoming_move(msg) == move
+    assert convert.incoming_move(moves_pb2.Move.FromString(msg.SerializeToString())) is (
+        convert.incoming_move(msg)
+    )
+    assert convert.incoming_move(convert.move_to_proto(PlayCard(C.card(5, 1)))) == PlayCard(
+        C.card(5, 1)
+    )
+    bad = moves_pb2.Move()
+    bad.play_card.card.rank = cards_pb2.Rank.ValueType(99)
+    for _ in range(2):  # a refused move is not remembered as anything
+        with pytest.raises(InvalidRequest):
+            convert.incoming_move(bad)
+    with pytest.raises(InvalidRequest):
+        convert.incoming_move(moves_pb2.Move())

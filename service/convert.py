@@ -22,8 +22,9 @@ or an empty oneof is an ``InvalidRequest`` before the engine sees the move.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache, lru_cache
 from typing import Any
 
@@ -46,7 +47,7 @@ from engine.core.options import OptionSpec, OptionValue
 from engine.core.rules import GameType
 from engine.core.view import View
 from service.errors import InvalidRequest
-from service.game_service import ProjectedBatch
+from service.game_service import MoveResult, ProjectedBatch
 from service.store.base import ABANDONED, FINISHED, GameRecord
 
 _PROTO_MODULES = (cards_pb2, values_pb2, moves_pb2, events_pb2, views_pb2)
@@ -133,7 +134,11 @@ def _engine_type(name: str) -> type:
 
 # How a dataclass field is written, decided once per class from the proto field's type.
 _SCALAR, _SCALARS, _SUIT, _SUITS, _CARD, _CARDS, _CARD_LIST, _SEAT_CARDS = range(8)
-_WRAPPED, _MOVE, _MOVES, _MESSAGE, _MESSAGES, _ONEOF = range(8, 14)
+_WRAPPED, _MOVE, _MOVES, _MESSAGE, _MESSAGES, _ONEOF, _HISTORY = range(8, 15)
+
+#: Repeated messages whose items are immutable history (a deal's completed tricks): every view
+#: of the deal lists them all again, so each item's wire bytes are cached by value.
+_HISTORY_MESSAGES = frozenset({"TrickView"})
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -162,6 +167,8 @@ def _plan(cls: type) -> tuple[_Slot, ...]:
             mode = {"Card": _CARDS, "SeatCards": _SEAT_CARDS, "Move": _MOVES}.get(
                 kind or "", _WRAPPED if kind in _OPTIONAL_WRAPPERS else _MESSAGES
             )
+            if kind in _HISTORY_MESSAGES:
+                mode = _HISTORY
             if kind is None:
                 mode = _SUITS if suit else _SCALARS
         else:
@@ -185,59 +192,81 @@ def to_proto(obj: Any) -> Message:
 
 
 def _fill(msg: Any, obj: Any) -> None:
-    cards = _CARD_MESSAGES
-    for slot in _plan(obj.__class__):
-        value = getattr(obj, slot.name)
-        if value is None:
-            continue  # absent: an unset message, an unset optional scalar
-        mode, name = slot.mode, slot.name
-        if mode == _SCALAR:
-            setattr(msg, name, value)
-        elif mode == _SCALARS:
-            getattr(msg, name).extend(value)
-        elif mode == _CARD:
-            getattr(msg, name).CopyFrom(cards[value])
-        elif mode == _CARDS:
-            getattr(msg, name).extend([cards[c] for c in value])
-        elif mode == _CARD_LIST:
-            target = getattr(msg, name)
-            target.SetInParent()
-            target.cards.extend([cards[c] for c in value])
-        elif mode == _SEAT_CARDS:
-            items = getattr(msg, name)
-            for hand in value:
-                entry = items.add()
-                if hand is not None:
-                    entry.visible = True
-                    entry.cards.extend([cards[c] for c in hand])
-        elif mode == _SUIT:
-            setattr(msg, name, suit_to_proto(value))
-        elif mode == _SUITS:
-            getattr(msg, name).extend([suit_to_proto(s) for s in value])
-        elif mode == _WRAPPED:
-            items = getattr(msg, name)
-            for item in value:
-                entry = items.add()
-                if item is not None:
-                    entry.value = item
-        elif mode == _MOVE:
-            getattr(msg, name).CopyFrom(_move_message(value))
-        elif mode == _MOVES:
-            if value:  # parsed from cached wire bytes: far cheaper than copying hundreds
-                number = msg.DESCRIPTOR.fields_by_name[name].number
-                msg.MergeFromString(b"".join([_framed_move(number, m) for m in value]))
-        elif mode == _MESSAGE:
-            target = getattr(msg, name)
-            target.SetInParent()
-            _fill(target, value)
-        elif mode == _MESSAGES:
-            items = getattr(msg, name)
-            for item in value:
-                _fill(items.add(), item)
-        else:  # _ONEOF
-            target = getattr(msg, slot.cases[type(value).__name__])
-            target.SetInParent()
-            _fill(target, value)
+    filler = _FILLERS.get(obj.__class__)
+    if filler is None:
+        filler = _FILLERS[obj.__class__] = _compile_filler(obj.__class__)
+    filler(msg, obj)
+
+
+_FILLERS: dict[type, Callable[[Any, Any], None]] = {}
+
+# How each mode writes the value ``v`` of field ``{n}`` (the dataclass field and the proto
+# field or oneof of the same name); ``{num}`` is the proto field's number, ``{cases}`` the name
+# of the oneof's type -> case table in the filler's globals.
+_WRITERS = {
+    _SCALAR: ["msg.{n} = v"],
+    _SCALARS: ["msg.{n}.extend(v)"],
+    _CARD: ["msg.{n}.CopyFrom(cards[v])"],
+    _CARDS: ["msg.{n}.extend([cards[c] for c in v])"],
+    _CARD_LIST: ["t = msg.{n}", "t.SetInParent()", "t.cards.extend([cards[c] for c in v])"],
+    _SEAT_CARDS: [
+        "items = msg.{n}",
+        "for hand in v:",
+        "    entry = items.add()",
+        "    if hand is not None:",
+        "        entry.visible = True",
+        "        entry.cards.extend([cards[c] for c in hand])",
+    ],
+    _SUIT: ["msg.{n} = v + 1"],  # suit_to_proto of a suit that is not None
+    _SUITS: ["msg.{n}.extend([0 if s is None else s + 1 for s in v])"],
+    _WRAPPED: [
+        "items = msg.{n}",
+        "for item in v:",
+        "    entry = items.add()",
+        "    if item is not None:",
+        "        entry.value = item",
+    ],
+    _MOVE: ["msg.{n}.CopyFrom(_move_message(v))"],
+    # Parsed from cached wire bytes: far cheaper than copying hundreds of messages.
+    _MOVES: ["if v:", "    msg.MergeFromString(_moves_bytes({num}, v))"],
+    # Completed tricks never change: each is encoded once, then reused.
+    _HISTORY: [
+        "if v:",
+        "    msg.MergeFromString(b''.join([_framed_message({num}, t) for t in v]))",
+    ],
+    _MESSAGE: ["t = msg.{n}", "t.SetInParent()", "_fill(t, v)"],
+    _MESSAGES: ["items = msg.{n}", "for item in v:", "    _fill(items.add(), item)"],
+    _ONEOF: ["t = getattr(msg, {cases}[v.__class__.__name__])", "t.SetInParent()", "_fill(t, v)"],
+}
+
+
+def _compile_filler(cls: type) -> Callable[[Any, Any], None]:
+    """The function that writes a ``cls`` into its message: the plan's slots as straight-line
+    code, compiled once per class, so a fill runs no per-field dispatch. An absent value (None)
+    leaves the field unset: an unset message, an unset optional scalar."""
+    desc = _message_classes()[cls.__name__].DESCRIPTOR
+    scope: dict[str, Any] = {
+        "cards": _CARD_MESSAGES,
+        "_fill": _fill,
+        "_move_message": _move_message,
+        "_moves_bytes": _moves_bytes,
+        "_framed_message": _framed_message,
+    }
+    lines = [f"def fill_{cls.__name__}(msg, obj):"]
+    for i, slot in enumerate(_plan(cls)):
+        cases = f"_cases_{i}"
+        scope[cases] = dict(slot.cases)
+        field = desc.fields_by_name.get(slot.name)
+        number = field.number if field is not None else 0
+        lines += [f"    v = obj.{slot.name}", "    if v is not None:"]
+        lines += [
+            "        " + line.format(n=slot.name, num=number, cases=cases)
+            for line in _WRITERS[slot.mode]
+        ]
+    lines.append("    return None")
+    exec(compile("\n".join(lines), f"<fill {cls.__name__}>", "exec"), scope)
+    filler: Callable[[Any, Any], None] = scope[f"fill_{cls.__name__}"]
+    return filler
 
 
 def from_proto(msg: Message) -> Any:
@@ -268,7 +297,7 @@ def _get(msg: Any, slot: _Slot) -> Any:
         return tuple(e.value if e.HasField("value") else None for e in raw)
     if mode == _MOVES:
         return tuple(move_from_proto(m) for m in raw)
-    if mode == _MESSAGES:
+    if mode in (_MESSAGES, _HISTORY):
         return tuple(from_proto(e) for e in raw)
     if not msg.HasField(name):
         return None
@@ -293,15 +322,64 @@ def _move_message(move: Move) -> moves_pb2.Move:
     return out
 
 
-@lru_cache(maxsize=16384)
-def _framed_move(field_number: int, move: Move) -> bytes:
-    """A move as one element of a ``repeated Move`` field numbered ``field_number``, on the
-    wire (tag, length, message): a view's legal moves are joined from these."""
-    body = _move_message(move).SerializeToString()
+def _moves_bytes(field_number: int, moves: Iterable[Move]) -> bytes:
+    """Moves as the elements of a ``repeated Move`` field numbered ``field_number``, on the
+    wire: joined from each move's cached bytes (tag, length, message).
+
+    The cache is looked up by the move's field values, one table per move class, rather than by
+    the move: a move dataclass hashes and compares in Python, its tuple of values in C, and a
+    view of a lay-aside lists hundreds of moves (560 in Counterpoint)."""
+    out = []
+    cls: Any = None
+    key: Callable[[Any], Any] = _no_key
+    table: dict[Any, bytes] = {}
+    for move in moves:
+        if move.__class__ is not cls:
+            cls = move.__class__
+            key, table = _move_table(field_number, cls)
+        k = key(move)
+        framed = table.get(k)
+        if framed is None:
+            if len(table) >= _MOVE_TABLE_LIMIT:
+                table.clear()
+            framed = _framed(field_number, _move_message(move).SerializeToString())
+            table[k] = framed
+        out.append(framed)
+    return b"".join(out)
+
+
+#: Legal moves come from a finite set per game; the limit only bounds memory if that changes.
+_MOVE_TABLE_LIMIT = 100_000
+
+
+def _no_key(_: Any) -> tuple[()]:
+    return ()
+
+
+@cache
+def _move_table(field_number: int, cls: type) -> tuple[Callable[[Any], Any], dict[Any, bytes]]:
+    """How to key a move of ``cls`` by its values, and its table of framed bytes."""
+    names = [f.name for f in dataclasses.fields(cls)]
+    key: Callable[[Any], Any] = operator.attrgetter(*names) if names else _no_key
+    return key, {}
+
+
+@lru_cache(maxsize=4096)
+def _framed_message(field_number: int, obj: Any) -> bytes:
+    """An immutable dataclass as one element of a repeated message field, on the wire."""
+    return _framed(field_number, to_proto(obj).SerializeToString())
+
+
+def _framed(field_number: int, body: bytes) -> bytes:
     return _varint(field_number << 3 | 2) + _varint(len(body)) + body
 
 
+_SMALL_VARINTS = [bytes([n]) for n in range(128)]
+
+
 def _varint(n: int) -> bytes:
+    if n < 128:
+        return _SMALL_VARINTS[n]
     out = bytearray()
     while n > 0x7F:
         out.append(n & 0x7F | 0x80)
@@ -324,10 +402,41 @@ def move_from_proto(msg: moves_pb2.Move) -> Move:
     return move
 
 
+def incoming_move(msg: moves_pb2.Move) -> Move:
+    """A client's move, by its wire bytes: bots send the moves their view listed, a small set,
+    and the same bytes always mean the same (immutable) move. A malformed move raises as
+    ``move_from_proto`` does and is not kept."""
+    key = msg.SerializeToString()
+    move = _INCOMING.get(key)
+    if move is None:
+        move = move_from_proto(msg)
+        if len(_INCOMING) >= _INCOMING_LIMIT:
+            _INCOMING.clear()
+        _INCOMING[key] = move
+    return move
+
+
+_INCOMING: dict[bytes, Move] = {}
+_INCOMING_LIMIT = 65_536  # clients may send anything: a cache, cleared when full
+
+
 def event_to_proto(event: Event) -> events_pb2.Event:
     out = events_pb2.Event()
-    getattr(out, event.kind).CopyFrom(to_proto(event))
+    fill_event(out, event)
     return out
+
+
+def fill_event(target: events_pb2.Event, event: Event) -> None:
+    """Write an event into an (empty) Event message in place: no message built and copied."""
+    case = getattr(target, event.kind)
+    case.SetInParent()  # an event with no fields still names its case
+    _fill(case, event)
+
+
+def fill_events(target: Any, events: Iterable[Event]) -> None:
+    """Append events to a ``repeated Event`` field in place."""
+    for event in events:
+        fill_event(target.add(), event)
 
 
 def event_from_proto(msg: events_pb2.Event) -> Event:
@@ -339,9 +448,16 @@ def event_from_proto(msg: events_pb2.Event) -> Event:
 
 
 def view_to_proto(view: View) -> views_pb2.View:
-    out = to_proto(view)
-    assert isinstance(out, views_pb2.View)
+    out = views_pb2.View()
+    fill_view(out, view)
     return out
+
+
+def fill_view(target: views_pb2.View, view: View) -> None:
+    """Write a view into an (empty) View message in place, such as a response's ``view``: a
+    lay-aside view holds hundreds of moves, which copying a built message would copy again."""
+    target.SetInParent()
+    _fill(target, view)
 
 
 def view_from_proto(msg: views_pb2.View) -> View:
@@ -415,6 +531,21 @@ def game_type_to_proto(game_type: GameType) -> game_types_pb2.GameType:
 
 def events_to_proto(events: Iterable[Event]) -> list[events_pb2.Event]:
     return [event_to_proto(e) for e in events]
+
+
+def submit_move_response(result: MoveResult) -> game_service_pb2.SubmitMoveResponse:
+    out = game_service_pb2.SubmitMoveResponse(
+        version=result.version, view_version=result.view_version
+    )
+    fill_events(out.events, result.events)
+    fill_view(out.view, result.view)
+    return out
+
+
+def get_game_response(record: GameRecord, view: View) -> game_service_pb2.GetGameResponse:
+    out = game_service_pb2.GetGameResponse(game=summary_to_proto(record))
+    fill_view(out.view, view)
+    return out
 
 
 # -- the lobby --------------------------------------------------------------------------------

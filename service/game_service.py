@@ -351,7 +351,6 @@ class GameService:
         act again or it has ended (or when ``wait_s`` has passed); the move is committed first.
         """
         started = time.perf_counter()
-        bound = log.bind(game_id=game_id, request_id=request_id)
         asked = _MoveRequest(game_id, token, move, expected_version, request_id, seat)
         committed: _Committed | MoveResult | None = await self._commit_from_cache(asked)
         if committed is None:
@@ -363,7 +362,15 @@ class GameService:
         self.metrics.move_committed(time.perf_counter() - started)
         if record.status != ACTIVE:
             self.metrics.game_ended(record.game_type, record.status)
-        bound.info("move accepted", seat=mover, version=record.version, move=move.kind)
+        # No bound logger per move: binding copies the context even when info is filtered out.
+        log.info(
+            "move accepted",
+            game_id=game_id,
+            request_id=request_id,
+            seat=mover,
+            version=record.version,
+            move=move.kind,
+        )
         projected = [rules.project(e, mover) for e in events]
         if wait_s > 0:
             record, new_state = await self._wait_for_turn(record, rules, new_state, mover, wait_s)

@@ -58,6 +58,9 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
     def __init__(self, metrics: Metrics | None = None) -> None:
         self._metrics = metrics or Metrics()
+        # grpc.aio asks the interceptor on every call; the servicer's handler for a method is
+        # the same object each time, so it is wrapped once and the wrapper reused.
+        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
 
     async def intercept_service(
         self,
@@ -68,6 +71,14 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         if handler is None:
             return handler
         method = details.method
+        held = self._wrapped.get(method)
+        if held is not None and held[0] is handler:
+            return held[1]
+        wrapped = self._wrap(method, handler)
+        self._wrapped[method] = (handler, wrapped)
+        return wrapped
+
+    def _wrap(self, method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
         metrics = self._metrics
         if handler.unary_unary is not None:
             inner_unary = handler.unary_unary

@@ -94,11 +94,17 @@ class PrometheusMetrics(Metrics):
             ["method"],
             registry=self.registry,
         )
+        self._rpc_children: dict[tuple[str, str], Counter] = {}
         self._http: WSGIServer | None = None
         self._thread: threading.Thread | None = None
 
     def rpc_handled(self, method: str, code: str) -> None:
-        self._rpcs.labels(method_name(method), code).inc()
+        # Every RPC counts itself: the labelled child is looked up once per (method, code)
+        # rather than through labels(), which validates and joins the labels on each call.
+        child = self._rpc_children.get((method, code))
+        if child is None:
+            child = self._rpc_children[method, code] = self._rpcs.labels(method_name(method), code)
+        child.inc()
 
     def store_error(self, method: str) -> None:
         self._store_errors.labels(method_name(method)).inc()

@@ -67,9 +67,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         validate.game_id(request.game_id)
         wait = self._games.turn_wait(context.time_remaining()) if request.wait_for_turn else 0.0
         record, view = await self._games.get_game(request.game_id, _token(context), wait_s=wait)
-        return pb.GetGameResponse(
-            game=convert.summary_to_proto(record), view=convert.view_to_proto(view)
-        )
+        return convert.get_game_response(record, view)
 
     async def SubmitMove(
         self, request: pb.SubmitMoveRequest, context: grpc.aio.ServicerContext
@@ -81,18 +79,13 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         result = await self._games.submit_move(
             request.game_id,
             _token(context),
-            convert.move_from_proto(request.move),
+            convert.incoming_move(request.move),
             expected_version=request.expected_version,
             request_id=request.request_id,
             seat=request.seat if request.HasField("seat") else None,
             wait_s=self._games.turn_wait(context.time_remaining()) if request.wait_for_turn else 0,
         )
-        return pb.SubmitMoveResponse(
-            version=result.version,
-            events=convert.events_to_proto(result.events),
-            view=convert.view_to_proto(result.view),
-            view_version=result.view_version,
-        )
+        return convert.submit_move_response(result)
 
     async def StreamEvents(
         self, request: pb.StreamEventsRequest, context: grpc.aio.ServicerContext

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from functools import cache
 from typing import Any, TypeVar
 
 from engine.core import cards as C
@@ -18,17 +19,28 @@ from engine.core.fields import CARD, CARDS, NAMED, PER_SEAT, card_kind
 
 T = TypeVar("T")
 
+_PLAIN = frozenset({int, str, bool, float})
+
 
 def to_data(obj: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"type": obj.kind}
-    for f in dataclasses.fields(obj):
-        out[f.name] = _encode(getattr(obj, f.name), card_kind(f))
+    for name, kind in _fields_of(obj.__class__):
+        out[name] = _encode(getattr(obj, name), kind)
     return out
+
+
+@cache
+def _fields_of(cls: type) -> tuple[tuple[str, str | None], ...]:
+    """A message class's fields and card kinds, read once: every committed move writes its
+    events (and every snapshot its last deal's result) through ``to_data``."""
+    return tuple((f.name, card_kind(f)) for f in dataclasses.fields(cls))
 
 
 def _encode(value: Any, kind: str | None) -> Any:
     if value is None:
         return None
+    if kind is None and value.__class__ in _PLAIN:
+        return value  # the common case, before the dataclass and sequence tests
     if kind in (CARD, NAMED):
         return C.name(value)
     if kind == CARDS:

@@ -22,6 +22,20 @@ from engine.core.errors import IllegalMove, Reason
 from engine.core.moves import LayAside
 
 
+class _Interned(dict[tuple[int, ...], LayAside]):
+    """One LayAside per card set, shared by every hand that holds those cards. Moves are
+    immutable, so sharing is invisible, and a view of a lay-aside (every choice, hundreds) then
+    looks its moves up instead of building each: a dataclass instance costs far more than a
+    lookup. At most C(52, k) entries for the k cards laid aside, which a few games share."""
+
+    def __missing__(self, cards: tuple[int, ...]) -> LayAside:
+        move = self[cards] = LayAside(cards)
+        return move
+
+
+_MOVES = _Interned()
+
+
 class LayAsideChoices(Sequence[LayAside]):
     """Every ``count``-card subset of a hand, as LayAside moves, in lexicographic order."""
 
@@ -46,7 +60,7 @@ class LayAsideChoices(Sequence[LayAside]):
             index += self._len
         if not 0 <= index < self._len:
             raise IndexError(index)
-        return LayAside(self._unrank(index))
+        return _MOVES[self._unrank(index)]
 
     def _unrank(self, index: int) -> tuple[int, ...]:
         """The index-th k-subset in lexicographic order (combinatorial number system)."""
@@ -64,8 +78,7 @@ class LayAsideChoices(Sequence[LayAside]):
         return tuple(out)
 
     def __iter__(self) -> Iterator[LayAside]:
-        for cards in combinations(self._cards, self._count):
-            yield LayAside(cards)
+        return map(_MOVES.__getitem__, combinations(self._cards, self._count))
 
     def __contains__(self, move: object) -> bool:
         if not isinstance(move, LayAside) or len(move.cards) != self._count:

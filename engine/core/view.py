@@ -56,10 +56,25 @@ class View:
 
 
 def trick_view(leader: int, cards: list[int], winner: int | None, seats: int) -> TrickView:
-    """A trick as viewed: who played each card, clockwise from the leader."""
-    return TrickView(
-        leader=leader,
-        seats=tuple((leader + i) % seats for i in range(len(cards))),
-        cards=tuple(cards),
-        winner=winner,
-    )
+    """A trick as viewed: who played each card, clockwise from the leader.
+
+    Every view of a deal lists its completed tricks again, so trick views are shared: the same
+    trick gives the same (immutable) object, looked up rather than built."""
+    played = tuple(cards)
+    key = (leader, played, winner, seats)
+    view = _TRICKS.get(key)
+    if view is None:
+        if len(_TRICKS) >= _TRICKS_LIMIT:
+            _TRICKS.clear()
+        view = _TRICKS[key] = TrickView(
+            leader=leader,
+            seats=tuple((leader + i) % seats for i in range(len(played))),
+            cards=played,
+            winner=winner,
+        )
+    return view
+
+
+#: Trick views by (leader, cards, winner, seats); cleared when full, only a cache.
+_TRICKS: dict[tuple[int, tuple[int, ...], int | None, int], TrickView] = {}
+_TRICKS_LIMIT = 65_536

@@ -3,9 +3,11 @@ the status code, the ErrorInfo reason, and the game unchanged afterwards (STYLE.
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Callable, Iterator
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import grpc
 import pytest
@@ -14,6 +16,7 @@ from tricktable.v1 import game_service_pb2 as pb
 
 from engine.core.errors import Reason
 from service.errors import ERROR_DOMAIN, GENERIC_MESSAGE, STATUS_CODES
+from service.interceptors import ErrorInterceptor
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
 from tests.conftest import redis_server
@@ -373,3 +376,33 @@ def test_a_stream_fails_with_the_same_error_model(
 ) -> None:
     got_code, got_reason, _ = rejected(lambda: list(client.stub.StreamEvents(request_)))
     assert (got_code, got_reason) == (code, reason)
+
+
+def test_the_interceptor_wraps_each_method_handler_once() -> None:
+    # grpc.aio consults the interceptor on every call: the wrapper is built once per handler.
+    interceptor = ErrorInterceptor()
+
+    async def echo(request: bytes, context: object) -> bytes:
+        return request
+
+    first_handler = grpc.unary_unary_rpc_method_handler(echo)
+    second_handler = grpc.unary_unary_rpc_method_handler(echo)
+
+    async def wrap(handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
+        async def continuation(_: object) -> grpc.RpcMethodHandler:
+            return handler
+
+        details = SimpleNamespace(method=method, invocation_metadata=())
+        wrapped: grpc.RpcMethodHandler = await interceptor.intercept_service(
+            continuation, cast(grpc.HandlerCallDetails, details)
+        )
+        return wrapped
+
+    async def scenario() -> None:
+        one = await wrap(first_handler, "/m/A")
+        assert await wrap(first_handler, "/m/A") is one
+        assert one is not first_handler
+        assert await wrap(first_handler, "/m/B") is not one  # another method, its own wrapper
+        assert await wrap(second_handler, "/m/A") is not one  # another handler is wrapped anew
+
+    asyncio.run(scenario())

@@ -4,6 +4,7 @@ idempotent moves, leaving, the seed's secrecy, snapshot repair, health and refle
 from __future__ import annotations
 
 import dataclasses
+import gc
 import hashlib
 from collections.abc import Iterator
 
@@ -15,6 +16,7 @@ from tricktable.v1 import game_service_pb2 as pb
 
 from engine import game_names, get_rules
 from service.running import ServerThread
+from service.server import GC_GEN0_THRESHOLD, tune_runtime
 from service.store.memory import MemoryStore
 from tests.service.support import Client, auth, running_server
 
@@ -243,3 +245,14 @@ def test_health_reports_serving_and_reflection_lists_the_service(
     )
     names = {s.name for r in replies for s in r.list_services_response.service}
     assert "tricktable.v1.GameService" in names
+
+
+def test_tune_runtime_freezes_startup_objects_and_raises_the_young_gc_threshold() -> None:
+    before = gc.get_threshold()
+    try:
+        tune_runtime()
+        assert gc.get_threshold() == (GC_GEN0_THRESHOLD, before[1], before[2])
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)

@@ -17,7 +17,9 @@ def test_the_service_benchmark_measures_moves_and_its_floor(
     store: str, request: pytest.FixtureRequest
 ) -> None:
     url = request.getfixturevalue("redis_url") if store == "redis" else None
-    result = asyncio.run(measure(store, url, games=2, seconds=0.3, game="counterpoint"))
+    # A second, not less: moves are counted when the bots' answers arrive, and on a loaded
+    # machine the first answers of a 0.3 s run sometimes had not.
+    result = asyncio.run(measure(store, url, games=2, seconds=1.0, game="counterpoint"))
     assert result["store"] == store and result["games"] == 2
     assert result["moves"] > 0 and result["moves_per_s"] > 0
     assert 0 < result["submit_p50_ms"] <= result["submit_p99_ms"]

@@ -253,7 +253,10 @@ class RedisStore(GameStore):
         if outcome == 2:
             raise RequestSeen(int(version))
         if step.status != ACTIVE:
-            await self._call(self._r.zrem(_LOBBY, game_id))
+            if self._pipe is not None:
+                await self._call(self._pipe.execute("ZREM", _LOBBY, game_id))
+            else:
+                await self._call(self._r.zrem(_LOBBY, game_id))
         return int(version)
 
     async def request_version(self, game_id: str, request_id: str) -> int | None:

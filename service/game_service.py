@@ -13,7 +13,8 @@ commit and a fall back to the full path above, never a wrong answer. Anything un
 refusal, a retry) takes the full path, which answers as if there were no copy.
 
 ``wait_for_turn`` (GetGame and SubmitMove) holds the answer until the caller's seat is to act,
-woken by the game's event stream, so a bot needs one call per move.
+woken when the game's version moves (``GameStore.wait_for_version``), so a bot needs one call
+per move.
 
 Everything that leaves is projected for its viewer by :meth:`GameService.project`: a seat, or
 None for a spectator. The seed never leaves.

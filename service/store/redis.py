@@ -24,6 +24,7 @@ all fill (:data:`_TAKE_SEAT` then removes the expiry).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable
 from typing import Any, TypeVar
@@ -138,10 +139,11 @@ class RedisStore(GameStore):
         self._commit: Any = client.register_script(_COMMIT)
         self._take: Any = client.register_script(_TAKE_SEAT)
         self._free: Any = client.register_script(_FREE_SEAT)
-        self.notifier = MoveNotifier(client)
         # The hot calls (a move's commit, a game's load, a version read) go pipelined on one
-        # connection where the URL allows it: redis-py costs ~10x the CPU per call.
+        # connection where the URL allows it, and so do notifications: redis-py costs ~10x the
+        # CPU per call.
         self._pipe: PipelinedRedis | None = pipelined_for(client) if pipelined else None
+        self.notifier = MoveNotifier(client, pipe=self._pipe)
         self._commit_script = Script(_COMMIT)
         self._load_script = Script(_LOAD)
 
@@ -251,7 +253,10 @@ class RedisStore(GameStore):
         if outcome == 2:
             raise RequestSeen(int(version))
         if step.status != ACTIVE:
-            await self._call(self._r.zrem(_LOBBY, game_id))
+            if self._pipe is not None:
+                await self._call(self._pipe.execute("ZREM", _LOBBY, game_id))
+            else:
+                await self._call(self._r.zrem(_LOBBY, game_id))
         return int(version)
 
     async def request_version(self, game_id: str, request_id: str) -> int | None:
@@ -302,14 +307,20 @@ class RedisStore(GameStore):
     async def wait_for_version(self, game_id: str, after: int, wait_s: float) -> int | None:
         # Woken by this replica's subscription; the read below covers a notification that was
         # lost (pub/sub delivers at most once) and tells an expired game from a quiet one.
-        notified = await self.notifier.wait(game_id, after, wait_s)
-        if notified is not None:
-            return notified
-        raw = await self._call(self._hget(_keys(game_id)[0], "version"))
-        if raw is None:
-            raise GameNotFound(game_id)
-        version = int(raw)
-        return version if version > after else None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_s
+        while True:
+            notified = await self.notifier.wait(game_id, after, max(0.0, deadline - loop.time()))
+            if notified is not None:
+                return notified
+            raw = await self._call(self._hget(_keys(game_id)[0], "version"))
+            if raw is None:
+                raise GameNotFound(game_id)
+            if int(raw) > after:
+                return int(raw)
+            if loop.time() >= deadline:
+                return None
+            # Woken early to re-read (the subscription came back) and nothing new: wait on.
 
     async def list_open(
         self, game_type: str, limit: int, after: LobbyPosition | None = None

@@ -23,6 +23,8 @@ import redis.asyncio as aioredis
 import structlog
 from redis.exceptions import RedisError
 
+from service.store.redis_pipe import PipelinedRedis, Subscription
+
 log = structlog.get_logger("tricktable.store")
 
 #: The channel pattern a replica subscribes to (Redis ACLs must allow it: ``&tt:*:moved``).
@@ -48,8 +50,16 @@ class MoveNotifier:
     it. Safe only on the loop that started it, like the client it reads from.
     """
 
-    def __init__(self, client: aioredis.Redis, remembered: int = REMEMBERED_GAMES) -> None:
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        remembered: int = REMEMBERED_GAMES,
+        pipe: PipelinedRedis | None = None,
+    ) -> None:
         self._client = client
+        # With a pipelined connection's factory, messages are parsed and handled as they
+        # arrive, in the protocol's callback; else read through redis-py (TLS URLs).
+        self._pipe = pipe
         self._remembered = remembered
         self._latest: dict[str, int] = {}  # insertion order = least recently notified first
         self._waiters: dict[str, list[asyncio.Future[int | None]]] = {}
@@ -131,6 +141,41 @@ class MoveNotifier:
         self.notify(game_id, version)
 
     async def _run(self) -> None:
+        if self._pipe is not None:
+            await self._run_pipelined(self._pipe)
+        else:
+            await self._run_redis_py()
+
+    async def _run_pipelined(self, pipe: PipelinedRedis) -> None:
+        failures = 0
+        while True:
+            subscription: Subscription | None = None
+            try:
+                subscription = await pipe.psubscribe(PATTERN, self.handle)
+                failures = 0
+                self.subscribed.set()
+                self._wake_all()  # anything published before now was missed
+                why = await subscription.closed()
+                raise why
+            except asyncio.CancelledError:
+                raise
+            except (RedisError, OSError) as exc:
+                failures = await self._lost(exc, failures)
+            finally:
+                self.subscribed.clear()
+                if subscription is not None:
+                    subscription.close()
+
+    async def _lost(self, exc: BaseException, failures: int) -> int:
+        """After the subscription dropped: wake every waiter to re-read, wait, count it."""
+        self.subscribed.clear()
+        self._wake_all()
+        delay = _RETRY_S[min(failures, len(_RETRY_S) - 1)]
+        log.warning("move notifications lost; resubscribing", why=repr(exc), retry_s=delay)
+        await asyncio.sleep(delay)
+        return failures + 1
+
+    async def _run_redis_py(self) -> None:
         failures = 0
         while True:
             pool: Any = self._client.connection_pool  # untyped in redis-py
@@ -152,12 +197,7 @@ class MoveNotifier:
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as exc:
-                self.subscribed.clear()
-                self._wake_all()
-                delay = _RETRY_S[min(failures, len(_RETRY_S) - 1)]
-                failures += 1
-                log.warning("move notifications lost; resubscribing", why=repr(exc), retry_s=delay)
-                await asyncio.sleep(delay)
+                failures = await self._lost(exc, failures)
             finally:
                 self.subscribed.clear()
                 with contextlib.suppress(Exception):

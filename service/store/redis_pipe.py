@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import hiredis
@@ -54,16 +55,23 @@ def pack(args: tuple[Arg, ...]) -> bytes:
     return b"".join(out)
 
 
-class _Protocol(asyncio.Protocol):
-    """One connection: writes batched per loop turn, replies matched to calls in order."""
+#: What a subscription does with each message (a reply no call asked for).
+OnPush = Callable[[Any], None]
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+
+class _Protocol(asyncio.Protocol):
+    """One connection: writes batched per loop turn, replies matched to calls in order; on a
+    subscription (``on_push``), the messages that follow the calls' replies go to it."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, on_push: OnPush | None = None) -> None:
         self._loop = loop
         self._reader = hiredis.Reader()
         self._transport: asyncio.Transport | None = None
         self._out: list[bytes] = []
+        self._on_push = on_push
         self.pending: deque[tuple[asyncio.Future[Any], float]] = deque()
         self.lost: BaseException | None = None
+        self.closed: asyncio.Future[None] = loop.create_future()  # done once it is dropped
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -94,7 +102,11 @@ class _Protocol(asyncio.Protocol):
                 return
             if reply is False:
                 return
-            if not self.pending:  # nothing asked for it: the stream cannot be trusted
+            if not self.pending:
+                if self._on_push is not None:
+                    self._on_push(reply)
+                    continue
+                # Nothing asked for it: the stream cannot be trusted.
                 self.fail(RedisConnectionError("a Redis reply nobody asked for"))
                 return
             future, _ = self.pending.popleft()
@@ -108,6 +120,8 @@ class _Protocol(asyncio.Protocol):
         """Drop the connection and fail every call in flight with ``error``."""
         if self.lost is None:
             self.lost = error
+        if not self.closed.done():
+            self.closed.set_result(None)
         pending, self.pending = self.pending, deque()
         for future, _ in pending:
             if not future.done():
@@ -171,31 +185,52 @@ class PipelinedRedis:
         async with self._connecting:
             if self._protocol is not None and self._protocol.lost is None:
                 return self._protocol  # another caller connected while this one waited
-            loop = asyncio.get_running_loop()
-            host, port, path = self._address
-            try:
-                async with asyncio.timeout(self._timeout_s):
-                    if path is not None:
-                        _, protocol = await loop.create_unix_connection(
-                            lambda: _Protocol(loop), path
-                        )
-                    else:
-                        _, protocol = await loop.create_connection(
-                            lambda: _Protocol(loop), host, port
-                        )
-                    for command in self._hello:
-                        reply = await protocol.send(pack(command))
-                        if isinstance(reply, hiredis.ReplyError):
-                            protocol.fail(RedisConnectionError(str(reply)))
-                            raise _response_error(str(reply))
-            except TimeoutError as exc:
-                raise RedisTimeoutError("connecting to Redis timed out") from exc
-            except OSError as exc:
-                raise RedisConnectionError(f"cannot connect to Redis: {exc}") from exc
+            protocol = await self._open(None)
             self._protocol = protocol
             if self._watchdog is None:
                 self._arm_watchdog()
             return protocol
+
+    async def _open(self, on_push: OnPush | None) -> _Protocol:
+        """A new connection, authenticated and on its database."""
+        loop = asyncio.get_running_loop()
+        host, port, path = self._address
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                if path is not None:
+                    _, protocol = await loop.create_unix_connection(
+                        lambda: _Protocol(loop, on_push), path
+                    )
+                else:
+                    _, protocol = await loop.create_connection(
+                        lambda: _Protocol(loop, on_push), host, port
+                    )
+                for command in self._hello:
+                    reply = await protocol.send(pack(command))
+                    if isinstance(reply, hiredis.ReplyError):
+                        protocol.fail(RedisConnectionError(str(reply)))
+                        raise _response_error(str(reply))
+        except TimeoutError as exc:
+            raise RedisTimeoutError("connecting to Redis timed out") from exc
+        except OSError as exc:
+            raise RedisConnectionError(f"cannot connect to Redis: {exc}") from exc
+        return protocol
+
+    async def psubscribe(self, pattern: str, on_message: OnPush) -> Subscription:
+        """A connection of its own subscribed to ``pattern``: ``on_message`` gets every reply
+        after the subscription's (RESP2 ``pmessage`` arrays), called as the bytes are parsed,
+        with no task in between. Messages are not timed: a quiet channel is not a fault."""
+        protocol = await self._open(on_message)
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                confirmed = await protocol.send(pack(("PSUBSCRIBE", pattern)))
+        except TimeoutError as exc:
+            protocol.fail(RedisTimeoutError("PSUBSCRIBE was not confirmed"))
+            raise RedisTimeoutError("PSUBSCRIBE was not confirmed") from exc
+        if not (isinstance(confirmed, list) and confirmed[:1] == [b"psubscribe"]):
+            protocol.fail(RedisConnectionError(f"PSUBSCRIBE answered {confirmed!r}"))
+            raise RedisConnectionError(f"PSUBSCRIBE answered {confirmed!r}")
+        return Subscription(protocol)
 
     def _arm_watchdog(self) -> None:
         # One timer per connection, not one per call: a quarter of the timeout late at most.
@@ -222,6 +257,21 @@ class PipelinedRedis:
         if self._protocol is not None:
             self._protocol.fail(RedisConnectionError("the pipelined Redis connection is closed"))
             self._protocol = None
+
+
+class Subscription:
+    """A live subscription (:meth:`PipelinedRedis.psubscribe`)."""
+
+    def __init__(self, protocol: _Protocol) -> None:
+        self._protocol = protocol
+
+    async def closed(self) -> BaseException:
+        """Wait until the connection is dropped; why it was."""
+        await self._protocol.closed
+        return self._protocol.lost or RedisConnectionError("closed")
+
+    def close(self) -> None:
+        self._protocol.fail(RedisConnectionError("subscription closed"))
 
 
 class Script:

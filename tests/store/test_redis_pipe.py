@@ -16,7 +16,10 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from service.store.base import FINISHED
+from service.store.redis import RedisStore
 from service.store.redis_pipe import PipelinedRedis, Script, pack, pipelined_for
+from tests.store.test_contract import OPENING, new_record, step
 
 GUARD_S = 20.0
 
@@ -171,3 +174,23 @@ def test_a_closed_connection_refuses_calls(redis_url: str) -> None:
             await pipe.execute("PING")
 
     run(redis_url, body)
+
+
+@pytest.mark.parametrize("pipelined", [True, False], ids=["pipelined", "redis-py"])
+def test_a_finished_game_leaves_the_lobby_index(redis_url: str, pipelined: bool) -> None:
+    """The index itself, not only what list_open shows (which re-reads every game)."""
+
+    async def main() -> None:
+        store = RedisStore.from_url(redis_url, pipelined=pipelined)
+        raw = aioredis.Redis.from_url(redis_url)
+        try:
+            record = new_record()
+            await store.create(record, OPENING)
+            assert await raw.zscore("tt:lobby", record.game_id) is not None
+            await store.commit(record.game_id, step(0, status=FINISHED))
+            assert await raw.zscore("tt:lobby", record.game_id) is None
+        finally:
+            await store.close()
+            await raw.aclose()
+
+    asyncio.run(asyncio.wait_for(main(), GUARD_S))

@@ -75,7 +75,7 @@ class GameState:
             "options": dict(options_data),
             "chance": self.chance.to_data(),
             "state": {
-                k: event_to_data(v) if k in self._event_fields and v is not None else v
+                k: _event_data(v) if k in self._event_fields and v is not None else v
                 for k, v in self.fields_data().items()
             },
         }
@@ -103,6 +103,25 @@ class GameState:
         except (ValueError, KeyError, TypeError, AssertionError, EngineError) as exc:
             raise BadSnapshot(Reason.BAD_SNAPSHOT, f"unreadable snapshot: {exc}") from None
         return new
+
+
+def _event_data(event: Any) -> dict[str, Any]:
+    """An event field's data form, written once per event object: a state keeps the same
+    event (the last deal's result) through a whole deal, and every move takes a snapshot.
+    The table holds the event itself, so an id is never reused while its entry is kept; the
+    data is only read (by json.dumps)."""
+    held = _EVENT_DATA.get(id(event))
+    if held is not None and held[0] is event:
+        return held[1]
+    data = event_to_data(event)
+    if len(_EVENT_DATA) >= _EVENT_DATA_LIMIT:
+        _EVENT_DATA.clear()
+    _EVENT_DATA[id(event)] = (event, data)
+    return data
+
+
+_EVENT_DATA: dict[int, tuple[Any, dict[str, Any]]] = {}
+_EVENT_DATA_LIMIT = 8192
 
 
 def read_snapshot_header(blob: bytes) -> tuple[str, int, dict[str, Any]]:

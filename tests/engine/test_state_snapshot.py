@@ -1,0 +1,27 @@
+"""Snapshots: the event fields' data is remembered per event object, never changing the bytes."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import game_names, get_rules
+from engine.core import state as state_module
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_snapshots_with_remembered_event_data_equal_fresh_ones_and_restore(game: str) -> None:
+    rules = get_rules(game)
+    rng = random.Random(8)
+    state = rules.new_game({}, f"snap:{game}".encode())
+    for _ in range(300):
+        if state.finished:
+            break
+        remembered = rules.snapshot(state)
+        state_module._EVENT_DATA.clear()
+        assert rules.snapshot(state) == remembered
+        assert rules.restore(remembered) == state
+        seat = rules.to_act(state)[0]
+        legal = rules.legal_moves(state, seat)
+        state, _ = rules.apply(state, seat, legal[rng.randrange(len(legal))])

@@ -515,7 +515,16 @@ class GameService:
         rules = get_rules(record.game_type)
         next_version = from_version
         while not self._closing.is_set():
-            batches = await self.store.read_events(game_id, next_version, self._stream_wait_s)
+            batches = await self.store.read_events(game_id, next_version)
+            if not batches:
+                # Nothing new: wait for a commit the way turn waiters do (with Redis, woken by
+                # the replica's one subscription, not a blocking read holding a connection per
+                # open stream), then read what it added.
+                woken = await self.store.wait_for_version(
+                    game_id, next_version - 1, self._stream_wait_s
+                )
+                if woken is not None:
+                    continue
             ended = False
             for batch in batches:
                 if batch.version < next_version:

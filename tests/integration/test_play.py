@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 import grpc
 import pytest
+import redis
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import moves_pb2
 
@@ -153,6 +155,31 @@ def test_a_stream_that_disconnects_resumes_without_gaps_or_repeats(client: Clien
             break
     resumed.cancel()
     assert received == list(range(12))
+
+
+def test_idle_streams_hold_no_store_connection_each_and_all_see_the_next_move(
+    served: tuple[ServerThread, Client], request: pytest.FixtureRequest
+) -> None:
+    """Open streams wait for a commit the way turn waiters do: with Redis, woken by the
+    replica's one subscription rather than a blocking read per stream, so many spectators do
+    not cost a Redis connection each."""
+    client = served[1]
+    table = client.table("counterpoint", seed=b"idle streams")
+    streams = [_stream(client, table.game_id, None) for _ in range(12)]
+    try:
+        assert [next(s).version for s in streams] == [0] * 12  # each now waits for version 1
+        time.sleep(0.3)
+        if request.node.callspec.params["served"] == "redis":
+            info = redis.Redis.from_url(request.getfixturevalue("redis_url")).info("clients")
+            # Other modules' servers may still hold a few; one connection per stream would
+            # add twelve.
+            assert info["connected_clients"] < 12
+        mine = client.get(table.game_id, table.tokens[0])
+        client.move(table.game_id, table.tokens[0], mine.view.legal_moves[0], 0)
+        assert [next(s).version for s in streams] == [1] * 12
+    finally:
+        for s in streams:
+            s.cancel()
 
 
 def _recorded_playout(

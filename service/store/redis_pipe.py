@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import socket
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -55,6 +56,30 @@ def pack(args: tuple[Arg, ...]) -> bytes:
     return b"".join(out)
 
 
+#: TCP keepalive on every connection: a subscription waits quietly for as long as no game moves,
+#: so a peer that vanished (a half-open connection after a failover or a dropped NAT entry)
+#: would go unnoticed for hours at the system default; with these, in about a minute, and the
+#: subscriber reconnects. (Calls on the command connection have their own reply timeout.)
+KEEPALIVE_IDLE_S = 30
+KEEPALIVE_INTERVAL_S = 10
+KEEPALIVE_PROBES = 3
+
+
+def keep_alive(sock: socket.socket | None) -> None:
+    """Turn TCP keepalive on with the probes above (not for Unix sockets)."""
+    if sock is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
+        return
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    for name, value in (
+        ("TCP_KEEPIDLE", KEEPALIVE_IDLE_S),
+        ("TCP_KEEPINTVL", KEEPALIVE_INTERVAL_S),
+        ("TCP_KEEPCNT", KEEPALIVE_PROBES),
+    ):
+        option = getattr(socket, name, None)  # not every platform names all three
+        if option is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, option, value)
+
+
 #: What a subscription does with each message (a reply no call asked for).
 OnPush = Callable[[Any], None]
 
@@ -76,6 +101,7 @@ class _Protocol(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self._transport = transport
+        keep_alive(transport.get_extra_info("socket"))
 
     def send(self, command: bytes) -> asyncio.Future[Any]:
         if self.lost is not None or self._transport is None:

@@ -7,6 +7,7 @@ provoked by a command that blocks far longer than it."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import uuid
 from collections.abc import Awaitable, Callable
 
@@ -18,7 +19,14 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from service.store.base import FINISHED
 from service.store.redis import RedisStore
-from service.store.redis_pipe import PipelinedRedis, Script, pack, pipelined_for
+from service.store.redis_pipe import (
+    KEEPALIVE_IDLE_S,
+    PipelinedRedis,
+    Script,
+    keep_alive,
+    pack,
+    pipelined_for,
+)
 from tests.store.test_contract import OPENING, new_record, step
 
 GUARD_S = 20.0
@@ -194,3 +202,28 @@ def test_a_finished_game_leaves_the_lobby_index(redis_url: str, pipelined: bool)
             await raw.aclose()
 
     asyncio.run(asyncio.wait_for(main(), GUARD_S))
+
+
+def test_connections_probe_a_vanished_peer_with_tcp_keepalive(redis_url: str) -> None:
+    """A subscription is quiet while no game moves; keepalive is what notices a half-open one."""
+
+    async def body(pipe: PipelinedRedis, raw: aioredis.Redis) -> None:
+        subscription = await pipe.psubscribe("pipe-test:*", lambda message: None)
+        try:
+            sock = subscription._protocol._transport.get_extra_info("socket")  # type: ignore[union-attr]
+            assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
+            if hasattr(socket, "TCP_KEEPIDLE"):
+                idle = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE)
+                assert idle == KEEPALIVE_IDLE_S
+        finally:
+            subscription.close()
+
+    run(redis_url, body)
+
+
+def test_keepalive_leaves_unix_sockets_alone() -> None:
+    left, right = socket.socketpair(socket.AF_UNIX)
+    with left, right:
+        keep_alive(left)  # no TCP options on a Unix socket: nothing to set, nothing raised
+        assert left.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 0
+    keep_alive(None)

@@ -153,8 +153,7 @@ class MoveNotifier:
             try:
                 subscription = await pipe.psubscribe(PATTERN, self.handle)
                 failures = 0
-                self.subscribed.set()
-                self._wake_all()  # anything published before now was missed
+                self._live()
                 why = await subscription.closed()
                 raise why
             except asyncio.CancelledError:
@@ -165,6 +164,12 @@ class MoveNotifier:
                 self.subscribed.clear()
                 if subscription is not None:
                     subscription.close()
+
+    def _live(self) -> None:
+        """The subscription is (re)established: anything published before now was missed, so
+        every waiter re-reads its game's version."""
+        self.subscribed.set()
+        self._wake_all()
 
     async def _lost(self, exc: BaseException, failures: int) -> int:
         """After the subscription dropped: wake every waiter to re-read, wait, count it."""
@@ -190,8 +195,7 @@ class MoveNotifier:
                 if not (isinstance(confirmed, list) and confirmed[:1] == [b"psubscribe"]):
                     raise RedisError(f"PSUBSCRIBE answered {confirmed!r}")
                 failures = 0
-                self.subscribed.set()
-                self._wake_all()  # anything published before now was missed
+                self._live()
                 while True:
                     self.handle(await connection.read_response(timeout=math.inf, push_request=True))
             except asyncio.CancelledError:

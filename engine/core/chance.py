@@ -28,6 +28,9 @@ SEED_BYTES = 32
 _WORDS = struct.Struct(">8I")
 _WORD_RANGE = 1 << 32
 _BLOCK = 64  # SHA-256's block size, the length HMAC pads its key to
+# Compiled unpackers of n big-endian 64-bit sort keys, by n (a game shuffles one or two pack
+# sizes thousands of times; ``struct.unpack`` with a format string looks it up on every call).
+_SORT_KEYS: dict[int, struct.Struct] = {}
 # Byte tables XOR-ing every byte with HMAC's inner and outer pad (bytes.translate is fast).
 _XOR_IPAD = bytes(b ^ 0x36 for b in range(256))
 _XOR_OPAD = bytes(b ^ 0x5C for b in range(256))
@@ -150,7 +153,8 @@ class Chance:
 
     def shuffled(self, label: str, cards: Sequence[int]) -> list[int]:
         """``cards`` in a secret order (index 0 is the top of the pack)."""
-        recorded = self._recorded(label)
+        # Most games have no overrides: then only a strict replay needs the lookup (it fails).
+        recorded = self._recorded(label) if self.overrides or self.strict else None
         if recorded is not None:
             if sorted(recorded) != sorted(cards):
                 raise ValueError(f"recorded {label} is not a permutation of the pack")
@@ -161,7 +165,10 @@ class Chance:
         # give a uniform permutation; a tie (probability below n²/2**65) falls back to pack order.
         n = len(cards)
         key = self._hmac().digest(label.encode())
-        keys = struct.unpack(f">{n}Q", hashlib.shake_256(key).digest(8 * n))
+        unpack = _SORT_KEYS.get(n)
+        if unpack is None:
+            unpack = _SORT_KEYS[n] = struct.Struct(f">{n}Q")
+        keys = unpack.unpack(hashlib.shake_256(key).digest(8 * n))
         order = [cards[i] for i in sorted(range(n), key=keys.__getitem__)]
         if self.log is not None:
             self._note(label, order)

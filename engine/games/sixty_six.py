@@ -547,8 +547,10 @@ class SixtySix(Rules[SixtySixState]):
         s.deal_no += 1
         s.dealer = dealer
         non_dealer = 1 - dealer
-        pack = s.chance.shuffled(f"pack:{s.deal_no}", _DECK)
-        s.chance.dealt(s.deal_no, pack)
+        chance = s.chance
+        pack = chance.shuffled(f"pack:{s.deal_no}", _DECK)
+        if chance.log is not None:  # chance.dealt(), only while a record is being made
+            chance.dealt(s.deal_no, pack)
         # §2: three to N, three to D, three to N, three to D; deck[0] is the top card.
         n_hand = 1 << pack[0] | 1 << pack[1] | 1 << pack[2]
         n_hand |= 1 << pack[6] | 1 << pack[7] | 1 << pack[8]

@@ -39,7 +39,7 @@ def random_playout(
     The playout owns its state, so by default it applies moves in place (no copy per move);
     ``in_place=False`` goes through the pure ``apply`` instead, for comparison.
     """
-    opts = _validated(rules, options)
+    opts = rules.options(options)  # remembered for the same values, see Rules.options
     state = rules.new_game(opts, seed)
     moves = deals = 0
     # ``_randbelow(n)`` is what ``randrange(n)`` returns for n > 0 (the same draws, so the same
@@ -62,31 +62,6 @@ def random_playout(
     outcome = rules.outcome(state)
     assert outcome is not None
     return PlayoutResult(outcome=outcome, moves=moves, deals=deals)
-
-
-# Validated options by game and given values: a simulation or benchmark plays thousands of games
-# with the same options, and validating them is a good part of a short game's cost. The options
-# objects are frozen, so games may share one.
-_OPTIONS: dict[tuple[str, tuple[tuple[str, type, object], ...]], Any] = {}
-_OPTIONS_MAX = 64
-
-
-def _validated(rules: Rules[Any], options: Mapping[str, object] | None) -> Any:
-    """``rules.options(options)``, remembered for the same values (compared with their types:
-    ``True == 1``, but they need not be the same option value)."""
-    given = tuple((name, type(value), value) for name, value in (options or {}).items())
-    key = (rules.name, given)
-    try:
-        return _OPTIONS[key]
-    except KeyError:
-        pass
-    except TypeError:  # an unhashable value (a list, say): validate it every time
-        return rules.options(options)
-    opts = rules.options(options)  # raises on bad options, which are never remembered
-    if len(_OPTIONS) >= _OPTIONS_MAX:
-        _OPTIONS.clear()
-    _OPTIONS[key] = opts
-    return opts
 
 
 def random_move(rules: Rules[Any], state: Any, randbelow: Any) -> tuple[int, Any]:

@@ -11,7 +11,7 @@ import engine
 from engine import get_rules
 from engine.core.errors import InvalidOptions
 from engine.core.events import DealScored
-from engine.playout import _validated, random_move, random_playout, variants
+from engine.playout import random_move, random_playout, variants
 from service.cli import main
 from tests.engine.helpers import random_steps
 
@@ -40,17 +40,17 @@ def test_random_move_draws_from_every_seat_that_may_act() -> None:
 
 def test_options_are_validated_once_per_values_and_types() -> None:
     rules = get_rules("sixty-six")
-    first = _validated(rules, {"preset": "pagat", "target_game_points": 1})
-    assert first is _validated(rules, {"preset": "pagat", "target_game_points": 1})
-    assert first == rules.options({"preset": "pagat", "target_game_points": 1})
+    first = rules.options({"preset": "pagat", "target_game_points": 1})
+    assert first is rules.options({"preset": "pagat", "target_game_points": 1})
+    assert first == rules._validate_options({"preset": "pagat", "target_game_points": 1})
     # True == 1 and they hash alike, but True is no integer option value: not the cached one.
     for _ in range(2):
         with pytest.raises(InvalidOptions):
-            _validated(rules, {"preset": "pagat", "target_game_points": True})
+            rules.options({"preset": "pagat", "target_game_points": True})
     # An unhashable value is validated (and rejected) without the cache.
     with pytest.raises(InvalidOptions):
-        _validated(rules, {"target_game_points": [1]})
-    assert _validated(rules, None) == rules.options({})
+        rules.options({"target_game_points": [1]})
+    assert rules.options(None) is rules.options({}) == rules._validate_options(None)
 
 
 def test_random_move_with_two_seats_draws_as_the_general_rule() -> None:

@@ -29,6 +29,10 @@ from engine.core.view import View
 
 S = TypeVar("S", bound=GameState)
 
+#: Validated options by (game, given values with their types); cleared when full.
+_OPTIONS: dict[tuple[str, tuple[tuple[str, type, object], ...]], Any] = {}
+_OPTIONS_MAX = 64
+
 
 @dataclass(frozen=True, slots=True)
 class GameType:
@@ -76,7 +80,27 @@ class Rules(ABC, Generic[S]):
         )
 
     def options(self, given: Mapping[str, object] | None = None) -> Any:
-        """Validated options (an ``InvalidOptions`` error names any bad one)."""
+        """Validated options (an ``InvalidOptions`` error names any bad one).
+
+        Remembered by game and given values: a simulation plays thousands of games with the same
+        options, and a server restores games whose snapshots name the same few option sets;
+        validating is a good part of a short game's cost. Options objects are frozen, so games
+        may share one. Values are compared with their types (``True == 1``, but they need not be
+        the same option value); an unhashable value is validated every time."""
+        key = (self.name, tuple((k, type(v), v) for k, v in (given or {}).items()))
+        try:
+            return _OPTIONS[key]
+        except KeyError:
+            pass
+        except TypeError:
+            return self._validate_options(given)
+        opts = self._validate_options(given)  # raises on bad options, which are never kept
+        if len(_OPTIONS) >= _OPTIONS_MAX:
+            _OPTIONS.clear()
+        _OPTIONS[key] = opts
+        return opts
+
+    def _validate_options(self, given: Mapping[str, object] | None) -> Any:
         opts: Any = build_options(self.options_type, given or {}, self.name)
         self.check_options(opts)
         return opts

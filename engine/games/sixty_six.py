@@ -637,7 +637,7 @@ class SixtySix(Rules[SixtySixState]):
             return _P_MARRIED
         if not (type(suit) is int and 0 <= suit < 4):
             return _P_NO_MARRIAGE
-        pair = (1 << (suit * 16 + _KING)) | (1 << (suit * 16 + _QUEEN))
+        pair = _PAIR[suit]
         return None if s.hands[seat] & pair == pair else _P_NO_MARRIAGE
 
     def close_problem(self, s: SixtySixState, seat: int) -> Problem | None:
@@ -674,22 +674,20 @@ class SixtySix(Rules[SixtySixState]):
 
     def playable(self, s: SixtySixState, seat: int) -> int:
         """The cards ``seat`` may play now (0 if it is not its card to play)."""
-        if s.phase == _LEAD:
+        phase = s.phase
+        if phase == _LEAD:
             if seat != s.leader:
                 return 0
             hand = s.hands[seat]
             if s.marriage_suit is not None:
-                base = s.marriage_suit * 16
-                return hand & ((1 << (base + _KING)) | (1 << (base + _QUEEN)))
+                return hand & _PAIR[s.marriage_suit]
             return hand
-        if s.phase == _FOLLOW and seat != s.leader:
-            return follow_mask(
-                s.hands[seat],
-                s.trick[0],
-                s.trump,
-                not self.stock_open(s),
-                s.options.endgame_follow == "strict",
-            )
+        if phase == _FOLLOW and seat != s.leader:
+            hand = s.hands[seat]
+            if s.closer is None and s.turn_up_in_stock:  # stock_open(): no follow rule yet
+                return hand
+            strict = s.options.endgame_follow == "strict"
+            return follow_mask(hand, s.trick[0], s.trump, True, strict)
         return 0
 
     # -- turn and legal moves ----------------------------------------------------------------
@@ -850,24 +848,11 @@ class SixtySix(Rules[SixtySixState]):
         return (Reason.CALL_NOT_ALLOWED, f"no call {call!r} in sixty-six; calls: pass, decline")
 
     def _validate_play(self, s: SixtySixState, seat: int, c: object) -> None:
+        # The common case first: a card the seat may play now (playable() is 0 out of turn or
+        # phase). Anything else goes through the checks below, which name what is wrong.
+        if type(c) is int and 0 <= c < 64 and self.playable(s, seat) >> c & 1:
+            return
         phase = s.phase
-        # The common case first: a card the seat may play (the cards of playable()). Anything
-        # else falls through to the checks below, which name what is wrong.
-        if type(c) is int and 0 <= c < 64:
-            if phase == _LEAD:
-                if seat == s.leader:
-                    allowed = s.hands[seat]
-                    if s.marriage_suit is not None:
-                        allowed &= _PAIR[s.marriage_suit]
-                    if allowed >> c & 1:
-                        return
-            elif phase == _FOLLOW and seat != s.leader:
-                allowed = s.hands[seat]
-                if not (s.closer is None and s.turn_up_in_stock):  # §4.2 once the stock is gone
-                    strict = s.options.endgame_follow == "strict"
-                    allowed = follow_mask(allowed, s.trick[0], s.trump, True, strict)
-                if allowed >> c & 1:
-                    return
         if phase not in (_LEAD, _FOLLOW):
             raise IllegalMove(Reason.WRONG_PHASE, f"no card is played now ({phase})")
         turn = s.leader if phase == _LEAD else 1 - s.leader
@@ -875,8 +860,6 @@ class SixtySix(Rules[SixtySixState]):
             raise IllegalMove(Reason.NOT_YOUR_TURN, f"it is seat {turn}'s turn to play")
         if not (type(c) is int and 0 <= c < 64) or not s.hands[seat] >> c & 1:
             raise IllegalMove(Reason.CARD_NOT_IN_HAND, f"{C.describe(c)} is not in your hand")
-        if self.playable(s, seat) >> c & 1:
-            return
         if phase == _LEAD:
             raise IllegalMove(Reason.MUST_LEAD_MARRIAGE, "after a marriage, lead its King or Queen")
         hand, lead = s.hands[seat], s.trick[0]

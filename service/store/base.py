@@ -168,18 +168,14 @@ class GameStore(ABC):
         False (nothing written) otherwise."""
 
     @abstractmethod
-    async def read_events(
-        self, game_id: str, from_version: int, wait_s: float = 0.0
-    ) -> list[EventBatch]:
-        """Batches with version >= ``from_version``, in order. If there are none, wait up to
-        ``wait_s`` seconds for one; an empty list means none came."""
+    async def read_events(self, game_id: str, from_version: int) -> list[EventBatch]:
+        """Batches with version >= ``from_version``, in order (none yet: an empty list)."""
 
+    @abstractmethod
     async def wait_for_version(self, game_id: str, after: int, wait_s: float) -> int | None:
         """Wait up to ``wait_s`` seconds for the game to pass version ``after``: then a version
         later than ``after`` (not necessarily the latest), else None. Raise GameNotFound if there
-        is no such game. This default reads the events; an adapter may wake waiters cheaper."""
-        batches = await self.read_events(game_id, after + 1, wait_s)
-        return batches[-1].version if batches else None
+        is no such game. The one way to wait for a commit (turn waiters, event streams)."""
 
     @abstractmethod
     async def list_open(

@@ -130,18 +130,20 @@ class MemoryStore(GameStore):
         game.record = dataclasses.replace(record, seats=tuple(seats))
         return True
 
-    async def read_events(
-        self, game_id: str, from_version: int, wait_s: float = 0.0
-    ) -> list[EventBatch]:
+    async def read_events(self, game_id: str, from_version: int) -> list[EventBatch]:
+        return self._get(game_id).batches[max(from_version, 0) :]
+
+    async def wait_for_version(self, game_id: str, after: int, wait_s: float) -> int | None:
         game = self._get(game_id)
-        if from_version >= len(game.batches) and wait_s > 0:
-            changed = game.changed
+        if game.record.version <= after and wait_s > 0:
+            changed = game.changed  # set, and replaced, by the next commit
             try:
                 await asyncio.wait_for(changed.wait(), wait_s)
             except TimeoutError:
-                return []
+                return None
             game = self._get(game_id)
-        return game.batches[max(from_version, 0) :]
+        latest = game.record.version
+        return latest if latest > after else None
 
     async def list_open(
         self, game_type: str, limit: int, after: LobbyPosition | None = None

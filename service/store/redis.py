@@ -286,20 +286,9 @@ class RedisStore(GameStore):
         await self._call(self._r.zadd(_LOBBY, {game_id: game.created_at_ms}))
         return True
 
-    async def read_events(
-        self, game_id: str, from_version: int, wait_s: float = 0.0
-    ) -> list[EventBatch]:
+    async def read_events(self, game_id: str, from_version: int) -> list[EventBatch]:
         meta, *_, events = _keys(game_id)
-        if wait_s > 0:
-            # XREAD answers at once when there are entries strictly after the given id (the
-            # last version not wanted), else blocks: one round trip either way.
-            after = f"{from_version - 1}-1" if from_version > 0 else "0-0"
-            reply = await self._call(
-                self._r.xread({events: after}, block=max(1, int(wait_s * 1000)))
-            )
-            entries = reply[0][1] if reply else []
-        else:
-            entries = await self._call(self._r.xrange(events, min=f"{max(from_version, 0)}-0"))
+        entries = await self._call(self._r.xrange(events, min=f"{max(from_version, 0)}-0"))
         if not entries and not await self._call(self._r.exists(meta)):
             raise GameNotFound(game_id)
         return [EventBatch.from_json(fields[b"d"]) for _, fields in entries]

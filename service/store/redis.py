@@ -87,6 +87,9 @@ return {redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2]),
         redis.call('GET', KEYS[3]) or ''}
 """
 
+_COMMIT_SCRIPT = Script(_COMMIT)
+_LOAD_SCRIPT = Script(_LOAD)
+
 # KEYS: meta seats snapshot moves requests events   ARGV: seat seat_json
 # A game waiting for players may carry an expiry (open_ttl_s): the seats hash, created here,
 # shares it, and a table that fills is kept (PERSIST) until it finishes.
@@ -136,16 +139,14 @@ class RedisStore(GameStore):
         self._r: Any = client
         self._ttl = finished_ttl_s
         self._open_ttl = open_ttl_s  # 0: a game waiting for players never expires
-        self._commit: Any = client.register_script(_COMMIT)
         self._take: Any = client.register_script(_TAKE_SEAT)
         self._free: Any = client.register_script(_FREE_SEAT)
-        # The hot calls (a move's commit, a game's load, a version read) go pipelined on one
-        # connection where the URL allows it, and so do notifications: redis-py costs ~10x the
-        # CPU per call.
+        # The hot calls (a move's commit, a game's load, a version read, the lobby removal at
+        # a game's end) go pipelined on one connection where the URL allows it, and so do
+        # notifications: redis-py costs ~10x the CPU per call. Else (TLS URLs) through redis-py.
         self._pipe: PipelinedRedis | None = pipelined_for(client) if pipelined else None
+        self._unpipelined_scripts: dict[str, Any] = {}  # by SHA: redis-py's registered scripts
         self.notifier = MoveNotifier(client, pipe=self._pipe)
-        self._commit_script = Script(_COMMIT)
-        self._load_script = Script(_LOAD)
 
     @classmethod
     def from_url(
@@ -160,10 +161,22 @@ class RedisStore(GameStore):
         except RedisError as exc:
             raise StoreUnavailable(f"the game store is unavailable ({type(exc).__name__})") from exc
 
-    def _hget(self, key: str, field: str) -> Awaitable[Any]:
+    def _hot(self, *args: Arg) -> Awaitable[Any]:
+        """A command of the hot path: pipelined where there is the connection for it."""
         if self._pipe is not None:
-            return self._pipe.execute("HGET", key, field)
-        return self._r.hget(key, field)  # type: ignore[no-any-return]
+            return self._pipe.execute(*args)
+        return self._r.execute_command(*args)  # type: ignore[no-any-return]
+
+    def _hot_script(self, script: Script, keys: list[str], args: list[Arg]) -> Awaitable[Any]:
+        """A script of the hot path, likewise (redis-py loads it again after a SCRIPT FLUSH,
+        as the pipelined connection does)."""
+        if self._pipe is not None:
+            return self._pipe.evalsha(script, keys, args)
+        registered = self._unpipelined_scripts.get(script.sha)
+        if registered is None:
+            registered = self._r.register_script(script.source)
+            self._unpipelined_scripts[script.sha] = registered
+        return registered(keys=keys, args=args)  # type: ignore[no-any-return]
 
     async def ping(self) -> None:
         await self._call(self._r.ping())
@@ -201,26 +214,12 @@ class RedisStore(GameStore):
 
     async def load(self, game_id: str) -> GameRecord:
         meta, seats, snapshot, *_ = _keys(game_id)
-        if self._pipe is not None:
-            flat_meta, flat_seats, snap = await self._call(
-                self._pipe.evalsha(self._load_script, [meta, seats, snapshot], [])
-            )
-            if not flat_meta:
-                raise GameNotFound(game_id)
-            return _record(game_id, _pairs(flat_meta), _pairs(flat_seats), snap)
-
-        async def read() -> tuple[Any, Any, Any]:
-            async with self._r.pipeline(transaction=True) as pipe:
-                pipe.hgetall(meta)
-                pipe.hgetall(seats)
-                pipe.get(snapshot)
-                result: tuple[Any, Any, Any] = tuple(await pipe.execute())
-                return result
-
-        m, s, snap = await self._call(read())
-        if not m:
+        flat_meta, flat_seats, snap = await self._call(
+            self._hot_script(_LOAD_SCRIPT, [meta, seats, snapshot], [])
+        )
+        if not flat_meta:
             raise GameNotFound(game_id)
-        return _record(game_id, m, s, snap or b"")
+        return _record(game_id, _pairs(flat_meta), _pairs(flat_seats), snap)
 
     async def moves(self, game_id: str) -> list[MoveRecord]:
         key = _keys(game_id)[3]
@@ -241,11 +240,7 @@ class RedisStore(GameStore):
             self._ttl,
             moved_channel(game_id),
         ]
-        if self._pipe is not None:
-            pending = self._pipe.evalsha(self._commit_script, _keys(game_id), args)
-        else:
-            pending = self._commit(keys=_keys(game_id), args=args)
-        outcome, version = await self._call(pending)
+        outcome, version = await self._call(self._hot_script(_COMMIT_SCRIPT, _keys(game_id), args))
         if outcome == -1:
             raise GameNotFound(game_id)
         if outcome == 0:
@@ -253,14 +248,11 @@ class RedisStore(GameStore):
         if outcome == 2:
             raise RequestSeen(int(version))
         if step.status != ACTIVE:
-            if self._pipe is not None:
-                await self._call(self._pipe.execute("ZREM", _LOBBY, game_id))
-            else:
-                await self._call(self._r.zrem(_LOBBY, game_id))
+            await self._call(self._hot("ZREM", _LOBBY, game_id))
         return int(version)
 
     async def request_version(self, game_id: str, request_id: str) -> int | None:
-        raw = await self._call(self._hget(_keys(game_id)[4], request_id))
+        raw = await self._call(self._hot("HGET", _keys(game_id)[4], request_id))
         return None if raw is None else int(raw)
 
     async def take_seat(self, game_id: str, seat: int, record: SeatRecord) -> bool:
@@ -302,7 +294,7 @@ class RedisStore(GameStore):
             notified = await self.notifier.wait(game_id, after, max(0.0, deadline - loop.time()))
             if notified is not None:
                 return notified
-            raw = await self._call(self._hget(_keys(game_id)[0], "version"))
+            raw = await self._call(self._hot("HGET", _keys(game_id)[0], "version"))
             if raw is None:
                 raise GameNotFound(game_id)
             if int(raw) > after:

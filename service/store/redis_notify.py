@@ -64,7 +64,6 @@ class MoveNotifier:
         self._latest: dict[str, int] = {}  # insertion order = least recently notified first
         self._waiters: dict[str, list[asyncio.Future[int | None]]] = {}
         self._task: asyncio.Task[None] | None = None
-        self._connection: Any = None
         self.subscribed = asyncio.Event()  # set while the subscription is live (tests wait on it)
 
     def latest(self, game_id: str) -> int | None:
@@ -185,7 +184,6 @@ class MoveNotifier:
         while True:
             pool: Any = self._client.connection_pool  # untyped in redis-py
             connection = pool.make_connection()
-            self._connection = connection
             try:
                 await connection.connect()
                 await connection.send_command("PSUBSCRIBE", PATTERN)

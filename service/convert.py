@@ -42,6 +42,7 @@ from tricktable.v1 import (
 from engine import game_names, get_rules
 from engine.core import cards as C
 from engine.core.events import EVENT_TYPES, Event
+from engine.core.memo import Memo
 from engine.core.moves import MOVE_TYPES, Move
 from engine.core.options import OptionSpec, OptionValue
 from engine.core.rules import GameType
@@ -332,7 +333,7 @@ def _moves_bytes(field_number: int, moves: Iterable[Move]) -> bytes:
     out = []
     cls: Any = None
     key: Callable[[Any], Any] = _no_key
-    table: dict[Any, bytes] = {}
+    table: Memo[Any, bytes] = Memo(0)  # replaced by the first move's class table
     for move in moves:
         if move.__class__ is not cls:
             cls = move.__class__
@@ -340,10 +341,7 @@ def _moves_bytes(field_number: int, moves: Iterable[Move]) -> bytes:
         k = key(move)
         framed = table.get(k)
         if framed is None:
-            if len(table) >= _MOVE_TABLE_LIMIT:
-                table.clear()
-            framed = _framed(field_number, _move_message(move).SerializeToString())
-            table[k] = framed
+            framed = table.keep(k, _framed(field_number, _move_message(move).SerializeToString()))
         out.append(framed)
     return b"".join(out)
 
@@ -357,11 +355,11 @@ def _no_key(_: Any) -> tuple[()]:
 
 
 @cache
-def _move_table(field_number: int, cls: type) -> tuple[Callable[[Any], Any], dict[Any, bytes]]:
+def _move_table(field_number: int, cls: type) -> tuple[Callable[[Any], Any], Memo[Any, bytes]]:
     """How to key a move of ``cls`` by its values, and its table of framed bytes."""
     names = [f.name for f in dataclasses.fields(cls)]
     key: Callable[[Any], Any] = operator.attrgetter(*names) if names else _no_key
-    return key, {}
+    return key, Memo(_MOVE_TABLE_LIMIT)
 
 
 @lru_cache(maxsize=4096)
@@ -409,15 +407,11 @@ def incoming_move(msg: moves_pb2.Move) -> Move:
     key = msg.SerializeToString()
     move = _INCOMING.get(key)
     if move is None:
-        move = move_from_proto(msg)
-        if len(_INCOMING) >= _INCOMING_LIMIT:
-            _INCOMING.clear()
-        _INCOMING[key] = move
+        move = _INCOMING.keep(key, move_from_proto(msg))
     return move
 
 
-_INCOMING: dict[bytes, Move] = {}
-_INCOMING_LIMIT = 65_536  # clients may send anything: a cache, cleared when full
+_INCOMING: Memo[bytes, Move] = Memo(65_536)  # clients may send anything: bounded
 
 
 def event_to_proto(event: Event) -> events_pb2.Event:

@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from engine.core.chance import Chance
 from engine.core.errors import IllegalMove, InvalidMove, Reason, UnknownGame
 from engine.core.events import Event, Viewer
+from engine.core.memo import Memo
 from engine.core.moves import Move
 from engine.core.options import OptionSpec, build_options, options_to_data, specs_of
 from engine.core.state import GameState, read_snapshot_header
@@ -29,9 +30,8 @@ from engine.core.view import View
 
 S = TypeVar("S", bound=GameState)
 
-#: Validated options by (game, given values with their types); cleared when full.
-_OPTIONS: dict[tuple[str, tuple[tuple[str, type, object], ...]], Any] = {}
-_OPTIONS_MAX = 64
+#: Validated options by (game, given values with their types).
+_OPTIONS: Memo[tuple[str, tuple[tuple[str, type, object], ...]], Any] = Memo(64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,11 +94,8 @@ class Rules(ABC, Generic[S]):
             pass
         except TypeError:
             return self._validate_options(given)
-        opts = self._validate_options(given)  # raises on bad options, which are never kept
-        if len(_OPTIONS) >= _OPTIONS_MAX:
-            _OPTIONS.clear()
-        _OPTIONS[key] = opts
-        return opts
+        # Raises on bad options, which are never kept.
+        return _OPTIONS.keep(key, self._validate_options(given))
 
     def _validate_options(self, given: Mapping[str, object] | None) -> Any:
         opts: Any = build_options(self.options_type, given or {}, self.name)

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Self
 from engine.core.chance import Chance
 from engine.core.errors import BadSnapshot, EngineError, Reason
 from engine.core.events import event_from_data, event_to_data
+from engine.core.memo import Memo
 
 
 class GameState:
@@ -113,15 +114,10 @@ def _event_data(event: Any) -> dict[str, Any]:
     held = _EVENT_DATA.get(id(event))
     if held is not None and held[0] is event:
         return held[1]
-    data = event_to_data(event)
-    if len(_EVENT_DATA) >= _EVENT_DATA_LIMIT:
-        _EVENT_DATA.clear()
-    _EVENT_DATA[id(event)] = (event, data)
-    return data
+    return _EVENT_DATA.keep(id(event), (event, event_to_data(event)))[1]
 
 
-_EVENT_DATA: dict[int, tuple[Any, dict[str, Any]]] = {}
-_EVENT_DATA_LIMIT = 8192
+_EVENT_DATA: Memo[int, tuple[Any, dict[str, Any]]] = Memo(8192)
 
 
 def read_snapshot_header(blob: bytes) -> tuple[str, int, dict[str, Any]]:

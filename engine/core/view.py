@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.core.fields import card_field, cards_field
+from engine.core.memo import Memo
 from engine.core.moves import Move
 
 
@@ -64,17 +65,17 @@ def trick_view(leader: int, cards: list[int], winner: int | None, seats: int) ->
     key = (leader, played, winner, seats)
     view = _TRICKS.get(key)
     if view is None:
-        if len(_TRICKS) >= _TRICKS_LIMIT:
-            _TRICKS.clear()
-        view = _TRICKS[key] = TrickView(
-            leader=leader,
-            seats=tuple((leader + i) % seats for i in range(len(played))),
-            cards=played,
-            winner=winner,
+        view = _TRICKS.keep(
+            key,
+            TrickView(
+                leader=leader,
+                seats=tuple((leader + i) % seats for i in range(len(played))),
+                cards=played,
+                winner=winner,
+            ),
         )
     return view
 
 
-#: Trick views by (leader, cards, winner, seats); cleared when full, only a cache.
-_TRICKS: dict[tuple[int, tuple[int, ...], int | None, int], TrickView] = {}
-_TRICKS_LIMIT = 65_536
+#: Trick views by (leader, cards, winner, seats).
+_TRICKS: Memo[tuple[int, tuple[int, ...], int | None, int], TrickView] = Memo(65_536)

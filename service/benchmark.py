@@ -10,9 +10,9 @@ in this process. It reports moves per second and SubmitMove p50/p99 latency, rea
 server's own request-to-commit histogram (its /metrics endpoint; a client-side clock would count
 the wait for the other seats' moves). The floor is measured in the same run and the same layout:
 a bare gRPC unary call whose handler, in a process of its own, does one round trip to the store
-(a Redis PING on the same pipelined client the server uses; nothing for the memory store), from
-N concurrent callers. The issue's goal is moves/s with Redis at least 60% of the floor's calls/s
-at 32 games.
+(the Redis store's PING, on the connection the server's moves use; nothing for the memory
+store), from N concurrent callers. The issue's goal is moves/s with Redis at least 60% of the
+floor's calls/s at 32 games.
 
 To show where the time goes it also reports CPU time per move, read from ``/proc/<pid>/stat``
 over the measured interval: the server's, the bots' (this process) and, when the benchmark
@@ -45,13 +45,12 @@ from pathlib import Path
 from typing import IO, Any
 
 import grpc
-import redis.asyncio as aioredis
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc
 
 from service.config import REDIS_URL_ENV, ServerConfig
 from service.logs import configure
-from service.store.redis_pipe import pipelined_for
+from service.store.redis import RedisStore
 
 _FLOOR_METHOD = "/tricktable.bench.Floor/Ping"
 
@@ -434,17 +433,14 @@ async def serve_floor(port: int, redis_url: str | None) -> None:
     """The floor's server: one unary method doing one Redis round trip (a PING), nothing else
     (with the memory store: nothing at all). Runs until SIGTERM.
 
-    The PING goes through the same client the server's moves use (the pipelined connection
-    where the URL allows one), so the ratio compares the service with the cheapest call the
-    same Redis client can make, not with a dearer one."""
-    client = aioredis.Redis.from_url(redis_url) if redis_url else None
-    pipe = pipelined_for(client) if client is not None else None
+    The PING is the store's own (``RedisStore.ping``), on the same client and connection the
+    server's moves use, so the ratio compares the service with the cheapest call that client
+    can make, not with a dearer one."""
+    store = RedisStore.from_url(redis_url) if redis_url else None
 
     async def handler(request: bytes, context: Any) -> bytes:
-        if pipe is not None:
-            await pipe.execute("PING")
-        elif client is not None:
-            await client.ping()
+        if store is not None:
+            await store.ping()
         return request
 
     generic = grpc.method_handlers_generic_handler(
@@ -460,10 +456,8 @@ async def serve_floor(port: int, redis_url: str | None) -> None:
         loop.add_signal_handler(sig, stopping.set)
     await stopping.wait()
     await server.stop(None)
-    if pipe is not None:
-        await pipe.close()
-    if client is not None:
-        await client.aclose()
+    if store is not None:
+        await store.close()
 
 
 @contextlib.asynccontextmanager

@@ -179,7 +179,8 @@ class RedisStore(GameStore):
         return registered(keys=keys, args=args)  # type: ignore[no-any-return]
 
     async def ping(self) -> None:
-        await self._call(self._r.ping())
+        # On the hot connection: a ping then says the connection moves use is alive.
+        await self._call(self._hot("PING"))
 
     async def close(self) -> None:
         await self.notifier.close()

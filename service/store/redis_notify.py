@@ -23,7 +23,7 @@ import redis.asyncio as aioredis
 import structlog
 from redis.exceptions import RedisError
 
-from service.store.redis_pipe import PipelinedRedis, Subscription
+from service.store.redis_pipe import PipelinedRedis
 
 log = structlog.get_logger("tricktable.store")
 
@@ -140,29 +140,26 @@ class MoveNotifier:
         self.notify(game_id, version)
 
     async def _run(self) -> None:
-        if self._pipe is not None:
-            await self._run_pipelined(self._pipe)
-        else:
-            await self._run_redis_py()
-
-    async def _run_pipelined(self, pipe: PipelinedRedis) -> None:
-        failures = 0
+        """Keep the subscription: subscribe, and after it drops, wake the waiters, back off
+        and subscribe again, until cancelled."""
+        subscribe = self._subscribed_pipelined if self._pipe is not None else self._subscribed
+        failures = 0  # in a row, for the back-off; reset once a subscription is live
         while True:
-            subscription: Subscription | None = None
             try:
-                subscription = await pipe.psubscribe(PATTERN, self.handle)
-                failures = 0
-                self._live()
-                why = await subscription.closed()
-                raise why
+                await subscribe()  # returns only by raising, when the subscription is gone
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as exc:
-                failures = await self._lost(exc, failures)
+                if self.subscribed.is_set():  # it was live: a new drop, not a failing retry
+                    failures = 0
+                self.subscribed.clear()
+                self._wake_all()  # waiters re-read: notifications may be missed until resubscribed
+                delay = _RETRY_S[min(failures, len(_RETRY_S) - 1)]
+                failures += 1
+                log.warning("move notifications lost; resubscribing", why=repr(exc), retry_s=delay)
+                await asyncio.sleep(delay)
             finally:
                 self.subscribed.clear()
-                if subscription is not None:
-                    subscription.close()
 
     def _live(self) -> None:
         """The subscription is (re)established: anything published before now was missed, so
@@ -170,40 +167,34 @@ class MoveNotifier:
         self.subscribed.set()
         self._wake_all()
 
-    async def _lost(self, exc: BaseException, failures: int) -> int:
-        """After the subscription dropped: wake every waiter to re-read, wait, count it."""
-        self.subscribed.clear()
-        self._wake_all()
-        delay = _RETRY_S[min(failures, len(_RETRY_S) - 1)]
-        log.warning("move notifications lost; resubscribing", why=repr(exc), retry_s=delay)
-        await asyncio.sleep(delay)
-        return failures + 1
+    async def _subscribed_pipelined(self) -> None:
+        """On a connection of the pipelined kind: messages handled as they are parsed."""
+        assert self._pipe is not None
+        subscription = await self._pipe.psubscribe(PATTERN, self.handle)
+        try:
+            self._live()
+            raise await subscription.closed()
+        finally:
+            subscription.close()
 
-    async def _run_redis_py(self) -> None:
-        failures = 0
-        while True:
-            pool: Any = self._client.connection_pool  # untyped in redis-py
-            connection = pool.make_connection()
-            try:
-                await connection.connect()
-                await connection.send_command("PSUBSCRIBE", PATTERN)
-                # With RESP3 (redis-py's default) messages are pushes, which the parser hands to
-                # a push handler unless asked for them; with RESP2 they are plain replies.
-                confirmed = await connection.read_response(timeout=math.inf, push_request=True)
-                if not (isinstance(confirmed, list) and confirmed[:1] == [b"psubscribe"]):
-                    raise RedisError(f"PSUBSCRIBE answered {confirmed!r}")
-                failures = 0
-                self._live()
-                while True:
-                    self.handle(await connection.read_response(timeout=math.inf, push_request=True))
-            except asyncio.CancelledError:
-                raise
-            except (RedisError, OSError) as exc:
-                failures = await self._lost(exc, failures)
-            finally:
-                self.subscribed.clear()
-                with contextlib.suppress(Exception):
-                    await connection.disconnect()
+    async def _subscribed(self) -> None:
+        """Through a redis-py connection (TLS URLs)."""
+        pool: Any = self._client.connection_pool  # untyped in redis-py
+        connection = pool.make_connection()
+        try:
+            await connection.connect()
+            await connection.send_command("PSUBSCRIBE", PATTERN)
+            # With RESP3 (redis-py's default) messages are pushes, which the parser hands to a
+            # push handler unless asked for them; with RESP2 they are plain replies.
+            confirmed = await connection.read_response(timeout=math.inf, push_request=True)
+            if not (isinstance(confirmed, list) and confirmed[:1] == [b"psubscribe"]):
+                raise RedisError(f"PSUBSCRIBE answered {confirmed!r}")
+            self._live()
+            while True:
+                self.handle(await connection.read_response(timeout=math.inf, push_request=True))
+        finally:
+            with contextlib.suppress(Exception):
+                await connection.disconnect()
 
     async def close(self) -> None:
         task, self._task = self._task, None

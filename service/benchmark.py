@@ -14,6 +14,12 @@ a bare gRPC unary call whose handler, in a process of its own, does one round tr
 store), from N concurrent callers. The issue's goal is moves/s with Redis at least 60% of the
 floor's calls/s at 32 games.
 
+Between the two stands the *bound* (:mod:`service.benchmark_bound`), also in a process of its
+own: N tables of two seats doing only a move's I/O (real messages, the store's commit and the
+wait for the other seat's commit, payloads recorded from real games beforehand) with no game
+logic. ``moves/bound`` is the share of the bound the real server reaches; ``bound/floor`` is the
+most any server of this design could reach against the floor.
+
 To show where the time goes it also reports CPU time per move, read from ``/proc/<pid>/stat``
 over the measured interval: the server's, the bots' (this process) and, when the benchmark
 started the redis-server itself, Redis'; and the same per call of the floor. On a machine
@@ -48,6 +54,7 @@ import grpc
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc
 
+from service.benchmark_bound import bound_table_ids, play_bound
 from service.config import REDIS_URL_ENV, ServerConfig
 from service.logs import configure
 from service.store.redis import RedisStore
@@ -83,11 +90,15 @@ def run(args: argparse.Namespace) -> int:
             f"SubmitMove p50 {result['submit_p50_ms']} ms p99 {result['submit_p99_ms']} ms; "
             f"floor {result['floor_calls_per_s']:,} calls/s "
             f"(moves/floor {result['moves_to_floor']:.0%}); {result['aborted']} moves aborted\n"
+            f"  bound (a move's I/O, no game logic): {result['bound_moves_per_s']:,} moves/s "
+            f"(moves/bound {result['moves_to_bound']:.0%}, bound/floor "
+            f"{result['bound_to_floor']:.0%})\n"
             f"  CPU per move: server {_us(result['server_cpu_us_per_move'])}, "
             f"bots {_us(result['bots_cpu_us_per_move'])}, "
             f"redis {_us(result['redis_cpu_us_per_move'])}; per floor call: "
             f"server {_us(result['floor_server_cpu_us_per_call'])}, "
-            f"redis {_us(result['floor_redis_cpu_us_per_call'])}\n"
+            f"redis {_us(result['floor_redis_cpu_us_per_call'])}; per bound move: "
+            f"server {_us(result['bound_server_cpu_us_per_move'])}\n"
             f"  layout: {result['layout']}",
             flush=True,
         )
@@ -196,7 +207,14 @@ async def measure(
     with _floor_process(redis_url) as (address, floor_pid):
         floored = _CpuMeter(server=floor_pid, redis=redis_pid)
         floor, calls = await _floor(address, games, seconds, floored)
+    with _bound_process(redis_url, game, games) as (address, ids, bound_pid):
+        bounded = _CpuMeter(server=bound_pid, redis=redis_pid)
+        async with _channel(address) as channel:
+            bound_moves, bound_elapsed = await play_bound(
+                channel, ids, seconds, bounded.start, bounded.stop
+            )
     rate = moves / elapsed
+    bound = bound_moves / bound_elapsed
     return {
         "store": store,
         "game": game,
@@ -210,17 +228,21 @@ async def measure(
         "submit_p99_ms": _quantile_ms(latency, 0.99),
         "floor_calls_per_s": round(floor),
         "moves_to_floor": round(rate / floor, 4) if floor else None,
+        "bound_moves_per_s": round(bound),
+        "moves_to_bound": round(rate / bound, 4) if bound else None,
+        "bound_to_floor": round(bound / floor, 4) if floor else None,
         "server_cpu_us_per_move": played.per("server", moves),
         "bots_cpu_us_per_move": played.per("bots", moves),
         "redis_cpu_us_per_move": played.per("redis", moves),
         "floor_server_cpu_us_per_call": floored.per("server", calls),
         "floor_redis_cpu_us_per_call": floored.per("redis", calls),
+        "bound_server_cpu_us_per_move": bounded.per("server", bound_moves),
     }
 
 
 #: How the run is laid out, printed with every result.
 LAYOUT = (
-    "server and floor each in a process of their own (as deployed); bots in the benchmark's "
+    "server, floor and bound each in a process of their own (as deployed); bots in the benchmark's "
     "process, one per seat, one SubmitMove(wait_for_turn) per move; SubmitMove latency is the "
     "server's request-to-commit histogram"
 )
@@ -308,6 +330,18 @@ def _floor_process(redis_url: str | None) -> Iterator[tuple[str, int]]:
     port = _free_port()
     with _process(["-m", "service.benchmark", "floor", str(port)], redis_url, port) as pid:
         yield f"127.0.0.1:{port}", pid
+
+
+@contextlib.contextmanager
+def _bound_process(
+    redis_url: str | None, game: str, tables: int
+) -> Iterator[tuple[str, list[str], int]]:
+    """The bound's server (:mod:`service.benchmark_bound`): its address, its tables' game ids
+    (fresh ones, so a Redis given by URL holds no earlier run's games under them) and pid."""
+    port, prefix = _free_port(), f"bound-{uuid.uuid4().hex[:12]}"
+    args = ["-m", "service.benchmark_bound", str(port), game, prefix, str(tables)]
+    with _process(args, redis_url, port) as pid:
+        yield f"127.0.0.1:{port}", bound_table_ids(prefix, tables), pid
 
 
 async def _play(

@@ -9,7 +9,9 @@ import time
 
 import pytest
 
+from engine import get_rules
 from service.benchmark import _quantile_ms, cpu_seconds, measure
+from service.benchmark_bound import recorded_moves
 
 
 @pytest.mark.parametrize("store", ["memory", "redis"])
@@ -29,6 +31,9 @@ def test_the_service_benchmark_measures_moves_and_its_floor(
     assert result["server_cpu_us_per_move"] > 0 and result["bots_cpu_us_per_move"] > 0
     assert result["floor_server_cpu_us_per_call"] > 0
     assert result["redis_cpu_us_per_move"] is None  # not started by the benchmark: pid unknown
+    # The bound: a move's I/O with no game logic, measured like the other two.
+    assert result["bound_moves_per_s"] > 0 and result["bound_server_cpu_us_per_move"] > 0
+    assert result["moves_to_bound"] > 0 and result["bound_to_floor"] > 0
 
 
 def test_cpu_seconds_reads_a_process_cpu_time_from_proc() -> None:
@@ -47,3 +52,20 @@ def test_latency_quantiles_interpolate_inside_the_histogram_bucket() -> None:
     assert _quantile_ms(buckets, 0.25) == 1.5  # halfway through the (1 ms, 2 ms] bucket
     assert _quantile_ms(buckets, 0.99) == 3.96
     assert _quantile_ms([(float("inf"), 0.0)], 0.5) is None
+
+
+@pytest.mark.parametrize("game", ["counterpoint", "ninety-nine"])
+def test_the_bound_replays_what_the_real_server_answers_each_mover(game: str) -> None:
+    moves = recorded_moves(game, games=1)
+    seats = get_rules(game).seats
+    # One game, every move in order: the n-th move made version n.
+    assert [m.answer.version for m in moves] == list(range(1, len(moves) + 1))
+    assert {m.seat for m in moves} == set(range(seats))
+    assert all(m.snapshot and m.events for m in moves)
+    for made in moves:
+        view = made.answer.view
+        # Answered once the mover was to act again (its legal moves listed), or at the end.
+        assert view.finished or (made.seat in view.to_act and len(view.legal_moves) > 0)
+        assert made.answer.view_version >= made.answer.version
+    # Bid cards are laid aside by every seat: their answers list the lay-aside choices.
+    assert any(len(m.answer.view.legal_moves) >= 100 for m in moves)

@@ -94,8 +94,12 @@ def test_random_move_reports_seats_with_no_legal_move(acting: tuple[int, ...]) -
 
 def test_variants_are_editions_and_presets() -> None:
     assert [v for v, _ in variants(get_rules("ninety-nine"))] == ["classic", "revised"]
-    assert [v for v, _ in variants(get_rules("sixty-six"))] == ["gamefarm", "pagat"]
+    assert variants(get_rules("sixty-six")) == [
+        ("gamefarm", {"preset": "gamefarm"}),
+        ("pagat", {"preset": "pagat"}),
+    ]
     assert variants(get_rules("counterpoint")) == [("default", {})]
+    assert variants(get_rules("nominations")) == [("default", {})]  # no edition or preset
 
 
 def test_simulate_prints_a_reproducible_json_summary(capsys: pytest.CaptureFixture[str]) -> None:
@@ -107,6 +111,43 @@ def test_simulate_prints_a_reproducible_json_summary(capsys: pytest.CaptureFixtu
     assert first["games"] == 3 and first["options"]["target_score"] == 40
     assert len(first["average_score"]) == 2 and abs(sum(first["win_share"]) - 1) < 1e-9
     assert first["deals_per_game"] >= 1 and first["moves_per_game"] > 0
+
+
+@pytest.mark.parametrize(
+    ("preset", "next_dealer"), [("gamefarm", "alternate"), ("pagat", "winner")]
+)
+def test_simulate_sixty_six_under_each_preset(
+    capsys: pytest.CaptureFixture[str], preset: str, next_dealer: str
+) -> None:
+    args = ["simulate", "sixty-six", "--games", "3", "--seed", "7", "--json"]
+    assert main([*args, "--option", f"preset={preset}"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["game"] == "sixty-six" and summary["games"] == 3
+    # the preset sets the other flags' defaults (§11)
+    assert summary["options"]["preset"] == preset
+    assert summary["options"]["next_dealer"] == next_dealer
+    assert summary["options"]["target_game_points"] == 7
+    assert len(summary["average_score"]) == 2 and abs(sum(summary["win_share"]) - 1) < 1e-9
+    # Every match ends with a player on 7 or more (§9.6), and a deal pays at most 3 plus the
+    # carry, which grows by 1 per deal that paid nothing: at least 3 deals per match.
+    assert sum(summary["average_score"]) >= 7 - 0.01
+    assert summary["deals_per_game"] >= 3 and summary["moves_per_game"] > 0
+
+
+def test_simulate_nominations(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "nominations", "--games", "2", "--seed", "7", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["game"] == "nominations" and summary["games"] == 2
+    assert summary["options"]["target_score"] == 101
+    assert summary["options"]["all_pass"] == "double_hand"
+    assert len(summary["average_score"]) == 4 and abs(sum(summary["win_share"]) - 1) < 1e-9
+    # A game ends once someone has 101 (§9); one deal pays a seat at most 26 x 2 (an open
+    # misère in a double hand, §8), so a game has at least 2 played deals.
+    assert sum(summary["average_score"]) >= 101 - 0.02
+    assert summary["deals_per_game"] >= 2 and summary["moves_per_game"] > 0
+    assert main(["simulate", "nominations", "--games", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "Nominations: 1 games" in out and "seat 3:" in out
 
 
 def test_simulate_prints_a_table_for_people(capsys: pytest.CaptureFixture[str]) -> None:
@@ -131,6 +172,25 @@ def test_bench_engine_prints_one_json_object_per_variant(
     for row in rows:
         assert row["game"] == "ninety-nine" and row["apply"] == "in_place"
         assert row["moves_per_s"] > 0 and row["deals_per_s"] >= 0 and row["games"] >= 1
+
+
+@pytest.mark.parametrize(
+    ("game", "names", "min_deals"),
+    [("sixty-six", ["gamefarm", "pagat"], 3), ("nominations", ["default"], 2)],
+)
+def test_bench_engine_measures_every_variant_of_sixty_six_and_nominations(
+    capsys: pytest.CaptureFixture[str], game: str, names: list[str], min_deals: int
+) -> None:
+    assert main(["bench", "engine", "--seconds", "0.02", "--game", game, "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["variant"] for r in rows] == names
+    for row in rows:
+        assert row["game"] == game and row["apply"] == "in_place"
+        assert row["games"] >= 1 and row["moves"] > 0 and row["seconds"] > 0
+        # every game is played to its end: at least min_deals scored deals each (see the
+        # simulate tests above for why)
+        assert row["deals"] >= min_deals * row["games"]
+        assert row["moves_per_s"] > 0 and row["deals_per_s"] > 0
 
 
 def test_bench_engine_can_also_measure_the_pure_apply(capsys: pytest.CaptureFixture[str]) -> None:

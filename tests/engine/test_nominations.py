@@ -794,6 +794,24 @@ def test_misere_value_follows_the_options(options: dict[str, object], points: in
     assert R.options(options).misere_points == points
 
 
+def test_misere_points_20_is_what_a_failed_misere_pays() -> None:
+    # TV-NOM-6 with misere_points = 20: s1 wins trick 2, so each other player gets 20.
+    _, events = play_tricks(tv6({"misere_points": 20}), TV6_TRICKS)
+    result = scored(events)
+    assert result.made == (None, False, None, None)
+    assert result.points == (20, 0, 20, 20)
+
+
+def test_misere_points_20_is_what_a_made_misere_pays() -> None:
+    state = new({"misere_points": 20}, LOW_HANDS)
+    state, _ = run(state, [(S1, MISERE), (S2, PASS), (S3, PASS), (S0, PASS)])
+    state, events = play_first_legal(state)
+    result = scored(events)
+    assert len(of_type(events, TrickWon)) == 13 and result.taken[S1] == 0
+    assert result.points == (0, 20, 0, 0)
+    assert state.scores == [0, 20, 0, 0]
+
+
 def test_open_misere_points_option_sets_its_value() -> None:
     state = tv6({"open_misere_points": 30}, contract=OPEN)
     _, events = play_tricks(state, TV6_TRICKS)
@@ -844,6 +862,22 @@ def test_a_bid_resets_the_count_of_passes() -> None:
     assert not of_type(events, AuctionWon) and R.to_act(state) == (S3,)
 
 
+def test_all_pass_redeal_shuffles_even_when_shuffle_between_deals_is_off() -> None:
+    # §16.3: all_pass = redeal deals again from a fresh shuffle even with
+    # shuffle_between_deals off: not the hands gathered and cut, not a double hand.
+    options: dict[str, object] = {"all_pass": "redeal", "shuffle_between_deals": False}
+    state = new(options, overrides={"pack:1": cards(TV2_PACK), "pack:2": pack_for(TV5_HANDS)})
+    state, events = run(state, ALL_PASS)
+    (passed,) = of_type(events, AllPassed)
+    assert (passed.next_deal, passed.multiplier, passed.dealer) == ("redeal", 1, S0)
+    assert not of_type(events, PackCut)
+    for seat, text in TV5_HANDS.items():  # the fresh shuffle (pack:2) was dealt
+        assert state.hands[seat] == C.mask_of(spec_hand(text)), seat
+    assert state.deal_no == 2 and state.dealer == S0
+    assert state.multiplier == 1 and state.played_deals == 0
+    assert not R.view(state, None).detail.double_hand
+
+
 def test_all_pass_redeal_shuffles_again_without_multiplier() -> None:
     state = new({"all_pass": "redeal"})
     state, events = run(state, ALL_PASS)
@@ -860,6 +894,44 @@ def test_all_pass_redeal_shuffles_again_without_multiplier() -> None:
 def test_double_hand_multiplier_option() -> None:
     state, events = run(new({"double_hand_multiplier": 3}), ALL_PASS)
     assert of_type(events, AllPassed)[0].multiplier == 3 and state.multiplier == 3
+
+
+def tv3_double_hand(options: dict[str, object]) -> NominationsState:
+    """TV-NOM-3: all four pass on the TV-NOM-2 deal; the double hand is dealt after a cut of 20."""
+    state = new(options, overrides={"pack:1": cards(TV2_PACK), "cut:2": [20]})
+    state, _ = run(state, ALL_PASS)
+    for seat, text in TV3_HANDS.items():
+        assert state.hands[seat] == C.mask_of(spec_hand(text)), seat
+    return state
+
+
+def test_double_hand_multiplier_3_scores_a_failed_open_misere() -> None:
+    # s3 (S:J763 H:AKQJT874 D:- C:A) bids open misère in the double hand and leads AH: s0
+    # follows with a heart, s1 and s2 are void; AH wins, so the deal stops and each other
+    # player scores 26 x 3 = 78.
+    state = tv3_double_hand({"double_hand_multiplier": 3})
+    state, _ = run(state, [(S1, PASS), (S2, PASS), (S3, OPEN)])
+    state, events = play_tricks(state, ["s3 AH, s0 2H, s1 2C, s2 2D"])
+    result = scored(events)
+    assert result.taken == (0, 0, 0, 1) and result.made == (None, None, None, False)
+    assert result.points == (78, 78, 78, 0)
+    assert state.scores == [78, 78, 78, 0]
+    assert "x3" in result.note
+    assert state.multiplier == 1 and state.dealer == S1  # a played deal: back to normal
+
+
+def test_double_hand_multiplier_3_scores_a_numeric_contract() -> None:
+    # s3 bids 10 in the double hand, hearts trumps, and calls AS (s2's): 10 x 3 = 30 to the
+    # side if s3 and s2 take 10 tricks, else 30 to each of s0 and s1.
+    state = tv3_double_hand({"double_hand_multiplier": 3})
+    auction: list[tuple[int, Move]] = [(S1, PASS), (S2, PASS), (S3, bid(10))]
+    auction += [(S0, PASS), (S1, PASS), (S2, PASS), (S3, declare("H", "AS"))]
+    state, _ = run(state, auction)
+    state, events = play_first_legal(state)
+    result = scored(events)
+    side = result.taken[S3] + result.taken[S2]
+    expected = (0, 0, 30, 30) if side >= 10 else (30, 30, 0, 0)
+    assert result.points == expected
 
 
 @pytest.mark.parametrize(("stacking", "second"), [(False, 2), (True, 4)])

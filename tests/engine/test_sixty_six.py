@@ -460,6 +460,30 @@ def test_tv_66_7_close_exchange_may_be_declined() -> None:
     t.refused(N, EXCHANGE, Reason.STOCK_NOT_OPEN)
 
 
+def test_close_exchange_ignores_exchange_min_stock() -> None:
+    # §16.3: the exchange at the opponent's close ignores exchange_min_stock. D holds the trump
+    # nine (9H) and has tricks, but with exchange_min_stock = 4 the ordinary exchange is gone
+    # once only the last face-down card and the turn-up remain; N then closes.
+    t = Table(NINE_WITH_D, exchange_min_stock=4, exchange_on_opponent_close=True)
+    tricks = [(N, "JC", "AC"), (D, "TC", "JH"), (N, "AH", "QC"), (N, "9S", "TH"), (D, "QH", "QS")]
+    for leader, lead, follow in tricks:
+        t.trick(leader, lead, follow)
+        t.do(t.s.leader, DRAW)
+    assert t.s.hands[D] == C.mask_of(cards("9H QD AS JD TS 9C")) and t.s.leader == D
+    assert RULES.view(t.s, None).detail.stock_size == 2
+    t.refused(D, EXCHANGE, Reason.EXCHANGE_NOT_ALLOWED)  # the stock is too small
+    t.trick(D, "9C", "KC")  # N wins trick 6 and closes before the final draw
+    t.refused(D, EXCHANGE, Reason.EXCHANGE_NOT_ALLOWED)
+    t.do(N, CLOSE)
+    assert t.s.phase == "close_exchange" and RULES.to_act(t.s) == (D,)
+    assert t.legal(D) == [EXCHANGE, DECLINE]
+    (exchanged,) = t.do(D, EXCHANGE)
+    assert exchanged == TrumpExchanged(D, C.parse("9H"), C.parse("KH"), at_close=True)
+    assert t.s.turn_up == C.parse("9H") and t.s.hands[D] >> C.parse("KH") & 1
+    assert t.s.phase == "lead" and t.s.leader == N
+    assert [C.count(h) for h in t.s.hands] == [5, 5]  # closed before drawing: nobody drew
+
+
 def play_out_without_claims(t: Table) -> None:
     """Finish the current deal with no claim or close: first legal card, draw, then pass."""
     deal = t.s.deal_no
@@ -722,6 +746,23 @@ def test_exchange_not_while_own_card_is_in_the_trick() -> None:
     t = tv4_after_trick_1()
     t.do(D, play("KD"))
     t.refused(D, EXCHANGE, Reason.EXCHANGE_NOT_ALLOWED)
+
+
+@pytest.mark.parametrize("window", ["any_time", "before_own_lead"])
+def test_exchange_after_a_marriage_in_the_same_lead(window: str) -> None:
+    # §5 (a) and §6 "Order of pre-lead actions": exchange, marriage and close may come in any
+    # order before the lead card; the lead must still come from the marriage.
+    t = tv4_after_trick_1(exchange_window=window)
+    t.do(D, DeclareMarriage(C.DIAMONDS))
+    assert EXCHANGE in t.legal(D)
+    (exchanged,) = t.do(D, EXCHANGE)
+    assert exchanged == TrumpExchanged(D, C.parse("9S"), C.parse("AS"), at_close=False)
+    assert t.s.turn_up == C.parse("9S")
+    assert t.s.hands[D] == C.mask_of(cards("AS KD QD TC KS AH"))
+    assert t.count(D) == 11 + 20
+    assert {m.card for m in t.legal(D) if isinstance(m, PlayCard)} == cards("KD QD")
+    t.refused(D, play("AS"), Reason.MUST_LEAD_MARRIAGE)
+    assert CLOSE in t.legal(D)  # and the close may still follow, before the lead card
 
 
 def test_any_time_exchange_out_of_turn_between_tricks() -> None:
@@ -1011,6 +1052,34 @@ def test_pagat_has_no_carry() -> None:
     assert t.s.carry == 0 and t.s.scores == [0, 0]
 
 
+def test_a_drawn_higher_total_deal_adds_1_to_the_carry() -> None:
+    # §16.8: with carry_over on, a drawn higher_total deal (65-65) adds 1 to the carry, and
+    # the next deal that awards game points takes it (§9.4).
+    t = Table(TV5, unclaimed_open_deal="higher_total", carry_over=True)
+    play_tv5(t)
+    t.do(N, PASS)
+    t.do(D, PASS)
+    scored = t.last_scored()
+    assert scored.note == "drawn deal" and scored.points == (0, 0)
+    assert t.s.carry == 1 and t.s.scores == [0, 0]
+    assert RULES.view(t.s, None).detail.carry == 1
+    # Deal 2, dealt by seat 1: seat 0 claims before any trick and fails; neither player has a
+    # trick, so seat 1 gets 3 (gf), plus the carried 1.
+    assert t.s.deal_no == 2 and t.s.leader == 0
+    t.do(0, CLAIM)
+    assert t.last_scored().points == (0, 4)
+    assert t.s.scores == [0, 4] and t.s.carry == 0
+
+
+def test_pagat_with_carry_over_on_carries_a_drawn_deal() -> None:
+    # §9.5: carry_over is off in pagat "unless the host turns it on"; §16.8 then applies.
+    t = Table(TV5, preset="pagat", endgame_follow="follow_suit", carry_over=True)
+    play_tv5(t)
+    t.do(N, PASS)  # pagat: only the last-trick winner is asked
+    assert t.last_scored().note == "drawn deal"
+    assert t.s.carry == 1 and t.s.scores == [0, 0]
+
+
 def test_shutout_counts_double_is_shown_as_match_stakes() -> None:
     for flag, stakes in ((True, 2), (False, 1)):
         t = Table(shutout_counts_double=flag, target_game_points=3)
@@ -1033,6 +1102,29 @@ def test_next_dealer_winner_flag() -> None:
     assert t.s.dealer == D
     t.do(D, CLAIM)  # seat 0 fails: seat 1 wins the deal and deals
     assert t.s.dealer == N
+
+
+@pytest.mark.parametrize("preset", ["gamefarm", "pagat"])
+def test_alternate_dealer_after_a_drawn_deal(preset: str) -> None:
+    # §16.7: next_dealer alone decides; under alternate the other player deals after a drawn
+    # deal too (under winner the same dealer would deal again).
+    t = Table(
+        TV5,
+        preset=preset,
+        next_dealer="alternate",
+        endgame_follow="follow_suit",
+        unclaimed_open_deal="higher_total",
+    )
+    assert t.s.dealer == D
+    play_tv5(t)
+    t.do(N, PASS)
+    if preset == "gamefarm":
+        t.do(D, PASS)
+    assert t.last_scored().note == "drawn deal" and t.s.scores == [0, 0]
+    assert t.s.deal_no == 2 and t.s.dealer == N
+    started = t.events[-1]
+    assert isinstance(started, DealStarted) and started.deal_no == 2 and started.dealer == N
+    assert t.s.leader == D  # the new non-dealer leads
 
 
 def test_remaining_hands_are_shown_when_a_claim_ends_the_deal() -> None:

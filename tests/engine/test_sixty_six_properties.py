@@ -50,6 +50,8 @@ from engine.games.sixty_six import POINTS, SixtySixState
 RULES: Any = get_rules("sixty-six")
 PACK = frozenset(C.deck(range(9, 15)))
 VIEWERS = (0, 1, None)
+# §1 card points by rank, written from the spec (not the engine's table): A T K Q J 9.
+SPEC_POINTS = {14: 11, 10: 10, 13: 4, 12: 3, 11: 2, 9: 0}
 
 # The flags that change how a deal is played or scored (the rest only change what is shown).
 PLAY_FLAGS: dict[str, tuple[object, ...]] = {
@@ -222,7 +224,14 @@ def check_invariants(s: SixtySixState, ledger: DealLedger) -> None:
     assert sum(len(p) for p in places) == 24, "a card was lost or duplicated"
     assert set().union(*places) == PACK
     assert s.card_points == ledger.pile_points
-    assert sum(POINTS[c] for c in PACK) == 120
+    # §1: the pack holds 120 card points. Those already taken (both trick piles, as the state
+    # counts them) plus those still out (hands, the trick on the table, the stock and the
+    # turn-up, in play or out of it after a close) always make up all 120.
+    out = [*held, set(s.trick), set(s.stock)]
+    if s.turn_up_in_stock:
+        out.append({s.turn_up})
+    unplayed = sum(SPEC_POINTS[C.rank_of(c)] for cards in out for c in cards)
+    assert sum(s.card_points) + unplayed == 120, (s.card_points, unplayed)
     sizes = [len(h) for h in held]
     if s.phase == "follow":
         assert sizes[s.leader] + 1 == sizes[1 - s.leader]

@@ -133,7 +133,8 @@ def bound_handler(
     store: GameStore, moves: list[RecordedMove]
 ) -> Callable[[pb.SubmitMoveRequest, Any], Awaitable[pb.SubmitMoveResponse]]:
     """The bound's one method: commit the next recorded move at the expected version (a request
-    without a move only waits), then answer once a later version is announced."""
+    without a move commits nothing); with ``wait_for_turn``, answer once a later version is
+    announced."""
     upcoming = itertools.cycle(moves)
 
     async def move(request: pb.SubmitMoveRequest, context: Any) -> pb.SubmitMoveResponse:
@@ -154,7 +155,10 @@ def bound_handler(
                 move=MoveRecord(seat=step.seat, move=step.move, request_id=request.request_id),
             )
             version = await store.commit(game_id, commit)
-        while await store.wait_for_version(game_id, version, _WAIT_S) is None:
+        while (
+            request.wait_for_turn
+            and await store.wait_for_version(game_id, version, _WAIT_S) is None
+        ):
             pass
         return step.answer
 
@@ -211,30 +215,32 @@ async def play_bound(
         nonlocal moves
         version = 0 if first else 1
         if not first:  # the other seat moves first: wait for it
-            await call(pb.SubmitMoveRequest(game_id=game_id, request_id="wait"), metadata=auth)
+            wait = pb.SubmitMoveRequest(game_id=game_id, request_id="wait", wait_for_turn=True)
+            await call(wait, metadata=auth)
         while time.perf_counter() < deadline:
-            request = pb.SubmitMoveRequest(
-                game_id=game_id,
-                move=card,
-                expected_version=version,
-                request_id=uuid.uuid4().hex,
-                wait_for_turn=True,
-            )
-            await call(request, metadata=auth)
+            await call(move_at(game_id, version, wait_for_turn=True), metadata=auth)
             moves += 1
             version += 2
+        # A last move that does not wait releases the other seat's waiting call, so every call
+        # ends with an answer and none is left to cancel.
+        await call(move_at(game_id, version, wait_for_turn=False), metadata=auth)
+
+    def move_at(game_id: str, version: int, *, wait_for_turn: bool) -> pb.SubmitMoveRequest:
+        return pb.SubmitMoveRequest(
+            game_id=game_id,
+            move=card,
+            expected_version=version,
+            request_id=uuid.uuid4().hex,
+            wait_for_turn=wait_for_turn,
+        )
 
     started = time.perf_counter()
     on_start()
-    tasks = [asyncio.create_task(seat(i, first)) for i in ids for first in (True, False)]
-    done, pending = await asyncio.wait(tasks, timeout=deadline - started)
+    seats = asyncio.gather(*(seat(i, first) for i in ids for first in (True, False)))
+    await asyncio.sleep(max(0.0, deadline - time.perf_counter()))
     counted, elapsed = moves, time.perf_counter() - started
     on_stop()
-    for task in pending:  # the last answers wait for moves that will not come
-        task.cancel()
-    await asyncio.gather(*pending, return_exceptions=True)
-    for task in done:
-        task.result()
+    await seats
     return counted, elapsed
 
 

@@ -38,7 +38,6 @@ import json
 import os
 import random
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -54,6 +53,7 @@ import grpc
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc
 
+from service.bench_server import serve_method
 from service.benchmark_bound import bound_table_ids, play_bound
 from service.config import REDIS_URL_ENV, ServerConfig
 from service.logs import configure
@@ -477,21 +477,7 @@ async def serve_floor(port: int, redis_url: str | None) -> None:
             await store.ping()
         return request
 
-    generic = grpc.method_handlers_generic_handler(
-        "tricktable.bench.Floor", {"Ping": grpc.unary_unary_rpc_method_handler(handler)}
-    )
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((generic,))
-    server.add_insecure_port(f"127.0.0.1:{port}")
-    await server.start()
-    stopping = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stopping.set)
-    await stopping.wait()
-    await server.stop(None)
-    if store is not None:
-        await store.close()
+    await serve_method(port, _FLOOR_METHOD, grpc.unary_unary_rpc_method_handler(handler), store)
 
 
 @contextlib.asynccontextmanager

@@ -23,7 +23,6 @@ import asyncio
 import itertools
 import os
 import random
-import signal
 import sys
 import time
 import uuid
@@ -41,6 +40,7 @@ from engine.core.moves import move_to_data
 from engine.core.options import options_to_data
 from engine.playout import random_move
 from service import convert
+from service.bench_server import serve_method
 from service.config import REDIS_URL_ENV
 from service.game_service import MoveResult
 from service.store.base import (
@@ -114,12 +114,13 @@ def bound_table_ids(prefix: str, tables: int) -> list[str]:
 
 async def _create_tables(store: GameStore, game: str, ids: list[str], snapshot: bytes) -> None:
     rules = get_rules(game)
+    options = options_to_data(rules.options({}))
     seated = SeatRecord(token_hash="", player_name="bound")
     for game_id in ids:
         record = GameRecord(
             game_id=game_id,
             game_type=game,
-            options=options_to_data(rules.options({})),
+            options=options,
             seed=bytes(32),
             seat_count=rules.seats,
             created_at_ms=int(time.time() * 1000),
@@ -177,19 +178,7 @@ async def serve_bound(
         request_deserializer=pb.SubmitMoveRequest.FromString,
         response_serializer=pb.SubmitMoveResponse.SerializeToString,
     )
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers(
-        (grpc.method_handlers_generic_handler("tricktable.bench.Bound", {"Move": handler}),)
-    )
-    server.add_insecure_port(f"127.0.0.1:{port}")
-    stopping = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stopping.set)
-    await server.start()
-    await stopping.wait()
-    await server.stop(None)
-    await store.close()
+    await serve_method(port, BOUND_METHOD, handler, store)
 
 
 async def play_bound(

@@ -68,7 +68,9 @@ def main(argv: list[str]) -> int:
         return 2
     env = dict(os.environ, VIRTUAL_ENV=str(VENV))
     env["PATH"] = f"{tool.parent}{os.pathsep}{env.get('PATH', '')}"
-    return subprocess.call([str(tool), *argv[1:]], cwd=ROOT, env=env)
+    # In the caller's directory, like any command: `--entrant mine=mybots:make` imports
+    # mybots.py from there.
+    return subprocess.call([str(tool), *argv[1:]], env=env)
 
 
 if __name__ == "__main__":

@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -68,10 +66,6 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # As `python -m` would (and uvicorn, gunicorn do): `--entrant mine=mybots:make` finds
-    # mybots.py in the current directory, which an installed command's sys.path lacks.
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
     rules = get_rules(args.game)
     raw = parse_options(args.option)
     try:

@@ -5,6 +5,7 @@ BotService."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
@@ -284,3 +285,36 @@ def test_the_bot_command_refuses_a_bot_it_cannot_host(spec: str) -> None:
     command = [sys.executable, "-m", "tricktable.bots.serve", "--bot", spec, "--port", "0"]
     done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "error:" in done.stderr
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_arena_through_dev_py_imports_a_bot_from_the_callers_directory(
+    tmp_path: Path,
+) -> None:
+    """The README's way (`python3 dev.py ...`) finds mybots.py where the caller stands."""
+    (tmp_path / "mybots.py").write_text(
+        "def make(game, seed=None):\n    return lambda view, legal: legal[-1]\n"
+    )
+    command = [sys.executable, str(ROOT / "dev.py"), "tricktable-arena", "--bot", "mybots:make"]
+    command += ["--game", "counterpoint", "--games", "1"]
+    done = subprocess.run(
+        command, cwd=tmp_path, check=False, capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr
+    measured = json.loads(done.stdout.splitlines()[-1])
+    assert (measured["game"], measured["bot"], measured["games"]) == (
+        "counterpoint",
+        "mybots:make",
+        1,
+    )
+
+
+def test_the_arena_refuses_a_bot_it_cannot_import_with_a_message(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "tricktable.bots.arena", "--bot", "nomodule_here:make"]
+    done = subprocess.run(
+        command, cwd=tmp_path, check=False, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert "cannot import 'nomodule_here'" in done.stderr and "Traceback" not in done.stderr

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
+import sys
 from collections.abc import Callable
 from typing import cast
 
@@ -71,6 +73,10 @@ def import_bot(path: str, game: str, seed: int | str | None = None) -> Bot:
     module_name, _, attr_path = path.partition(":")
     if not module_name or not attr_path:
         raise ValueError(f"bot {path!r}: an import path is 'package.module:attr'")
+    # As `python -m` would (and uvicorn, gunicorn do): `mybots:make` finds mybots.py in the
+    # caller's directory, which the sys.path of an installed command lacks.
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
     try:
         target: object = importlib.import_module(module_name)
     except ImportError as error:

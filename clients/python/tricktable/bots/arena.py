@@ -113,6 +113,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", default="arena")
     args = parser.parse_args(argv)
     games = args.game or sorted(SEATS)
+    try:  # a bad name or import path fails here, before any server or game starts
+        for game in games:
+            make_bot(args.bot, game)
+    except ValueError as error:
+        parser.error(str(error))
 
     def run(address: str) -> None:
         with Client(address, timeout_s=30.0) as client:

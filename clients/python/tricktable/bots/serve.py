@@ -8,7 +8,6 @@ your own by import path, so that any tournament can enter it by address.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from tricktable.bots import HEURISTIC, REMOTE_PREFIX, make_bot
@@ -34,9 +33,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.bot.startswith(REMOTE_PREFIX):
         parser.error("--bot names a bot to host here, not the address of another service")
-    # As `python -m` would: `--bot mybots:make` finds mybots.py in the current directory.
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
     games = sorted(args.game or HEURISTIC)
     try:  # a bad name or import path fails here, before the service starts
         for game in games:

@@ -97,6 +97,16 @@ class CounterpointState(GameState):
     game = "counterpoint"
     schema = 1
     _event_fields = frozenset({"last_result"})
+    copied = (
+        "scores",
+        "winners",
+        "hands",
+        "aside",
+        "trick",
+        "tricks_won",
+        "points_taken",
+        "history",
+    )
 
     options: CounterpointOptions
     deal_no: int

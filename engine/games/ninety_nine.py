@@ -148,6 +148,17 @@ class NinetyNineState(GameState):
     game = "ninety-nine"
     schema = 1
     _event_fields = frozenset({"last_result"})
+    copied = (
+        "scores",
+        "winners",
+        "hands",
+        "aside",
+        "aside_exposed",
+        "calls",
+        "trick",
+        "tricks_won",
+        "history",
+    )
 
     options: NinetyNineOptions
     # game

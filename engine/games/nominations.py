@@ -203,6 +203,7 @@ class NominationsState(GameState):
     game = "nominations"
     schema = 2  # 2: last_result holds the DealScored event
     _event_fields = frozenset({"last_result"})
+    copied = ("scores", "winners", "hands", "pack", "calls", "trick", "tricks_won", "history")
 
     options: NominationsOptions
     # game
@@ -212,8 +213,6 @@ class NominationsState(GameState):
     scores: list[int]
     finished: bool
     winners: list[int]
-    # the last DealScored's fields as JSON-ready data, or None; replaced, never mutated, so it
-    # is typed Any to keep it out of the lists a clone copies
     last_result: DealScored | None  # the last deal's result, for views
     double_run: int  # double hands in a row, 0 in a normal deal
     multiplier: int

@@ -12,7 +12,7 @@ property test enforces.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
 from engine.core.chance import Chance
@@ -27,12 +27,20 @@ class GameState:
     game: ClassVar[str] = ""
     options: Any
     chance: Chance
+    # The match bookkeeping every game keeps (see Rules: starting a match, closing a deal).
+    deal_no: int
+    dealer: int
+    scores: Sequence[int]  # each seat's total
     finished: bool
+    winners: Sequence[int]
+    last_result: Any  # the last deal's DealScored event, for views (None before the first)
+    phase: str
+    hands: Sequence[int]  # each seat's cards, as a mask
     #: fields stored outside ``data``: immutable, shared by copies
     _shared: ClassVar[frozenset[str]] = frozenset({"options", "chance"})
     #: fields holding an event object (or None): kept as the immutable event while playing,
     #: written as event data only when a snapshot is taken (converting on every deal is slow)
-    _event_fields: ClassVar[frozenset[str]] = frozenset()
+    _event_fields: ClassVar[frozenset[str]] = frozenset({"last_result"})
 
     #: The list fields that moves change in place (``hands[seat] &= ...``, ``trick.append``):
     #: ``clone`` copies exactly these. Every other field is shared between a state and its

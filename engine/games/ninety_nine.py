@@ -533,7 +533,7 @@ class NinetyNine(Rules[NinetyNineState]):
         return final_winners(totals, reached, o.tie_rule)
 
     @staticmethod
-    def final_totals(
+    def final_totals(  # type: ignore[override]
         totals: list[int], winners: tuple[int, ...], o: NinetyNineOptions
     ) -> list[int]:
         """§8.2 ``game_bonus_100``: the winner(s), and anyone who reached the target, add 100."""

@@ -28,10 +28,10 @@ def test_snapshots_with_remembered_event_data_equal_fresh_ones_and_restore(game:
 
 
 def test_a_state_may_only_list_its_own_fields_as_copied() -> None:
-    with pytest.raises(TypeError, match="hands"):
+    with pytest.raises(TypeError, match="stock"):
 
         class _Broken(state_module.GameState):  # pyright: ignore[reportUnusedClass]
-            copied = ("hands",)
+            copied = ("stock",)
             scores: list[int]
 
 

@@ -94,9 +94,13 @@ class Choice(Offer[S], Generic[S, M]):
     them); ``rule(s, seat, move)`` returns the problem with a move, or None when it is legal.
     ``gate(s, seat)``, when given, is the part of the rule that does not depend on the move
     (whose turn, which phase): it is asked once, before the candidates are judged.
+
+    ``by_form``: the rule looks at the move alone (is it well formed: a suit, a card, a depth),
+    never at the state or seat, which it is given as None; its verdict on each of the (fixed)
+    candidates is then reached once, not on every listing (a declarer has 260 declarations).
     """
 
-    __slots__ = ("candidates", "effect", "gate", "move_type", "optional", "rule")
+    __slots__ = ("_accepted", "candidates", "effect", "gate", "move_type", "optional", "rule")
 
     def __init__(
         self,
@@ -107,6 +111,7 @@ class Choice(Offer[S], Generic[S, M]):
         *,
         gate: Callable[[S, int], Problem | None] | None = None,
         optional: bool = False,
+        by_form: bool = False,
     ) -> None:
         self.move_type = move_type
         self.candidates = candidates
@@ -114,11 +119,22 @@ class Choice(Offer[S], Generic[S, M]):
         self.gate = gate
         self.effect = effect
         self.optional = optional
+        self._accepted: tuple[Any, ...] | None = None
+        if by_form:
+            if callable(candidates):
+                raise ValueError("a rule of form alone judges fixed candidates")
+            self._accepted = tuple(
+                m
+                for m in candidates
+                if rule(None, None, m) is None  # type: ignore[arg-type]
+            )
 
     def legal(self, s: S, seat: int) -> Sequence[Move]:
         gate = self.gate
         if gate is not None and gate(s, seat) is not None:
             return ()
+        if self._accepted is not None:
+            return self._accepted
         candidates = self.candidates
         if callable(candidates):
             candidates = candidates(s)

@@ -42,10 +42,8 @@ def random_playout(
     opts = rules.options(options)  # remembered for the same values, see Rules.options
     state = rules.new_game(opts, seed)
     moves = deals = 0
-    # ``_randbelow(n)`` is what ``randrange(n)`` returns for n > 0 (the same draws, so the same
-    # games), without randrange's argument checks on every move; ``random_move`` never asks
-    # for n = 0, where ``_randbelow`` would not return.
-    randbelow = rng._randbelow  # type: ignore[attr-defined]
+    # ``randrange(n)`` draws uniformly from range(n); ``random_move`` never asks for n = 0.
+    randbelow = rng.randrange
     apply_in_place = rules.apply_in_place
     while not state.finished:
         if moves >= max_moves:

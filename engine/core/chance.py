@@ -21,44 +21,16 @@ with ``strict`` overrides, so a draw the record does not hold is an error, not a
 from __future__ import annotations
 
 import hashlib
+import hmac
 import struct
 from collections.abc import Mapping, Sequence
 
 SEED_BYTES = 32
 _WORDS = struct.Struct(">8I")
 _WORD_RANGE = 1 << 32
-_BLOCK = 64  # SHA-256's block size, the length HMAC pads its key to
 # Compiled unpackers of n big-endian 64-bit sort keys, by n (a game shuffles one or two pack
 # sizes thousands of times; ``struct.unpack`` with a format string looks it up on every call).
 _SORT_KEYS: dict[int, struct.Struct] = {}
-# Byte tables XOR-ing every byte with HMAC's inner and outer pad (bytes.translate is fast).
-_XOR_IPAD = bytes(b ^ 0x36 for b in range(256))
-_XOR_OPAD = bytes(b ^ 0x5C for b in range(256))
-
-
-class _Hmac:
-    """HMAC-SHA256 under one key (RFC 2104), from the key's inner and outer padded states.
-
-    ``hmac.digest`` sets the key up again on every call, which costs more than the two short
-    hashes of a draw; a game keys every draw with its one seed, so the padded states are
-    hashed once and copied per draw. The result is exactly ``hmac.digest(key, msg, "sha256")``.
-    """
-
-    __slots__ = ("_inner", "_outer")
-
-    def __init__(self, key: bytes) -> None:
-        if len(key) > _BLOCK:
-            key = hashlib.sha256(key).digest()
-        key = key.ljust(_BLOCK, b"\x00")
-        self._inner = hashlib.sha256(key.translate(_XOR_IPAD))
-        self._outer = hashlib.sha256(key.translate(_XOR_OPAD))
-
-    def digest(self, msg: bytes) -> bytes:
-        inner = self._inner.copy()
-        inner.update(msg)
-        outer = self._outer.copy()
-        outer.update(inner.digest())
-        return outer.digest()
 
 
 class _Stream:
@@ -70,7 +42,7 @@ class _Stream:
 
     __slots__ = ("_counter", "_label", "_mac", "_words")
 
-    def __init__(self, mac: _Hmac, label: str) -> None:
+    def __init__(self, mac: hmac.HMAC, label: str) -> None:
         self._mac = mac
         self._label = label.encode() + b"\x00"
         self._counter = 0
@@ -83,7 +55,7 @@ class _Stream:
         return self._words.pop()
 
     def _block(self) -> list[int]:
-        block = self._mac.digest(self._label + self._counter.to_bytes(8, "big"))
+        block = _digest(self._mac, self._label + self._counter.to_bytes(8, "big"))
         self._counter += 1
         words = list(_WORDS.unpack(block))
         words.reverse()  # pop() from the end returns them in order
@@ -128,12 +100,14 @@ class Chance:
         self.overrides: dict[str, list[int]] = {k: list(v) for k, v in (overrides or {}).items()}
         self.strict = strict  # every draw must come from the overrides (re-playing a record)
         self.log = log  # not part of the game's data: attached only to make a record
-        self._mac: _Hmac | None = None  # keyed by the seed on the first draw
+        self._mac: hmac.HMAC | None = None  # keyed by the seed on the first draw
 
-    def _hmac(self) -> _Hmac:
+    def _hmac(self) -> hmac.HMAC:
+        """HMAC-SHA256 keyed by the seed, never updated: each draw digests a copy of it (a
+        game keys every draw with its one seed, and copying is cheaper than keying again)."""
         mac = self._mac
         if mac is None:
-            mac = self._mac = _Hmac(self.seed)
+            mac = self._mac = hmac.new(self.seed, digestmod=hashlib.sha256)
         return mac
 
     def _recorded(self, label: str) -> list[int] | None:
@@ -164,7 +138,7 @@ class Chance:
         # SHAKE-256 expands it into one key per card (extract, then expand). Distinct random keys
         # give a uniform permutation; a tie (probability below n²/2**65) falls back to pack order.
         n = len(cards)
-        key = self._hmac().digest(label.encode())
+        key = _digest(self._hmac(), label.encode())
         unpack = _SORT_KEYS.get(n)
         if unpack is None:
             unpack = _SORT_KEYS[n] = struct.Struct(f">{n}Q")
@@ -197,3 +171,10 @@ class Chance:
         overrides = data.get("overrides") or {}
         assert isinstance(seed, str) and isinstance(overrides, dict)
         return cls(bytes.fromhex(seed), overrides)
+
+
+def _digest(keyed: hmac.HMAC, msg: bytes) -> bytes:
+    """HMAC-SHA256(seed, msg) from the seed's keyed HMAC, which stays unused."""
+    mac = keyed.copy()
+    mac.update(msg)
+    return mac.digest()

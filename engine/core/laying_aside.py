@@ -15,11 +15,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from itertools import combinations
 from math import comb
-from typing import overload
+from typing import Any, TypeVar, overload
 
 from engine.core.cards import cards_of, describe, is_card, mask_of
 from engine.core.errors import IllegalMove, Reason
 from engine.core.moves import LayAside
+from engine.core.phases import Effect, Offer
+
+S = TypeVar("S")
 
 
 class _Interned(dict[tuple[int, ...], LayAside]):
@@ -108,3 +111,29 @@ def check_lay_aside(hand: int, already: int, move: LayAside, count: int) -> int:
         if not is_card(c) or not hand >> c & 1:
             raise IllegalMove(Reason.CARD_NOT_IN_HAND, f"{describe(c)} is not in your hand")
     return mask_of(move.cards)
+
+
+class LayAsides(Offer[S]):
+    """The offer of a lay-aside phase: every seat that has not laid aside yet lays aside
+    exactly ``count`` cards of its hand (read from the state's ``hands`` and ``aside``)."""
+
+    __slots__ = ("count", "effect", "optional")
+    move_type = LayAside
+
+    def __init__(self, count: int, effect: Effect[S]) -> None:
+        self.count = count
+        self.effect = effect
+        self.optional = False
+
+    def legal(self, s: S, seat: int) -> Sequence[LayAside]:
+        if s.aside[seat]:  # type: ignore[attr-defined]
+            return []
+        return LayAsideChoices(s.hands[seat], self.count)  # type: ignore[attr-defined]
+
+    def check(self, s: S, seat: int, move: Any) -> None:
+        check_lay_aside(s.hands[seat], s.aside[seat], move, self.count)  # type: ignore[attr-defined]
+
+
+def not_laid_aside(s: Any) -> tuple[int, ...]:
+    """``to_act`` of a lay-aside phase: every seat that has not laid its cards aside yet."""
+    return tuple(seat for seat, aside in enumerate(s.aside) if not aside)

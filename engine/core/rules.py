@@ -5,28 +5,36 @@ registered on import; nothing else keeps a list of games. The public methods are
 whole API and they are pure: ``apply`` never mutates the state it is given, reads no clock and no
 global randomness (chance comes from the state's seeded :class:`Chance`).
 
+A game fills in one shape (:mod:`engine.core.phases`): its phase table says, per phase, who must
+act and which moves are offered, each with its candidates, the named rule that checks it and its
+effect. From that table this class derives ``to_act``, ``legal_moves`` and ``validate``, and it
+owns what every game repeats: starting a match, the end of a deal (the result, then the next deal
+or the end of the match), the outcome and the assembly of a view. A game module then reads top
+to bottom as the statement of its rules.
+
 Order of checks in ``apply`` (STYLE.md §7): game over → seat exists → move kind known to this
-game → the game's own ``validate`` (phase and turn, then legality) → copy → ``_apply``. ``validate``
-is the single gate: it raises ``IllegalMove`` with a reason for exactly the moves that
-``legal_moves`` does not list (a property test holds every game to that), and ``_apply`` may
-assume legality.
+game → the phase offers that kind → its rule (turn, then legality) → copy → the offer's effect.
+The rule is the single gate: ``legal_moves`` lists exactly the candidates it accepts (a property
+test holds every game to that), and an effect may assume legality.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import ABC
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
+from engine.core.cards import cards_of
 from engine.core.chance import Chance
 from engine.core.errors import IllegalMove, InvalidMove, Reason, UnknownGame
-from engine.core.events import Event, Viewer
+from engine.core.events import DealScored, DealStarted, Event, GameOver, Viewer
 from engine.core.memo import Memo
 from engine.core.moves import Move
 from engine.core.options import OptionSpec, build_options, options_to_data, specs_of
+from engine.core.phases import OVER, Offer, Phase, PhaseTable
 from engine.core.state import GameState, read_snapshot_header
-from engine.core.view import View
+from engine.core.view import SeatView, TrickView, View
 
 S = TypeVar("S", bound=GameState)
 
@@ -66,6 +74,18 @@ class Rules(ABC, Generic[S]):
     #: the dataclass a view carries in ``View.detail`` (the game's own public state)
     detail_type: ClassVar[type]
     move_types: ClassVar[tuple[type[Move], ...]]
+
+    def __init__(self) -> None:
+        self._legacy = self.phases() is None  # TRANSITION: a game not yet on the phase table
+        table = PhaseTable.of(self.phases() or ())
+        self._phases = table.phases
+        self._listing = table.listing
+        self._by_type = table.by_type
+        self._to_act = {name: phase.to_act for name, phase in table.phases.items()}
+
+    def phases(self) -> Sequence[Phase[S]]:
+        """The game's phase table (see :mod:`engine.core.phases`), read once."""
+        return None  # type: ignore[return-value]
 
     # -- declaration -------------------------------------------------------------------------
 
@@ -128,8 +148,22 @@ class Rules(ABC, Generic[S]):
         opts = options if type(options) is self.options_type else self.options(options)
         return self._new(opts, chance)
 
-    @abstractmethod
-    def _new(self, opts: Any, chance: Chance) -> S: ...
+    def _new(self, opts: Any, chance: Chance) -> S:
+        """The match bookkeeping every game shares, then the game's own start (``begin``)."""
+        s: S = self.state_type.__new__(self.state_type)  # type: ignore[assignment]
+        s.options = opts
+        s.chance = chance
+        s.deal_no = 0
+        s.scores = [0] * self.seats
+        s.finished = False
+        s.winners = []
+        s.last_result = None
+        seat0 = opts.first_dealer == "seat0"
+        self.begin(s, 0 if seat0 else chance.randint("first_dealer", 0, self.seats - 1))
+        return s
+
+    def begin(self, s: S, first_dealer: int) -> None:
+        """The game's own fields of a new match, and its first deal by ``first_dealer``."""
 
     def snapshot(self, state: S) -> bytes:
         return state.snapshot(options_to_data(state.options))
@@ -156,27 +190,36 @@ class Rules(ABC, Generic[S]):
 
     # -- flow --------------------------------------------------------------------------------
 
-    @abstractmethod
     def opening_events(self, state: S) -> list[Event]:
         """The events that a new game starts with (the first deal)."""
+        return [self.deal_started(state)]
 
-    @abstractmethod
     def to_act(self, state: S) -> tuple[int, ...]:
-        """Seats that may move now, ascending; several while bid cards are laid aside."""
+        """Seats the rules wait for now, ascending; several while bid cards are laid aside."""
+        return self._to_act[state.phase](state)
 
-    @abstractmethod
     def legal_moves(self, state: S, seat: int) -> Sequence[Move]:
-        """Every legal move of ``seat`` now, in a deterministic order (empty if none).
+        """Every legal move of ``seat`` now, in a deterministic order (empty if none): the
+        candidates of each offer of the phase that its rule accepts, offer by offer.
 
         A sequence, not always a list: large choices (laying 3 of 16 cards aside) are lazy.
         """
+        if state.finished:
+            return []
+        offers = self._listing[state.phase]
+        if len(offers) == 1:
+            return offers[0].legal(state, seat)
+        moves: list[Move] = []
+        for offer in offers:
+            moves += offer.legal(state, seat)
+        return moves
 
     def apply(self, state: S, seat: int, move: Move) -> tuple[S, list[Event]]:
         """The new state after ``seat`` makes ``move``, and the events; ``state`` is untouched."""
-        self._check(state, seat, move)
+        offer = self._check(state, seat, move)
         new = state.clone()
         events: list[Event] = []
-        self._apply(new, seat, move, events)
+        offer.effect(new, seat, move, events)
         return new, events
 
     def apply_in_place(self, state: S, seat: int, move: Move) -> list[Event]:
@@ -185,44 +228,150 @@ class Rules(ABC, Generic[S]):
         The same checks run first, so an illegal move still raises and changes nothing; only
         the copy is skipped, which is most of a move's cost in a random playout.
         """
-        self._check(state, seat, move)
+        offer = self._check(state, seat, move)
         events: list[Event] = []
-        self._apply(state, seat, move, events)
+        offer.effect(state, seat, move, events)
         return events
 
-    def _check(self, state: S, seat: int, move: Move) -> None:
+    def _check(self, state: S, seat: int, move: Move) -> Offer[S]:
+        """The checks of every move, in order; the offer that plays the move."""
+        if self._legacy:
+            if state.finished:
+                raise IllegalMove(Reason.GAME_OVER, "the game is over")
+            if not (type(seat) is int and 0 <= seat < self.seats):
+                raise InvalidMove(Reason.UNKNOWN_SEAT, f"{self.name} has seats 0..{self.seats - 1}")
+            if type(move) not in self.move_types:
+                raise IllegalMove(
+                    Reason.MOVE_NOT_ALLOWED, f"{self.name} has no move {type(move).__name__}"
+                )
+            self.validate(state, seat, move)
+            return _Legacy(self._apply)  # type: ignore[attr-defined, return-value]
         if state.finished:
             raise IllegalMove(Reason.GAME_OVER, "the game is over")
         if not (type(seat) is int and 0 <= seat < self.seats):
             raise InvalidMove(Reason.UNKNOWN_SEAT, f"{self.name} has seats 0..{self.seats - 1}")
-        if type(move) not in self.move_types:
-            raise IllegalMove(
-                Reason.MOVE_NOT_ALLOWED, f"{self.name} has no move {type(move).__name__}"
-            )
-        self.validate(state, seat, move)
+        kind = type(move)
+        offer = self._by_type[state.phase].get(kind)
+        if offer is None:
+            if kind not in self.move_types:
+                raise IllegalMove(
+                    Reason.MOVE_NOT_ALLOWED, f"{self.name} has no move {kind.__name__}"
+                )
+            refusal = self._phases[state.phase].refusals.get(kind)
+            if refusal is None:
+                refusal = (Reason.WRONG_PHASE, f"no {kind.kind} now ({state.phase})")
+            raise IllegalMove(*refusal)
+        offer.check(state, seat, move)
+        return offer
 
-    @abstractmethod
     def validate(self, state: S, seat: int, move: Move) -> None:
         """Raise IllegalMove with a reason unless ``move`` is legal for ``seat`` now."""
+        self._check(state, seat, move)
 
-    @abstractmethod
-    def _apply(self, state: S, seat: int, move: Move, events: list[Event]) -> None:
-        """Mutate ``state`` (a fresh copy) by a legal move, appending the events."""
+    # -- the end of a deal -------------------------------------------------------------------
+
+    def deal_started(self, s: S) -> DealStarted:
+        """The event of a new deal: each seat's cards (each seat sees only its own)."""
+        hands = tuple(tuple(cards_of(h)) for h in s.hands)
+        return DealStarted(
+            deal_no=s.deal_no,
+            dealer=s.dealer,
+            hand_sizes=tuple(len(h) for h in hands),
+            hands=hands,
+            turn_up=self.dealt_turn_up(s),
+            trump=self.dealt_trump(s),
+        )
+
+    def dealt_turn_up(self, s: S) -> int | None:
+        """The card turned up by the deal, which everyone sees (None: no turn-up)."""
+        return None
+
+    def dealt_trump(self, s: S) -> int | None:
+        """Trumps as known when the deal starts (None: no trump, or not yet known)."""
+        return None
+
+    def close_deal(self, s: S, scored: DealScored, events: list[Event]) -> None:
+        """A deal's result is in: record it, then deal again or end the match."""
+        events.append(scored)
+        s.last_result = scored
+        winners = self.match_winners(s)
+        if winners is None:
+            self.next_deal(s, events)
+            return
+        s.winners = list(winners)
+        s.scores = self.final_totals(s, winners)
+        s.finished = True
+        s.phase = OVER
+        events.append(GameOver(totals=tuple(s.scores), winners=winners))
+
+    def match_winners(self, s: S) -> tuple[int, ...] | None:
+        """The winners once the match is over (after a deal's result), else None."""
+
+    def final_totals(self, s: S, winners: tuple[int, ...]) -> list[int]:
+        """The match's final totals (a game may add an end bonus)."""
+        return list(s.scores)
+
+    def next_deal(self, s: S, events: list[Event]) -> None:
+        """Deal the next deal of a match that goes on, appending its events."""
 
     # -- projection and results --------------------------------------------------------------
 
-    @abstractmethod
     def view(self, state: S, viewer: Viewer) -> View:
         """The state as ``viewer`` may see it (None: a spectator, public information only)."""
+        s = state
+        return View(
+            game=self.name,
+            viewer=viewer,
+            phase=str(s.phase),
+            deal_no=s.deal_no,
+            dealer=s.dealer,
+            to_act=self.to_act(s),
+            seats=tuple(self.seat_view(s, seat, viewer) for seat in range(self.seats)),
+            trick=self.trick_shown(s),
+            tricks=self.tricks_shown(s),
+            trump=self.trump_shown(s),
+            legal_moves=tuple(self.legal_moves(s, viewer)) if viewer is not None else (),
+            detail=self.detail(s, viewer),
+            finished=s.finished,
+            winners=tuple(s.winners),
+            turn_up=self.turn_up_shown(s),
+        )
+
+    def seat_view(self, s: S, seat: int, viewer: Viewer) -> SeatView:
+        """What ``viewer`` may see of ``seat``: its hand only if its own or exposed."""
+        raise NotImplementedError
+
+    def trick_shown(self, s: S) -> TrickView | None:
+        """The trick on the table, while one is being played."""
+
+    def tricks_shown(self, s: S) -> tuple[TrickView, ...]:
+        """The completed tricks of this deal that everyone may still look at."""
+        raise NotImplementedError
+
+    def trump_shown(self, s: S) -> int | None:
+        return None
+
+    def turn_up_shown(self, s: S) -> int | None:
+        return None
+
+    def detail(self, s: S, viewer: Viewer) -> Any:
+        """The game's own public state, as ``viewer`` sees it (``View.detail``)."""
 
     def project(self, event: Event, viewer: Viewer) -> Event:
         """An event as ``viewer`` may see it."""
         projected: Event = event.visible_to(viewer)
         return projected
 
-    @abstractmethod
     def outcome(self, state: S) -> Outcome | None:
         """Final totals and winners once the game is over, else None."""
+        if not state.finished:
+            return None
+        return Outcome(totals=tuple(state.scores), winners=tuple(state.winners))
+
+
+class _Legacy:
+    def __init__(self, effect: Any) -> None:
+        self.effect = effect
 
 
 _REGISTRY: dict[str, Rules[Any]] = {}

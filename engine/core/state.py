@@ -4,14 +4,15 @@ States are plain mutable objects whose fields hold only JSON-ready values (ints,
 None, and lists of those), plus the immutable options and chance objects. The engine's public
 ``apply`` copies the state and mutates the copy, so callers always get a new state and the old
 one is untouched. A copy must be cheap (it happens on every move): the attribute dict is copied
-and each top-level list is copied once. Nested lists are never mutated in place, only replaced,
-which the "apply leaves the old state unchanged" property test enforces.
+and each list a state declares in ``copied`` is copied once. Nested lists and the other fields
+are never mutated in place, only replaced, which the "apply leaves the old state unchanged"
+property test enforces.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
 from engine.core.chance import Chance
@@ -26,30 +27,40 @@ class GameState:
     game: ClassVar[str] = ""
     options: Any
     chance: Chance
+    # The match bookkeeping every game keeps (see Rules: starting a match, closing a deal).
+    deal_no: int
+    dealer: int
+    scores: Sequence[int]  # each seat's total
     finished: bool
+    winners: Sequence[int]
+    last_result: Any  # the last deal's DealScored event, for views (None before the first)
+    phase: str
+    hands: Sequence[int]  # each seat's cards, as a mask
     #: fields stored outside ``data``: immutable, shared by copies
     _shared: ClassVar[frozenset[str]] = frozenset({"options", "chance"})
     #: fields holding an event object (or None): kept as the immutable event while playing,
     #: written as event data only when a snapshot is taken (converting on every deal is slow)
-    _event_fields: ClassVar[frozenset[str]] = frozenset()
+    _event_fields: ClassVar[frozenset[str]] = frozenset({"last_result"})
+
+    #: The list fields that moves change in place (``hands[seat] &= ...``, ``trick.append``):
+    #: ``clone`` copies exactly these. Every other field is shared between a state and its
+    #: copies, so it must only ever be replaced, never changed in place (the conformance suite's
+    #: "apply leaves the old state unchanged" property holds every game to this).
+    copied: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        # The top-level list fields, read once from the annotations: copying exactly these on
-        # every clone is cheaper than testing the type of every value.
-        annotations: dict[str, Any] = {}
-        for klass in reversed(cls.__mro__):
-            annotations.update(getattr(klass, "__annotations__", {}))
-        cls._list_fields = tuple(
-            name for name, hint in annotations.items() if str(hint).startswith("list[")
-        )
-
-    _list_fields: ClassVar[tuple[str, ...]] = ()
+        annotated: set[str] = set()
+        for klass in cls.__mro__:
+            annotated.update(getattr(klass, "__annotations__", {}))
+        unknown = [name for name in cls.copied if name not in annotated]
+        if unknown:
+            raise TypeError(f"{cls.__name__}.copied names fields it does not declare: {unknown}")
 
     def clone(self) -> Self:
         new = object.__new__(type(self))
         d = self.__dict__.copy()
-        for key in self._list_fields:
+        for key in self.copied:
             d[key] = d[key].copy()
         new.__dict__ = d
         return new

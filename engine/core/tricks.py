@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from engine.core.cards import SUIT_MASK, Hand, describe, is_card
 from engine.core.errors import IllegalMove, Reason
+from engine.core.phases import Problem
 
 
 def follow_mask(hand: Hand, led_suit: int) -> Hand:
@@ -35,15 +36,21 @@ def standard_winner(cards: Sequence[int], strength: Sequence[int], trump: int | 
     return best
 
 
-def check_card_play(seat: int, turn: int, hand: Hand, playable: Hand, card: object) -> None:
-    """The checks of an ordinary card play, in order: turn, card held, follow suit.
-
-    ``playable`` is the mask the game allows now (see :func:`follow_mask`). Games whose rules
-    add other duties (trumping, beating) give their own reasons instead of MUST_FOLLOW_SUIT.
-    """
+def play_refusal(seat: int, turn: int, hand: Hand, card: object) -> Problem:
+    """Why a card outside the playable mask is refused, in order: not this seat's turn, a card
+    not in hand, else the duty to follow suit. Games whose rules add other duties (trumping,
+    beating) name those themselves."""
     if seat != turn:
-        raise IllegalMove(Reason.NOT_YOUR_TURN, f"it is seat {turn}'s turn to play")
+        return (Reason.NOT_YOUR_TURN, f"it is seat {turn}'s turn to play")
     if not is_card(card) or not hand >> card & 1:
-        raise IllegalMove(Reason.CARD_NOT_IN_HAND, f"{describe(card)} is not in your hand")
-    if not playable >> card & 1:
-        raise IllegalMove(Reason.MUST_FOLLOW_SUIT, "you must follow the suit led")
+        return (Reason.CARD_NOT_IN_HAND, f"{describe(card)} is not in your hand")
+    return _MUST_FOLLOW
+
+
+_MUST_FOLLOW: Problem = (Reason.MUST_FOLLOW_SUIT, "you must follow the suit led")
+
+
+def check_card_play(seat: int, turn: int, hand: Hand, playable: Hand, card: object) -> None:
+    """TRANSITION: the old check, for games not yet on the phase table."""
+    if seat != turn or not is_card(card) or not hand >> card & 1 or not playable >> card & 1:
+        raise IllegalMove(*play_refusal(seat, turn, hand, card))

@@ -12,31 +12,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Final
 
 from engine.core import cards as C
 from engine.core.cards import SUIT_MASK
-from engine.core.chance import Chance
-from engine.core.errors import IllegalMove, Reason
 from engine.core.events import (
     CardsLaidAside,
     DealScored,
-    DealStarted,
     Event,
-    GameOver,
     TrickWon,
     Viewer,
     card_played,
 )
-from engine.core.laying_aside import LayAsideChoices, check_lay_aside
-from engine.core.moves import LayAside, Move, PlayCard, play_moves
+from engine.core.laying_aside import LayAsides, not_laid_aside
+from engine.core.moves import LayAside, PlayCard
 from engine.core.options import first_dealer_option, option, tie_rule_option
-from engine.core.rules import Outcome, Rules, register
+from engine.core.phases import Phase, Plays, Problem
+from engine.core.rules import Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
-from engine.core.tricks import check_card_play
-from engine.core.view import SeatView, View, trick_view
+from engine.core.tricks import play_refusal
+from engine.core.view import SeatView, TrickView, trick_view
 
 _SEATS: Final = 2
 _HAND: Final = 16
@@ -52,16 +48,9 @@ _ACCURACY_BONUS: Final = {0: 30, 1: 20, 2: 10}  # §5
 _BATCHES: Final = {"3-3-3-3-4": (3, 3, 3, 3, 4), "ones": (1,) * _HAND}
 
 
-class Phase(StrEnum):
-    LAY_ASIDE = "lay_aside"
-    PLAY = "play"
-    OVER = "over"
-
-
-# Enum member lookups cost ~90 ns each; the hot paths compare against these plain aliases.
-_LAY_ASIDE: Final = Phase.LAY_ASIDE
-_PLAY: Final = Phase.PLAY
-_OVER: Final = Phase.OVER
+# The phases of a deal (the game's last phase is the core's OVER).
+LAY_ASIDE: Final = "lay_aside"  # both seats lay three bid cards aside, at once
+PLAY: Final = "play"  # thirteen tricks
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,16 +85,20 @@ class CounterpointDetail:
 class CounterpointState(GameState):
     game = "counterpoint"
     schema = 1
-    _event_fields = frozenset({"last_result"})
+    copied = (
+        "scores",
+        "winners",
+        "hands",
+        "aside",
+        "trick",
+        "tricks_won",
+        "points_taken",
+        "history",
+    )
 
     options: CounterpointOptions
-    deal_no: int
-    dealer: int
     scores: list[int]
-    finished: bool
     winners: list[int]
-    last_result: DealScored | None  # the last deal's result, for views
-    phase: str
     hands: list[int]
     aside: list[int]
     leader: int
@@ -147,6 +140,20 @@ def trick_winner_index(lead: int, follow: int) -> int:
     return 0 if POINTS[lead] else 1
 
 
+def playable(s: CounterpointState, seat: int) -> int:
+    """The cards ``seat`` may play now (§4): on its turn, the suit led if it has one, else any."""
+    if seat != s.turn:
+        return 0
+    hand = s.hands[seat]
+    if not s.trick:
+        return hand
+    return (hand & SUIT_MASK[s.trick[0] >> 4]) or hand
+
+
+def play_problem(s: CounterpointState, seat: int, card: object) -> Problem:
+    return play_refusal(seat, s.turn, s.hands[seat], card)
+
+
 class Counterpoint(Rules[CounterpointState]):
     name = "counterpoint"
     title = "Counterpoint"
@@ -157,24 +164,23 @@ class Counterpoint(Rules[CounterpointState]):
     detail_type = CounterpointDetail
     move_types = (LayAside, PlayCard)
 
-    def _new(self, opts: CounterpointOptions, chance: Chance) -> CounterpointState:
-        s = CounterpointState()
-        s.options = opts
-        s.chance = chance
-        s.deal_no = 0
-        first = 0 if opts.first_dealer == "seat0" else chance.randint("first_dealer", 0, 1)
-        s.dealer = 1 - first  # _start_deal swaps it to ``first``
-        s.scores = [0, 0]
-        s.finished = False
-        s.winners = []
-        s.last_result = None
-        self._start_deal(s)  # its DealStarted is the opening event
-        return s
+    def phases(self) -> Sequence[Phase[CounterpointState]]:
+        return (
+            Phase(LAY_ASIDE, not_laid_aside, (LayAsides(_BID_CARDS, self.lay_aside),)),
+            Phase(PLAY, lambda s: (s.turn,), (Plays(playable, play_problem, self.play),)),
+        )
 
-    def opening_events(self, state: CounterpointState) -> list[Event]:
-        return [self._deal_event(state)]
+    # -- dealing -----------------------------------------------------------------------------
 
-    def _start_deal(self, s: CounterpointState) -> None:
+    def begin(self, s: CounterpointState, first_dealer: int) -> None:
+        s.dealer = 1 - first_dealer  # deal() passes the deal to ``first_dealer``
+        self.deal(s)
+
+    def next_deal(self, s: CounterpointState, events: list[Event]) -> None:
+        self.deal(s)
+        events.append(self.deal_started(s))
+
+    def deal(self, s: CounterpointState) -> None:
         s.deal_no += 1
         s.dealer = 1 - s.dealer
         non_dealer = 1 - s.dealer
@@ -188,7 +194,7 @@ class Counterpoint(Rules[CounterpointState]):
                     hands[seat] |= 1 << c
                 pos += batch
         s.hands = hands
-        s.phase = _LAY_ASIDE
+        s.phase = LAY_ASIDE
         s.aside = [0, 0]
         s.leader = s.turn = non_dealer  # N leads the first trick (§4)
         s.trick = []
@@ -196,56 +202,19 @@ class Counterpoint(Rules[CounterpointState]):
         s.points_taken = [0, 0]
         s.history = []
 
-    def _deal_event(self, s: CounterpointState) -> DealStarted:
-        return DealStarted(
-            deal_no=s.deal_no,
-            dealer=s.dealer,
-            hand_sizes=(_HAND, _HAND),
-            hands=tuple(tuple(C.cards_of(h)) for h in s.hands),
-        )
+    # -- the moves ---------------------------------------------------------------------------
 
-    def playable(self, s: CounterpointState, seat: int) -> int:
-        hand = s.hands[seat]
-        if not s.trick:
-            return hand
-        return (hand & SUIT_MASK[s.trick[0] >> 4]) or hand
+    def lay_aside(
+        self, s: CounterpointState, seat: int, move: LayAside, events: list[Event]
+    ) -> None:
+        mask = C.mask_of(move.cards)
+        s.aside[seat] = mask
+        s.hands[seat] &= ~mask
+        events.append(CardsLaidAside(seat=seat, count=_BID_CARDS, cards=move.cards))
+        if s.aside[0] and s.aside[1]:
+            s.phase = PLAY
 
-    def to_act(self, s: CounterpointState) -> tuple[int, ...]:
-        if s.finished:
-            return ()
-        if s.phase == _LAY_ASIDE:
-            return tuple(seat for seat in range(_SEATS) if not s.aside[seat])
-        return (s.turn,)
-
-    def legal_moves(self, s: CounterpointState, seat: int) -> Sequence[Move]:
-        if s.finished:
-            return []
-        if s.phase == _PLAY:
-            if seat != s.turn:
-                return []
-            return play_moves(self.playable(s, seat))
-        return [] if s.aside[seat] else LayAsideChoices(s.hands[seat], _BID_CARDS)
-
-    def validate(self, s: CounterpointState, seat: int, move: Move) -> None:
-        if type(move) is PlayCard:
-            if s.phase != _PLAY:
-                raise IllegalMove(Reason.WRONG_PHASE, f"cards are not played now ({s.phase})")
-            check_card_play(seat, s.turn, s.hands[seat], self.playable(s, seat), move.card)
-        elif type(move) is LayAside:
-            if s.phase != _LAY_ASIDE:
-                raise IllegalMove(Reason.WRONG_PHASE, "bid cards are laid aside only after a deal")
-            check_lay_aside(s.hands[seat], s.aside[seat], move, _BID_CARDS)
-
-    def _apply(self, s: CounterpointState, seat: int, move: Move, events: list[Event]) -> None:
-        if type(move) is LayAside:
-            mask = C.mask_of(move.cards)
-            s.aside[seat] = mask
-            s.hands[seat] &= ~mask
-            events.append(CardsLaidAside(seat=seat, count=_BID_CARDS, cards=move.cards))
-            if s.aside[0] and s.aside[1]:
-                s.phase = _PLAY
-            return
-        assert type(move) is PlayCard
+    def play(self, s: CounterpointState, seat: int, move: PlayCard, events: list[Event]) -> None:
         c = move.card
         s.hands[seat] &= ~(1 << c)
         s.trick.append(c)
@@ -271,7 +240,9 @@ class Counterpoint(Rules[CounterpointState]):
         s.trick = []
         s.leader = s.turn = winner
         if len(s.history) == _TRICKS:
-            self._score_deal(s, events)
+            self.score_deal(s, events)
+
+    # -- scoring (§5, §6) --------------------------------------------------------------------
 
     @staticmethod
     def deal_points(
@@ -285,7 +256,7 @@ class Counterpoint(Rules[CounterpointState]):
         points = [diffs[1 - x] + accuracy_bonus(diffs[x]) for x in range(_SEATS)]
         return points, diffs, [r for _, r in errors]
 
-    def _score_deal(self, s: CounterpointState, events: list[Event]) -> None:
+    def score_deal(self, s: CounterpointState, events: list[Event]) -> None:
         asides = [tuple(C.cards_of(a)) for a in s.aside]
         points, diffs, readings = self.deal_points(asides, s.points_taken, s.options.high_readings)
         for seat in range(_SEATS):
@@ -299,67 +270,42 @@ class Counterpoint(Rules[CounterpointState]):
             totals=tuple(s.scores),
             bid_cards=tuple(asides),
         )
-        events.append(scored)
-        s.last_result = scored
-        winners = self.game_winners(s.scores, s.options)
-        if winners is None:
-            self._start_deal(s)
-            events.append(self._deal_event(s))
-            return
-        s.winners = list(winners)
-        s.finished = True
-        s.phase = _OVER
-        events.append(GameOver(totals=tuple(s.scores), winners=winners))
+        self.close_deal(s, scored, events)
+
+    def match_winners(self, s: CounterpointState) -> tuple[int, ...] | None:
+        return self.game_winners(s.scores, s.options)
 
     @staticmethod
     def game_winners(totals: list[int], o: CounterpointOptions) -> tuple[int, ...] | None:
         """§6: the game ends at the end of a deal once anyone has ``target_score``."""
         return final_winners(totals, max(totals) >= o.target_score, o.tie_rule)
 
-    def outcome(self, s: CounterpointState) -> Outcome | None:
-        if not s.finished:
-            return None
-        return Outcome(totals=tuple(s.scores), winners=tuple(s.winners))
+    # -- projection --------------------------------------------------------------------------
 
-    def view(self, s: CounterpointState, viewer: Viewer) -> View:
-        tally = s.options.show_point_tally
-        seats = tuple(
-            SeatView(
-                seat=seat,
-                hand_size=C.count(s.hands[seat]),
-                hand=tuple(C.cards_of(s.hands[seat])) if seat == viewer else None,
-                aside_count=C.count(s.aside[seat]),
-                aside=tuple(C.cards_of(s.aside[seat])) if seat == viewer else None,
-                bid=(
-                    bid_readings(C.cards_of(s.aside[seat]), False)[0]
-                    if seat == viewer and s.aside[seat]
-                    else None
-                ),
-                tricks_won=s.tricks_won[seat],
-                points_taken=s.points_taken[seat] if tally else None,
-                score=s.scores[seat],
-            )
-            for seat in range(_SEATS)
+    def seat_view(self, s: CounterpointState, seat: int, viewer: Viewer) -> SeatView:
+        own = seat == viewer
+        return SeatView(
+            seat=seat,
+            hand_size=C.count(s.hands[seat]),
+            hand=tuple(C.cards_of(s.hands[seat])) if own else None,
+            aside_count=C.count(s.aside[seat]),
+            aside=tuple(C.cards_of(s.aside[seat])) if own else None,
+            bid=bid_readings(C.cards_of(s.aside[seat]), False)[0]
+            if own and s.aside[seat]
+            else None,
+            tricks_won=s.tricks_won[seat],
+            points_taken=s.points_taken[seat] if s.options.show_point_tally else None,
+            score=s.scores[seat],
         )
-        return View(
-            game=self.name,
-            viewer=viewer,
-            phase=str(s.phase),
-            deal_no=s.deal_no,
-            dealer=s.dealer,
-            to_act=self.to_act(s),
-            seats=seats,
-            trick=trick_view(s.leader, s.trick, None, _SEATS) if s.phase == _PLAY else None,
-            tricks=tuple(trick_view(h[0], h[2:], h[1], _SEATS) for h in s.history),
-            trump=None,
-            legal_moves=tuple(self.legal_moves(s, viewer)) if viewer is not None else (),
-            detail=CounterpointDetail(
-                non_dealer=1 - s.dealer,
-                last_deal=s.last_result,
-            ),
-            finished=s.finished,
-            winners=tuple(s.winners),
-        )
+
+    def trick_shown(self, s: CounterpointState) -> TrickView | None:
+        return trick_view(s.leader, s.trick, None, _SEATS) if s.phase == PLAY else None
+
+    def tricks_shown(self, s: CounterpointState) -> tuple[TrickView, ...]:
+        return tuple(trick_view(h[0], h[2:], h[1], _SEATS) for h in s.history)
+
+    def detail(self, s: CounterpointState, viewer: Viewer) -> CounterpointDetail:
+        return CounterpointDetail(non_dealer=1 - s.dealer, last_deal=s.last_result)
 
 
 RULES = register(Counterpoint())

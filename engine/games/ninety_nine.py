@@ -13,36 +13,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Final
 
 from engine.core import cards as C
 from engine.core.cards import JOKER, JOKER_BIT, SUIT_MASK
-from engine.core.chance import Chance
-from engine.core.errors import IllegalMove, Reason
+from engine.core.errors import Reason
 from engine.core.events import (
     Called,
     CardPlayed,
     CardsExposed,
     CardsLaidAside,
     DealScored,
-    DealStarted,
     Event,
-    GameOver,
     SeatChosen,
     TrickWon,
     Viewer,
     card_played,
 )
 from engine.core.fields import card_field
-from engine.core.laying_aside import LayAsideChoices, check_lay_aside
-from engine.core.moves import Call, ChooseSeat, LayAside, Move, PlayCard, play_moves
+from engine.core.laying_aside import LayAsides, not_laid_aside
+from engine.core.moves import Call, ChooseSeat, LayAside, PlayCard
 from engine.core.options import first_dealer_option, option, tie_rule_option
-from engine.core.rules import Outcome, Rules, register
+from engine.core.phases import Choice, Phase, Plays, Problem
+from engine.core.rules import Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
-from engine.core.tricks import check_card_play, standard_winner
-from engine.core.view import SeatView, View, trick_view
+from engine.core.tricks import play_refusal, standard_winner
+from engine.core.view import SeatView, TrickView, trick_view
 
 _SEATS: Final = 3
 _HAND: Final = 12
@@ -55,21 +52,14 @@ _CONTRACT_BONUS: Final = {1: 30, 2: 20, 3: 10}  # by how many seats made their b
 _PREMIUM_VALUE: Final = {"declare": 30, "reveal": 60}
 _TRUMP_BY_SUCCESSES: Final = {3: C.CLUBS, 2: C.HEARTS, 1: C.SPADES, 0: C.DIAMONDS}  # §3.3
 
+# The phases of a deal (the game's last phase is the core's OVER).
+LAY_ASIDE: Final = "lay_aside"  # all seats lay three bid cards aside, at once
+PREMIUM: Final = "premium"  # one round of premium calls from eldest, the dealer last (§5)
+NAME_LEADER: Final = "name_leader"  # a revealer names who leads the first trick
+PLAY: Final = "play"  # nine tricks
 
-class Phase(StrEnum):
-    LAY_ASIDE = "lay_aside"
-    PREMIUM = "premium"
-    NAME_LEADER = "name_leader"
-    PLAY = "play"
-    OVER = "over"
-
-
-# Enum member lookups cost ~90 ns each; the hot paths compare against these plain aliases.
-_LAY_ASIDE: Final = Phase.LAY_ASIDE
-_PREMIUM: Final = Phase.PREMIUM
-_NAME_LEADER: Final = Phase.NAME_LEADER
-_PLAY: Final = Phase.PLAY
-_OVER: Final = Phase.OVER
+_CALLS: Final = (Call("pass"), Call("declare"), Call("reveal"))
+_SEAT_CHOICES: Final = tuple(ChooseSeat(seat) for seat in range(_SEATS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,19 +137,24 @@ class NinetyNineDetail:
 class NinetyNineState(GameState):
     game = "ninety-nine"
     schema = 1
-    _event_fields = frozenset({"last_result"})
+    copied = (
+        "scores",
+        "winners",
+        "hands",
+        "aside",
+        "aside_exposed",
+        "calls",
+        "trick",
+        "tricks_won",
+        "history",
+    )
 
     options: NinetyNineOptions
-    # game
-    deal_no: int
-    dealer: int
+    # match
     scores: list[int]
     prev_successes: int  # k of the previous deal, for revised trumps
-    finished: bool
     winners: list[int]
-    last_result: DealScored | None  # the last deal's result, for views
     # deal
-    phase: str
     hands: list[int]  # masks of cards in hand (bid cards removed)
     aside: list[int]  # masks of bid cards, 0 until laid aside
     aside_exposed: list[bool]
@@ -177,6 +172,84 @@ class NinetyNineState(GameState):
     history: list[list[int]]  # completed tricks: [leader, winner, *cards]
 
 
+# -- named rules -----------------------------------------------------------------------------
+
+
+def revised_trump(deal_no: int, prev_successes: int, o: NinetyNineOptions) -> int | None:
+    """§3.3: the first deal per ``first_deal_trump``; later deals by last deal's successes
+    (3 ♣, 2 ♥, 1 ♠, 0 ♦)."""
+    if deal_no == 1:
+        return C.DIAMONDS if o.first_deal_trump == "diamonds" else None
+    return _TRUMP_BY_SUCCESSES[prev_successes]
+
+
+def joker_card(s: NinetyNineState) -> int | None:
+    """The card the Joker stands for this deal (§3.2): the turn-up, classic only."""
+    return s.turn_up if s.turn_up is not None and s.turn_up != JOKER else None
+
+
+def effective(s: NinetyNineState, c: int) -> int:
+    return s.turn_up if c == JOKER and s.turn_up is not None else c
+
+
+def bid_value(s: NinetyNineState, aside: int) -> int:
+    """♣3 ♥2 ♠1 ♦0 summed over the bid cards; the Joker counts as the turn-up (§4.1)."""
+    return sum(3 - (effective(s, c) >> 4) for c in C.iter_cards(aside))
+
+
+def allowed_calls(s: NinetyNineState) -> tuple[str, ...]:
+    """§5.2: none standing → pass/declare/reveal; a declare → pass/reveal."""
+    if s.premium is None:
+        return ("pass", "declare", "reveal")
+    if s.premium == "declare":
+        return ("pass", "reveal")
+    return ("pass",)
+
+
+def caller_gate(s: NinetyNineState, seat: int) -> Problem | None:
+    if seat != s.caller:
+        return (Reason.NOT_YOUR_TURN, f"it is seat {s.caller}'s turn to call")
+    return None
+
+
+def call_problem(s: NinetyNineState, seat: int, move: Call) -> Problem | None:
+    if move.call in allowed_calls(s):
+        return None
+    allowed = ", ".join(allowed_calls(s))
+    return (Reason.CALL_NOT_ALLOWED, f"{move.call!r} is not allowed now; allowed: {allowed}")
+
+
+def revealer_gate(s: NinetyNineState, seat: int) -> Problem | None:
+    if seat != s.premium_seat:
+        return (Reason.NOT_YOUR_TURN, "only the revealer names the leader")
+    return None
+
+
+def seat_choice_problem(s: NinetyNineState, seat: int, move: ChooseSeat) -> Problem | None:
+    if type(move.seat) is int and 0 <= move.seat < _SEATS:
+        return None
+    return (Reason.INVALID_SEAT_CHOICE, f"no seat {move.seat!r}")
+
+
+def playable(s: NinetyNineState, seat: int) -> int:
+    """Mask of the cards ``seat`` may play now: on its turn, follow the suit led if possible
+    (§6); the Joker belongs to the turn-up's suit."""
+    if seat != s.turn:
+        return 0
+    hand = s.hands[seat]
+    if not s.trick:
+        return hand
+    led = effective(s, s.trick[0]) >> 4
+    same = hand & SUIT_MASK[led]
+    if hand & JOKER_BIT and s.turn_up is not None and s.turn_up >> 4 == led:
+        same |= JOKER_BIT
+    return same or hand
+
+
+def play_problem(s: NinetyNineState, seat: int, card: object) -> Problem:
+    return play_refusal(seat, s.turn, s.hands[seat], card)
+
+
 class NinetyNine(Rules[NinetyNineState]):
     name = "ninety-nine"
     title = "Ninety-Nine"
@@ -189,27 +262,48 @@ class NinetyNine(Rules[NinetyNineState]):
     detail_type = NinetyNineDetail
     move_types = (LayAside, Call, ChooseSeat, PlayCard)
 
-    # -- setup -------------------------------------------------------------------------------
+    def phases(self) -> Sequence[Phase[NinetyNineState]]:
+        return (
+            Phase(LAY_ASIDE, not_laid_aside, (LayAsides(_BID_CARDS, self.lay_aside),)),
+            Phase(
+                PREMIUM,
+                lambda s: (s.caller,) if s.caller is not None else (),
+                (Choice(Call, _CALLS, call_problem, self.call, gate=caller_gate),),
+            ),
+            Phase(
+                NAME_LEADER,
+                lambda s: (s.premium_seat,) if s.premium_seat is not None else (),
+                (
+                    Choice(
+                        ChooseSeat,
+                        _SEAT_CHOICES,
+                        seat_choice_problem,
+                        self.choose_leader,
+                        gate=revealer_gate,
+                    ),
+                ),
+            ),
+            Phase(PLAY, lambda s: (s.turn,), (Plays(playable, play_problem, self.play),)),
+        )
 
-    def _new(self, opts: NinetyNineOptions, chance: Chance) -> NinetyNineState:
-        s = NinetyNineState()
-        s.options = opts
-        s.chance = chance
-        s.deal_no = 0
-        first = 0 if opts.first_dealer == "seat0" else chance.randint("first_dealer", 0, 2)
-        s.dealer = (first - 1) % _SEATS  # _start_deal moves the deal on to ``first``
-        s.scores = [0] * _SEATS
+    # -- dealing (§2, §3) --------------------------------------------------------------------
+
+    def begin(self, s: NinetyNineState, first_dealer: int) -> None:
         s.prev_successes = -1
-        s.finished = False
-        s.winners = []
-        s.last_result = None
-        self._start_deal(s)  # its DealStarted is the opening event
-        return s
+        s.dealer = (first_dealer - 1) % _SEATS  # deal() passes the deal to ``first_dealer``
+        self.deal(s)
 
-    def opening_events(self, state: NinetyNineState) -> list[Event]:
-        return [self._deal_event(state)]
+    def next_deal(self, s: NinetyNineState, events: list[Event]) -> None:
+        self.deal(s)
+        events.append(self.deal_started(s))
 
-    def _start_deal(self, s: NinetyNineState) -> None:
+    def dealt_turn_up(self, s: NinetyNineState) -> int | None:
+        return s.turn_up
+
+    def dealt_trump(self, s: NinetyNineState) -> int | None:
+        return s.trump
+
+    def deal(self, s: NinetyNineState) -> None:
         o = s.options
         s.deal_no += 1
         s.dealer = (s.dealer + 1) % _SEATS
@@ -226,8 +320,8 @@ class NinetyNine(Rules[NinetyNineState]):
             s.trump = None if no_trump else s.turn_up >> 4
         else:
             s.turn_up = None
-            s.trump = self.revised_trump(s.deal_no, s.prev_successes, o)
-        s.phase = _LAY_ASIDE
+            s.trump = revised_trump(s.deal_no, s.prev_successes, o)
+        s.phase = LAY_ASIDE
         s.aside = [0] * _SEATS
         s.aside_exposed = [False] * _SEATS
         s.caller = None
@@ -240,149 +334,22 @@ class NinetyNine(Rules[NinetyNineState]):
         s.tricks_won = [0] * _SEATS
         s.history = []
 
-    def _deal_event(self, s: NinetyNineState) -> DealStarted:
-        return DealStarted(
-            deal_no=s.deal_no,
-            dealer=s.dealer,
-            hand_sizes=(_HAND,) * _SEATS,
-            hands=tuple(tuple(C.cards_of(h)) for h in s.hands),
-            turn_up=s.turn_up,
-            trump=s.trump,
-        )
+    # -- the moves ---------------------------------------------------------------------------
 
-    # -- named rules -------------------------------------------------------------------------
-
-    @staticmethod
-    def revised_trump(deal_no: int, prev_successes: int, o: NinetyNineOptions) -> int | None:
-        """§3.3: the first deal per ``first_deal_trump``; later deals by last deal's successes
-        (3 ♣, 2 ♥, 1 ♠, 0 ♦)."""
-        if deal_no == 1:
-            return C.DIAMONDS if o.first_deal_trump == "diamonds" else None
-        return _TRUMP_BY_SUCCESSES[prev_successes]
-
-    @staticmethod
-    def joker_card(s: NinetyNineState) -> int | None:
-        """The card the Joker stands for this deal (§3.2): the turn-up, classic only."""
-        return s.turn_up if s.turn_up is not None and s.turn_up != JOKER else None
-
-    @staticmethod
-    def effective(s: NinetyNineState, c: int) -> int:
-        return s.turn_up if c == JOKER and s.turn_up is not None else c
-
-    @classmethod
-    def bid_value(cls, s: NinetyNineState, aside: int) -> int:
-        """♣3 ♥2 ♠1 ♦0 summed over the bid cards; the Joker counts as the turn-up (§4.1)."""
-        return sum(3 - (cls.effective(s, c) >> 4) for c in C.iter_cards(aside))
-
-    @staticmethod
-    def allowed_calls(s: NinetyNineState) -> tuple[str, ...]:
-        """§5.2: none standing → pass/declare/reveal; a declare → pass/reveal."""
-        if s.premium is None:
-            return ("pass", "declare", "reveal")
-        if s.premium == "declare":
-            return ("pass", "reveal")
-        return ("pass",)
-
-    def playable(self, s: NinetyNineState, seat: int) -> int:
-        """Mask of the cards ``seat`` may play now: follow the suit led if possible (§6)."""
-        hand = s.hands[seat]
-        if not s.trick:
-            return hand
-        led = self.effective(s, s.trick[0]) >> 4
-        same = hand & SUIT_MASK[led]
-        if hand & JOKER_BIT and s.turn_up is not None and s.turn_up >> 4 == led:
-            same |= JOKER_BIT  # the Joker belongs to the turn-up's suit
-        return same or hand
-
-    # -- turn and legal moves ----------------------------------------------------------------
-
-    def to_act(self, s: NinetyNineState) -> tuple[int, ...]:
-        if s.phase == _PLAY:
-            return (s.turn,)
-        if s.finished:
-            return ()
-        if s.phase == _LAY_ASIDE:
-            return tuple(seat for seat in range(_SEATS) if not s.aside[seat])
-        if s.phase == _PREMIUM:
-            return (s.caller,) if s.caller is not None else ()
-        if s.phase == _NAME_LEADER:
-            return (s.premium_seat,) if s.premium_seat is not None else ()
-        return (s.turn,)
-
-    def legal_moves(self, s: NinetyNineState, seat: int) -> Sequence[Move]:
-        if s.finished:
-            return []
-        phase = s.phase
-        if phase == _PLAY:
-            if seat != s.turn:
-                return []
-            return play_moves(self.playable(s, seat))
-        if phase == _LAY_ASIDE:
-            return [] if s.aside[seat] else LayAsideChoices(s.hands[seat], _BID_CARDS)
-        if phase == _PREMIUM:
-            return [Call(c) for c in self.allowed_calls(s)] if seat == s.caller else []
-        if phase == _NAME_LEADER and seat == s.premium_seat:
-            return [ChooseSeat(x) for x in range(_SEATS)]
-        return []
-
-    def validate(self, s: NinetyNineState, seat: int, move: Move) -> None:
-        phase = s.phase
-        if type(move) is PlayCard:
-            if phase != _PLAY:
-                raise IllegalMove(Reason.WRONG_PHASE, f"cards are not played now ({phase})")
-            check_card_play(seat, s.turn, s.hands[seat], self.playable(s, seat), move.card)
-        elif type(move) is LayAside:
-            if phase != _LAY_ASIDE:
-                raise IllegalMove(Reason.WRONG_PHASE, "bid cards are laid aside only after a deal")
-            check_lay_aside(s.hands[seat], s.aside[seat], move, _BID_CARDS)
-        elif type(move) is Call:
-            if phase != _PREMIUM:
-                raise IllegalMove(Reason.WRONG_PHASE, "premium calls are not made now")
-            if seat != s.caller:
-                raise IllegalMove(Reason.NOT_YOUR_TURN, f"it is seat {s.caller}'s turn to call")
-            if move.call not in self.allowed_calls(s):
-                raise IllegalMove(
-                    Reason.CALL_NOT_ALLOWED,
-                    f"{move.call!r} is not allowed now; allowed: "
-                    + ", ".join(self.allowed_calls(s)),
-                )
-        elif type(move) is ChooseSeat:
-            if phase != _NAME_LEADER:
-                raise IllegalMove(Reason.WRONG_PHASE, "no leader is being named now")
-            if seat != s.premium_seat:
-                raise IllegalMove(Reason.NOT_YOUR_TURN, "only the revealer names the leader")
-            if not (type(move.seat) is int and 0 <= move.seat < _SEATS):
-                raise IllegalMove(Reason.INVALID_SEAT_CHOICE, f"no seat {move.seat!r}")
-
-    # -- applying moves ----------------------------------------------------------------------
-
-    def _apply(self, s: NinetyNineState, seat: int, move: Move, events: list[Event]) -> None:
-        if type(move) is PlayCard:
-            self._play(s, seat, move.card, events)
-        elif type(move) is LayAside:
-            self._lay_aside(s, seat, move, events)
-        elif type(move) is Call:
-            self._call(s, seat, move.call, events)
-        elif type(move) is ChooseSeat:
-            events.append(SeatChosen(seat=seat, chosen=move.seat, role="leader"))
-            s.leader = s.turn = move.seat
-            self._begin_play(s, events)
-
-    def _lay_aside(
-        self, s: NinetyNineState, seat: int, move: LayAside, events: list[Event]
-    ) -> None:
+    def lay_aside(self, s: NinetyNineState, seat: int, move: LayAside, events: list[Event]) -> None:
         mask = C.mask_of(move.cards)
         s.aside[seat] = mask
         s.hands[seat] &= ~mask
         events.append(CardsLaidAside(seat=seat, count=_BID_CARDS, cards=move.cards))
         if all(s.aside):
             if s.options.premium_bids:
-                s.phase = _PREMIUM
+                s.phase = PREMIUM
                 s.caller = (s.dealer + 1) % _SEATS
             else:
                 self._begin_play(s, events)
 
-    def _call(self, s: NinetyNineState, seat: int, call: str, events: list[Event]) -> None:
+    def call(self, s: NinetyNineState, seat: int, move: Call, events: list[Event]) -> None:
+        call = move.call
         s.calls[seat] = call
         events.append(Called(seat=seat, call=call))
         if call != "pass":
@@ -408,12 +375,12 @@ class NinetyNine(Rules[NinetyNineState]):
                 CardsExposed(seat=p, what="bid_cards", cards=tuple(C.cards_of(s.aside[p])))
             )
             if s.premium == "reveal" and s.options.revealer_names_leader:
-                s.phase = _NAME_LEADER
+                s.phase = NAME_LEADER
                 return
         self._begin_play(s, events)
 
     def _begin_play(self, s: NinetyNineState, events: list[Event]) -> None:
-        s.phase = _PLAY
+        s.phase = PLAY
         if s.premium == "reveal" and s.options.reveal_expose_timing == "before_opening_lead":
             self._expose_hand(s, events)
 
@@ -423,7 +390,15 @@ class NinetyNine(Rules[NinetyNineState]):
         s.hand_exposed = True
         events.append(CardsExposed(seat=p, what="hand", cards=tuple(C.cards_of(s.hands[p]))))
 
-    def _play(self, s: NinetyNineState, seat: int, c: int, events: list[Event]) -> None:
+    def choose_leader(
+        self, s: NinetyNineState, seat: int, move: ChooseSeat, events: list[Event]
+    ) -> None:
+        events.append(SeatChosen(seat=seat, chosen=move.seat, role="leader"))
+        s.leader = s.turn = move.seat
+        self._begin_play(s, events)
+
+    def play(self, s: NinetyNineState, seat: int, move: PlayCard, events: list[Event]) -> None:
+        c = move.card
         s.hands[seat] &= ~(1 << c)
         s.trick.append(c)
         events.append(CardPlayed(seat, c, s.turn_up) if c == JOKER else card_played(seat, c))
@@ -438,7 +413,7 @@ class NinetyNine(Rules[NinetyNineState]):
             return
         trick = s.trick
         if JOKER in trick:  # the Joker plays as the turn-up card (§3.2)
-            trick = [self.effective(s, x) for x in trick]
+            trick = [effective(s, x) for x in trick]
         winner = (s.leader + standard_winner(trick, _STRENGTH, s.trump)) % _SEATS
         s.tricks_won[winner] += 1
         s.history.append([s.leader, winner, *s.trick])
@@ -446,7 +421,7 @@ class NinetyNine(Rules[NinetyNineState]):
         s.trick = []
         s.leader = s.turn = winner
         if len(s.history) == _TRICKS:
-            self._score_deal(s, events)
+            self.score_deal(s, events)
 
     # -- scoring and the end -----------------------------------------------------------------
 
@@ -472,9 +447,9 @@ class NinetyNine(Rules[NinetyNineState]):
                         points[seat] += value
         return points, made
 
-    def _score_deal(self, s: NinetyNineState, events: list[Event]) -> None:
+    def score_deal(self, s: NinetyNineState, events: list[Event]) -> None:
         o = s.options
-        bids = [self.bid_value(s, a) for a in s.aside]
+        bids = [bid_value(s, a) for a in s.aside]
         points, made = self.deal_points(
             bids, s.tricks_won, s.premium_seat, s.premium, o.premium_fail_award
         )
@@ -496,19 +471,11 @@ class NinetyNine(Rules[NinetyNineState]):
             premium_seat=s.premium_seat,
             premium=s.premium,
         )
-        events.append(scored)
-        s.last_result = scored
         s.prev_successes = sum(made)
-        winners = self.game_winners(s.scores, s.deal_no, s.options)
-        if winners is None:
-            self._start_deal(s)
-            events.append(self._deal_event(s))
-            return
-        s.winners = list(winners)
-        s.scores = self.final_totals(s.scores, winners, s.options)
-        s.finished = True
-        s.phase = _OVER
-        events.append(GameOver(totals=tuple(s.scores), winners=winners))
+        self.close_deal(s, scored, events)
+
+    def match_winners(self, s: NinetyNineState) -> tuple[int, ...] | None:
+        return self.game_winners(s.scores, s.deal_no, s.options)
 
     @staticmethod
     def game_winners(
@@ -521,46 +488,47 @@ class NinetyNine(Rules[NinetyNineState]):
             reached = max(totals) >= o.target_score
         return final_winners(totals, reached, o.tie_rule)
 
-    @staticmethod
-    def final_totals(
-        totals: list[int], winners: tuple[int, ...], o: NinetyNineOptions
-    ) -> list[int]:
+    def final_totals(self, s: NinetyNineState, winners: tuple[int, ...]) -> list[int]:
         """§8.2 ``game_bonus_100``: the winner(s), and anyone who reached the target, add 100."""
+        o = s.options
         if not o.game_bonus_100:
-            return list(totals)
+            return list(s.scores)
         return [
             t + 100 if seat in winners or t >= o.target_score else t
-            for seat, t in enumerate(totals)
+            for seat, t in enumerate(s.scores)
         ]
-
-    def outcome(self, s: NinetyNineState) -> Outcome | None:
-        if not s.finished:
-            return None
-        return Outcome(totals=tuple(s.scores), winners=tuple(s.winners))
 
     # -- projection (§11) --------------------------------------------------------------------
 
-    def view(self, s: NinetyNineState, viewer: Viewer) -> View:
-        seats = []
-        for seat in range(_SEATS):
-            own = seat == viewer
-            hand_public = s.hand_exposed and seat == s.premium_seat
-            aside_visible = own or s.aside_exposed[seat]
-            seats.append(
-                SeatView(
-                    seat=seat,
-                    hand_size=C.count(s.hands[seat]),
-                    hand=tuple(C.cards_of(s.hands[seat])) if own or hand_public else None,
-                    aside_count=C.count(s.aside[seat]),
-                    aside=tuple(C.cards_of(s.aside[seat])) if aside_visible else None,
-                    bid=self.bid_value(s, s.aside[seat])
-                    if aside_visible and s.aside[seat]
-                    else None,
-                    tricks_won=s.tricks_won[seat],
-                    score=s.scores[seat],
-                )
-            )
-        detail = NinetyNineDetail(
+    def seat_view(self, s: NinetyNineState, seat: int, viewer: Viewer) -> SeatView:
+        own = seat == viewer
+        hand_public = s.hand_exposed and seat == s.premium_seat
+        aside_visible = own or s.aside_exposed[seat]
+        return SeatView(
+            seat=seat,
+            hand_size=C.count(s.hands[seat]),
+            hand=tuple(C.cards_of(s.hands[seat])) if own or hand_public else None,
+            aside_count=C.count(s.aside[seat]),
+            aside=tuple(C.cards_of(s.aside[seat])) if aside_visible else None,
+            bid=bid_value(s, s.aside[seat]) if aside_visible and s.aside[seat] else None,
+            tricks_won=s.tricks_won[seat],
+            score=s.scores[seat],
+        )
+
+    def trick_shown(self, s: NinetyNineState) -> TrickView | None:
+        return trick_view(s.leader, s.trick, None, _SEATS) if s.phase == PLAY else None
+
+    def tricks_shown(self, s: NinetyNineState) -> tuple[TrickView, ...]:
+        return tuple(trick_view(h[0], h[2:], h[1], _SEATS) for h in s.history)
+
+    def trump_shown(self, s: NinetyNineState) -> int | None:
+        return s.trump
+
+    def turn_up_shown(self, s: NinetyNineState) -> int | None:
+        return s.turn_up
+
+    def detail(self, s: NinetyNineState, viewer: Viewer) -> NinetyNineDetail:
+        return NinetyNineDetail(
             edition=s.options.edition,
             eldest=(s.dealer + 1) % _SEATS,
             caller=s.caller,
@@ -568,25 +536,8 @@ class NinetyNine(Rules[NinetyNineState]):
             premium_seat=s.premium_seat,
             premium=s.premium,
             revealer_hand_exposed=s.hand_exposed,
-            joker_as=self.joker_card(s),
+            joker_as=joker_card(s),
             last_deal=s.last_result,
-        )
-        return View(
-            game=self.name,
-            viewer=viewer,
-            phase=str(s.phase),
-            deal_no=s.deal_no,
-            dealer=s.dealer,
-            to_act=self.to_act(s),
-            seats=tuple(seats),
-            trick=trick_view(s.leader, s.trick, None, _SEATS) if s.phase == _PLAY else None,
-            tricks=tuple(trick_view(h[0], h[2:], h[1], _SEATS) for h in s.history),
-            trump=s.trump,
-            legal_moves=tuple(self.legal_moves(s, viewer)) if viewer is not None else (),
-            detail=detail,
-            finished=s.finished,
-            winners=tuple(s.winners),
-            turn_up=s.turn_up,
         )
 
 

@@ -12,15 +12,14 @@ deals.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final, TypeGuard
 
 from engine.core import cards as C
 from engine.core.cards import SUIT_MASK
-from engine.core.chance import Chance
-from engine.core.errors import IllegalMove, InvalidOptions, Reason
+from engine.core.errors import InvalidOptions, Reason
 from engine.core.events import (
     AllPassed,
     AuctionWon,
@@ -29,9 +28,7 @@ from engine.core.events import (
     CardsExposed,
     ContractDeclared,
     DealScored,
-    DealStarted,
     Event,
-    GameOver,
     PackCut,
     PartnerNotice,
     PartnerRevealed,
@@ -40,13 +37,14 @@ from engine.core.events import (
     card_played,
 )
 from engine.core.fields import card_field
-from engine.core.moves import Bid, Call, Cut, DeclareContract, Move, PlayCard, play_moves
+from engine.core.moves import Bid, Call, Cut, DeclareContract, PlayCard
 from engine.core.options import first_dealer_option, option, tie_rule_option
-from engine.core.rules import Outcome, Rules, register
+from engine.core.phases import Choice, Phase, Plays, Problem
+from engine.core.rules import Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
-from engine.core.tricks import check_card_play, follow_mask, standard_winner
-from engine.core.view import SeatView, View, trick_view
+from engine.core.tricks import follow_mask, play_refusal, standard_winner
+from engine.core.view import SeatView, TrickView, trick_view
 
 _SEATS: Final = 4
 _HAND: Final = 13
@@ -76,12 +74,11 @@ OPEN_MISERE: Final = "open_misere"
 
 PASS: Final = Call("pass")
 
-# Phases are plain strings: they are compared on every move.
-AUCTION: Final = "auction"
-CUT: Final = "cut"
-DECLARE: Final = "declare"
-PLAY: Final = "play"
-OVER: Final = "over"
+# The phases of a deal (the game's last phase is the core's OVER).
+AUCTION: Final = "auction"  # from the dealer's left: pass, or bid higher (§3)
+CUT: Final = "cut"  # a double hand's pack, cut by the dealer's right when he chooses (§4)
+DECLARE: Final = "declare"  # the auction winner names trumps and calls a card (§5)
+PLAY: Final = "play"  # thirteen tricks, or fewer when a misère or a decided contract ends (§6)
 
 # Every declaration the auction winner may make (§5: any trump or none, any of the 52 cards),
 # built once: the declarer's legal moves are this tuple, with no allocation.
@@ -202,23 +199,16 @@ class NominationsDetail:
 class NominationsState(GameState):
     game = "nominations"
     schema = 2  # 2: last_result holds the DealScored event
-    _event_fields = frozenset({"last_result"})
+    copied = ("scores", "winners", "hands", "pack", "calls", "trick", "tricks_won", "history")
 
     options: NominationsOptions
-    # game
-    deal_no: int  # deals dealt, abandoned ones included (chance labels use it)
+    # match (``deal_no`` counts deals dealt, abandoned ones included: chance labels use it)
     played_deals: int  # deals that reached a result (§9)
-    dealer: int
     scores: list[int]
-    finished: bool
     winners: list[int]
-    # the last DealScored's fields as JSON-ready data, or None; replaced, never mutated, so it
-    # is typed Any to keep it out of the lists a clone copies
-    last_result: DealScored | None  # the last deal's result, for views
     double_run: int  # double hands in a row, 0 in a normal deal
     multiplier: int
     # deal
-    phase: str
     hands: list[int]
     pack: list[int]  # the stacked double-hand pack while the cutter chooses (secret)
     turn: int
@@ -265,15 +255,6 @@ def ladder(min_bid: int, misere_rank: str, open_misere: bool) -> tuple[Bid, ...]
     if open_misere:
         bids.append(Bid(OPEN_MISERE))
     return tuple(bids)
-
-
-@lru_cache(maxsize=64)
-def _auction_choices(
-    min_bid: int, misere_rank: str, open_misere: bool
-) -> tuple[tuple[Move, ...], ...]:
-    """Legal auction moves by ``high + 1``: a pass, then every higher bid (built once)."""
-    bids = ladder(min_bid, misere_rank, open_misere)
-    return tuple((PASS, *bids[i:]) for i in range(len(bids) + 1))
 
 
 @lru_cache(maxsize=64)
@@ -383,6 +364,142 @@ def deal_points(
     return points
 
 
+# -- named rules (§3, §5, §6) -------------------------------------------------------------------
+
+
+def turn_gate(what: str) -> Callable[[NominationsState, int], Problem | None]:
+    """The rule that only ``s.turn`` may act now (``what`` says whose turn it is)."""
+
+    def gate(s: NominationsState, seat: int) -> Problem | None:
+        if seat != s.turn:
+            return (Reason.NOT_YOUR_TURN, what.format(turn=s.turn))
+        return None
+
+    return gate
+
+
+auction_turn = turn_gate("it is seat {turn}'s turn to call")
+
+
+def dealer_must_bid(s: NominationsState) -> bool:
+    """``all_pass = dealer_forced``: the first three passed, so the dealer may not (§3.3)."""
+    return s.options.all_pass == "dealer_forced" and s.high < 0 and s.passes == 3
+
+
+def pass_problem(s: NominationsState, seat: int, move: Call) -> Problem | None:
+    if move.call != "pass":
+        return (Reason.CALL_NOT_ALLOWED, f"{move.call!r}: pass, or make a bid")
+    if dealer_must_bid(s):
+        return (Reason.MUST_BID, "the others passed: the dealer must bid")
+    return None
+
+
+def the_ladder(s: NominationsState) -> tuple[Bid, ...]:
+    return _options_ladder(s.options)
+
+
+def bid_problem(s: NominationsState, seat: int, move: Bid) -> Problem | None:
+    """§3.1: a bid of the ladder, higher than the highest so far."""
+    o = s.options
+    index = None
+    if type(move.contract) is str and (move.tricks is None or type(move.tricks) is int):
+        index = _ladder_index(o.min_bid, o.misere_rank, o.open_misere).get(move)
+    if index is None:
+        if move.contract == TRICKS and type(move.tricks) is int and move.tricks < o.min_bid:
+            return (Reason.BID_TOO_LOW, f"the lowest bid is {o.min_bid}")
+        bids = ", ".join(bid_label(b) for b in _options_ladder(o))
+        return (
+            Reason.CALL_NOT_ALLOWED,
+            f"{move.contract} {move.tricks!r} is not a bid of this game; bids: {bids}",
+        )
+    if index <= s.high:
+        high = bid_label(_options_ladder(o)[s.high])
+        return (Reason.BID_TOO_LOW, f"a bid must be higher than {high}")
+    return None
+
+
+def declaration_problem(s: NominationsState, seat: int, move: DeclareContract) -> Problem | None:
+    """§5: trumps are a suit or none; the called card is any card of the pack."""
+    t, c = move.trump, move.called
+    if not (t is None or (type(t) is int and 0 <= t < 4)):
+        return (Reason.INVALID_CONTRACT, f"no suit {t!r}: 0–3, or None")
+    if not _in_pack(c):
+        return (Reason.INVALID_CONTRACT, f"{C.describe(c)} is not a card")
+    return None
+
+
+def cut_problem(s: NominationsState, seat: int, move: Cut) -> Problem | None:
+    if type(move.depth) is int and 1 <= move.depth <= 51:
+        return None
+    return (Reason.INVALID_CUT, f"cut 1 to 51 cards (got {move.depth!r})")
+
+
+def playable(s: NominationsState, seat: int) -> int:
+    """Mask of the cards ``seat`` may play now (§6.2): on its turn, follow suit; if void, trump
+    when ``must_trump_when_void`` and a trump is held; otherwise anything."""
+    if seat != s.turn:
+        return 0
+    hand = s.hands[seat]
+    if not s.trick:
+        return hand
+    same = hand & SUIT_MASK[s.trick[0] >> 4]
+    if same:
+        return same
+    if s.trump is not None and s.options.must_trump_when_void:
+        return (hand & SUIT_MASK[s.trump]) or hand
+    return hand
+
+
+def play_problem(s: NominationsState, seat: int, card: object) -> Problem:
+    """Why a card is refused: turn, card held, follow suit, and a void player's duty to trump."""
+    hand = s.hands[seat]
+    problem = play_refusal(seat, s.turn, hand, card)
+    if problem[0] is not Reason.MUST_FOLLOW_SUIT:
+        return problem
+    if type(card) is int and follow_mask(hand, s.trick[0] >> 4) >> card & 1:
+        return (Reason.MUST_TRUMP, "you cannot follow suit, so you must trump")
+    return problem
+
+
+def partner_of(s: NominationsState) -> int | None:
+    """The declarer's partner: the holder of the called card, None in a solo or misère."""
+    return s.holder if s.holder != s.declarer else None
+
+
+def publicly_decided(s: NominationsState) -> bool | None:
+    """§6.5 ``stop_when_decided``: made (True) or failed (False) once no play can change
+    the result, else None.
+
+    Before the called card is played the test is made for every seat that might be the
+    partner (and for a solo) and the deal stops only when all agree: deciding with the
+    true partner would let everyone read his identity from the deal *not* stopping (§12).
+    """
+    n = s.bid_tricks
+    declarer = s.declarer
+    assert declarer is not None
+    left = _TRICKS - len(s.history)
+    won = s.tricks_won
+    if s.revealed:
+        partner = partner_of(s)
+        candidates: tuple[int | None, ...] = (partner,)
+    else:
+        candidates = (None, *(p for p in range(_SEATS) if p != declarer))
+    verdict: bool | None = None
+    for p in candidates:
+        side = won[declarer] + (won[p] if p is not None else 0)
+        if side >= n:
+            this = True
+        elif side + left < n:
+            this = False
+        else:
+            return None
+        if verdict is None:
+            verdict = this
+        elif verdict != this:
+            return None
+    return verdict
+
+
 class Nominations(Rules[NominationsState]):
     name = "nominations"
     title = "Nominations"
@@ -403,32 +520,61 @@ class Nominations(Rules[NominationsState]):
                 f"nominations option 'bid13_points': expected 13 or 26 (got {opts.bid13_points})",
             )
 
-    # -- setup -------------------------------------------------------------------------------
+    def phases(self) -> Sequence[Phase[NominationsState]]:
+        return (
+            Phase(
+                AUCTION,
+                _turn,
+                (
+                    Choice(Call, (PASS,), pass_problem, self.pass_, gate=auction_turn),
+                    Choice(Bid, the_ladder, bid_problem, self.bid, gate=auction_turn),
+                ),
+            ),
+            Phase(
+                CUT,
+                _turn,
+                (
+                    Choice(
+                        Cut,
+                        _CUTS,
+                        cut_problem,
+                        self.cut,
+                        gate=turn_gate("the dealer's right cuts"),
+                        by_form=True,
+                    ),
+                ),
+            ),
+            Phase(
+                DECLARE,
+                _turn,
+                (
+                    Choice(
+                        DeclareContract,
+                        _DECLARATIONS,
+                        declaration_problem,
+                        self.declare,
+                        gate=turn_gate("only the declarer names the contract"),
+                        by_form=True,
+                    ),
+                ),
+            ),
+            Phase(PLAY, _turn, (Plays(playable, play_problem, self.play),)),
+        )
 
-    def _new(self, opts: NominationsOptions, chance: Chance) -> NominationsState:
-        s = NominationsState()
-        s.options = opts
-        s.chance = chance
+    # -- dealing (§2, §4) --------------------------------------------------------------------
+
+    def begin(self, s: NominationsState, first_dealer: int) -> None:
         s.played_deals = 0
-        s.dealer = 0 if opts.first_dealer == "seat0" else chance.randint("first_dealer", 0, 3)
-        s.scores = [0] * _SEATS
-        s.finished = False
-        s.winners = []
-        s.last_result = None
+        s.dealer = first_dealer
         s.double_run = 0
         s.multiplier = 1
         s.deal_no = 1
-        self._deal(s, chance.shuffled("pack:1", _DECK), [])
-        return s
+        self.deal(s, s.chance.shuffled("pack:1", _DECK), [])
 
-    def opening_events(self, state: NominationsState) -> list[Event]:
-        return [self._deal_event(state)]
-
-    def _deal(self, s: NominationsState, pack: Sequence[int], events: list[Event]) -> None:
+    def deal(self, s: NominationsState, pack: Sequence[int], events: list[Event]) -> None:
         """Deal deal number ``s.deal_no`` from ``pack`` and open its auction."""
         s.chance.dealt(s.deal_no, pack)
-        dealt = deal_cards(pack, s.options.deal_batches, s.dealer)
-        s.hands = [C.mask_of(h) for h in dealt]
+        s.hands = [C.mask_of(h) for h in deal_cards(pack, s.options.deal_batches, s.dealer)]
         s.pack = []
         s.phase = AUCTION
         s.turn = (s.dealer + 1) % _SEATS
@@ -448,24 +594,9 @@ class Nominations(Rules[NominationsState]):
         s.trick = []
         s.tricks_won = [0] * _SEATS
         s.history = []
-        events.append(
-            DealStarted(
-                deal_no=s.deal_no,
-                dealer=s.dealer,
-                hand_sizes=(_HAND,) * _SEATS,
-                hands=tuple(tuple(h) for h in dealt),
-            )
-        )
+        events.append(self.deal_started(s))
 
-    def _deal_event(self, s: NominationsState) -> DealStarted:
-        return DealStarted(
-            deal_no=s.deal_no,
-            dealer=s.dealer,
-            hand_sizes=(_HAND,) * _SEATS,
-            hands=tuple(tuple(C.cards_of(h)) for h in s.hands),
-        )
-
-    def _next_deal(self, s: NominationsState, events: list[Event]) -> None:
+    def next_deal(self, s: NominationsState, events: list[Event]) -> None:
         """After a played deal the deal passes left (§2)."""
         old_dealer = s.dealer
         s.dealer = (s.dealer + 1) % _SEATS
@@ -479,180 +610,11 @@ class Nominations(Rules[NominationsState]):
             depth = s.chance.randint(f"cut:{s.deal_no}", 1, 51)
             events.append(PackCut(seat=(s.dealer + 3) % _SEATS, chosen=False, depth=depth))
             pack = cut(pack, depth)
-        self._deal(s, pack, events)
+        self.deal(s, pack, events)
 
-    # -- named rules -------------------------------------------------------------------------
+    # -- the moves: the auction (§3) ---------------------------------------------------------
 
-    def playable(self, s: NominationsState, seat: int) -> int:
-        """Mask of the cards ``seat`` may play now (§6.2): follow suit; if void, trump when
-        ``must_trump_when_void`` and a trump is held; otherwise anything."""
-        hand = s.hands[seat]
-        if not s.trick:
-            return hand
-        same = hand & SUIT_MASK[s.trick[0] >> 4]
-        if same:
-            return same
-        if s.trump is not None and s.options.must_trump_when_void:
-            return (hand & SUIT_MASK[s.trump]) or hand
-        return hand
-
-    @staticmethod
-    def partner_of(s: NominationsState) -> int | None:
-        """The declarer's partner: the holder of the called card, None in a solo or misère."""
-        return s.holder if s.holder != s.declarer else None
-
-    @staticmethod
-    def publicly_decided(s: NominationsState) -> bool | None:
-        """§6.5 ``stop_when_decided``: made (True) or failed (False) once no play can change
-        the result, else None.
-
-        Before the called card is played the test is made for every seat that might be the
-        partner (and for a solo) and the deal stops only when all agree: deciding with the
-        true partner would let everyone read his identity from the deal *not* stopping (§12).
-        """
-        n = s.bid_tricks
-        declarer = s.declarer
-        assert declarer is not None
-        left = _TRICKS - len(s.history)
-        won = s.tricks_won
-        if s.revealed:
-            partner = Nominations.partner_of(s)
-            candidates: tuple[int | None, ...] = (partner,)
-        else:
-            candidates = (None, *(p for p in range(_SEATS) if p != declarer))
-        verdict: bool | None = None
-        for p in candidates:
-            side = won[declarer] + (won[p] if p is not None else 0)
-            if side >= n:
-                this = True
-            elif side + left < n:
-                this = False
-            else:
-                return None
-            if verdict is None:
-                verdict = this
-            elif verdict != this:
-                return None
-        return verdict
-
-    # -- turn and legal moves ----------------------------------------------------------------
-
-    def to_act(self, s: NominationsState) -> tuple[int, ...]:
-        return () if s.finished else (s.turn,)
-
-    def legal_moves(self, s: NominationsState, seat: int) -> Sequence[Move]:
-        if s.finished or seat != s.turn:
-            return []
-        phase = s.phase
-        if phase == PLAY:
-            return play_moves(self.playable(s, seat))
-        if phase == AUCTION:
-            o = s.options
-            choices = _auction_choices(o.min_bid, o.misere_rank, o.open_misere)[s.high + 1]
-            if self._dealer_must_bid(s):
-                return choices[1:]
-            return choices
-        if phase == DECLARE:
-            return _DECLARATIONS
-        if phase == CUT:
-            return _CUTS
-        return []
-
-    @staticmethod
-    def _dealer_must_bid(s: NominationsState) -> bool:
-        """``all_pass = dealer_forced``: the first three passed, so the dealer may not (§3.3)."""
-        return s.options.all_pass == "dealer_forced" and s.high < 0 and s.passes == 3
-
-    def validate(self, s: NominationsState, seat: int, move: Move) -> None:
-        phase = s.phase
-        kind = type(move)
-        if kind is PlayCard:
-            assert isinstance(move, PlayCard)
-            if phase != PLAY:
-                raise IllegalMove(Reason.WRONG_PHASE, f"cards are not played now ({phase})")
-            c = move.card
-            hand = s.hands[seat]
-            follow = follow_mask(hand, s.trick[0] >> 4) if s.trick else hand
-            check_card_play(seat, s.turn, hand, follow, c)
-            if not self.playable(s, seat) >> c & 1:  # c follows suit, so the duty is to trump
-                raise IllegalMove(Reason.MUST_TRUMP, "you cannot follow suit, so you must trump")
-            return
-        if kind is Call or kind is Bid:
-            if phase != AUCTION:
-                raise IllegalMove(Reason.WRONG_PHASE, f"there is no auction now ({phase})")
-            if seat != s.turn:
-                raise IllegalMove(Reason.NOT_YOUR_TURN, f"it is seat {s.turn}'s turn to call")
-            if kind is Call:
-                assert isinstance(move, Call)
-                if move.call != "pass":
-                    raise IllegalMove(
-                        Reason.CALL_NOT_ALLOWED, f"{move.call!r}: pass, or make a bid"
-                    )
-                if self._dealer_must_bid(s):
-                    raise IllegalMove(Reason.MUST_BID, "the others passed: the dealer must bid")
-                return
-            assert isinstance(move, Bid)
-            o = s.options
-            index = None
-            if type(move.contract) is str and (move.tricks is None or type(move.tricks) is int):
-                index = _ladder_index(o.min_bid, o.misere_rank, o.open_misere).get(move)
-            if index is None:
-                if move.contract == TRICKS and type(move.tricks) is int and move.tricks < o.min_bid:
-                    raise IllegalMove(Reason.BID_TOO_LOW, f"the lowest bid is {o.min_bid}")
-                raise IllegalMove(
-                    Reason.CALL_NOT_ALLOWED,
-                    f"{move.contract} {move.tricks!r} is not a bid of this game; bids: "
-                    + ", ".join(bid_label(b) for b in _options_ladder(o)),
-                )
-            if index <= s.high:
-                high = bid_label(_options_ladder(o)[s.high])
-                raise IllegalMove(Reason.BID_TOO_LOW, f"a bid must be higher than {high}")
-            return
-        if kind is DeclareContract:
-            assert isinstance(move, DeclareContract)
-            if phase != DECLARE:
-                raise IllegalMove(Reason.WRONG_PHASE, f"no contract is declared now ({phase})")
-            if seat != s.turn:
-                raise IllegalMove(Reason.NOT_YOUR_TURN, "only the declarer names the contract")
-            t, c = move.trump, move.called
-            if not (t is None or (type(t) is int and 0 <= t < 4)):
-                raise IllegalMove(Reason.INVALID_CONTRACT, f"no suit {t!r}: 0–3, or None")
-            if not _in_pack(c):
-                raise IllegalMove(Reason.INVALID_CONTRACT, f"{C.describe(c)} is not a card")
-            return
-        if kind is Cut:
-            assert isinstance(move, Cut)
-            if phase != CUT:
-                raise IllegalMove(Reason.WRONG_PHASE, f"the pack is not being cut ({phase})")
-            if seat != s.turn:
-                raise IllegalMove(Reason.NOT_YOUR_TURN, "the dealer's right cuts")
-            if not (type(move.depth) is int and 1 <= move.depth <= 51):
-                raise IllegalMove(Reason.INVALID_CUT, f"cut 1 to 51 cards (got {move.depth!r})")
-            return
-        raise IllegalMove(Reason.MOVE_NOT_ALLOWED, f"nominations has no move {kind.__name__}")
-
-    # -- applying moves ----------------------------------------------------------------------
-
-    def _apply(self, s: NominationsState, seat: int, move: Move, events: list[Event]) -> None:
-        kind = type(move)
-        if kind is PlayCard:
-            assert isinstance(move, PlayCard)
-            self._play(s, seat, move.card, events)
-        elif kind is Call:
-            self._pass(s, seat, events)
-        elif kind is Bid:
-            assert isinstance(move, Bid)
-            self._bid(s, seat, move, events)
-        elif kind is DeclareContract:
-            assert isinstance(move, DeclareContract)
-            self._declare(s, seat, move, events)
-        elif kind is Cut:
-            assert isinstance(move, Cut)
-            self._cut_and_deal(s, move.depth, True, events)
-
-    # auction (§3)
-
-    def _pass(self, s: NominationsState, seat: int, events: list[Event]) -> None:
+    def pass_(self, s: NominationsState, seat: int, move: Call, events: list[Event]) -> None:
         s.calls.append("pass")
         events.append(Called(seat=seat, call="pass"))
         s.passes += 1
@@ -663,7 +625,7 @@ class Nominations(Rules[NominationsState]):
         else:
             s.turn = (seat + 1) % _SEATS
 
-    def _bid(self, s: NominationsState, seat: int, bid: Bid, events: list[Event]) -> None:
+    def bid(self, s: NominationsState, seat: int, bid: Bid, events: list[Event]) -> None:
         o = s.options
         s.high = _ladder_index(o.min_bid, o.misere_rank, o.open_misere)[bid]
         s.high_bidder = seat
@@ -699,7 +661,7 @@ class Nominations(Rules[NominationsState]):
             s.multiplier = 1
             events.append(AllPassed(s.deal_no, s.dealer, "redeal", 1))
             s.deal_no += 1
-            self._deal(s, s.chance.shuffled(f"pack:{s.deal_no}", _DECK), events)
+            self.deal(s, s.chance.shuffled(f"pack:{s.deal_no}", _DECK), events)
             return
         assert o.all_pass == "double_hand"  # dealer_forced never lets the fourth pass
         s.double_run += 1
@@ -709,7 +671,7 @@ class Nominations(Rules[NominationsState]):
         s.deal_no += 1
         pack = stacked_pack(s.hands, s.dealer)
         if o.double_hand_cut == "none":
-            self._deal(s, pack, events)
+            self.deal(s, pack, events)
         elif o.double_hand_cut == "random":
             s.pack = pack
             self._cut_and_deal(s, s.chance.randint(f"cut:{s.deal_no}", 1, 51), False, events)
@@ -719,15 +681,18 @@ class Nominations(Rules[NominationsState]):
             s.phase = CUT
             s.turn = (s.dealer + 3) % _SEATS
 
+    def cut(self, s: NominationsState, seat: int, move: Cut, events: list[Event]) -> None:
+        self._cut_and_deal(s, move.depth, True, events)
+
     def _cut_and_deal(
         self, s: NominationsState, depth: int, chosen: bool, events: list[Event]
     ) -> None:
         events.append(PackCut(seat=(s.dealer + 3) % _SEATS, chosen=chosen, depth=depth))
-        self._deal(s, cut(s.pack, depth), events)
+        self.deal(s, cut(s.pack, depth), events)
 
-    # contract (§5)
+    # -- the contract (§5) and play (§6) -----------------------------------------------------
 
-    def _declare(
+    def declare(
         self, s: NominationsState, seat: int, move: DeclareContract, events: list[Event]
     ) -> None:
         s.trump = move.trump
@@ -745,9 +710,8 @@ class Nominations(Rules[NominationsState]):
             CardsExposed(seat=declarer, what="hand", cards=tuple(C.cards_of(s.hands[declarer])))
         )
 
-    # play (§6)
-
-    def _play(self, s: NominationsState, seat: int, c: int, events: list[Event]) -> None:
+    def play(self, s: NominationsState, seat: int, move: PlayCard, events: list[Event]) -> None:
+        c = move.card
         s.hands[seat] &= ~(1 << c)
         trick = s.trick
         trick.append(c)
@@ -756,7 +720,7 @@ class Nominations(Rules[NominationsState]):
             s.revealed = True
             declarer = s.declarer
             assert declarer is not None
-            events.append(PartnerRevealed(declarer=declarer, partner=self.partner_of(s)))
+            events.append(PartnerRevealed(declarer=declarer, partner=partner_of(s)))
         if len(trick) < _SEATS:
             s.turn = (seat + 1) % _SEATS
             return
@@ -771,17 +735,17 @@ class Nominations(Rules[NominationsState]):
         s.leader = s.turn = winner
         if s.contract != TRICKS:
             if winner == s.declarer:  # §6.5: a misère declarer's first trick ends the deal
-                self._score_deal(s, events, made=False)
+                self.score_deal(s, events, made=False)
                 return
             if len(s.history) == 1 and s.contract == OPEN_MISERE and not s.exposed:
                 self._expose(s, events)
         elif s.options.stop_when_decided and not s.options.opponent_trick_points:
-            verdict = self.publicly_decided(s)
+            verdict = publicly_decided(s)
             if verdict is not None:
-                self._score_deal(s, events, made=verdict)
+                self.score_deal(s, events, made=verdict)
                 return
         if len(s.history) == _TRICKS:
-            self._score_deal(s, events, made=self._made(s))
+            self.score_deal(s, events, made=self._made(s))
 
     def _made(self, s: NominationsState) -> bool:
         """§7, after the last trick."""
@@ -789,13 +753,13 @@ class Nominations(Rules[NominationsState]):
         assert declarer is not None
         if s.contract != TRICKS:
             return s.tricks_won[declarer] == 0
-        partner = self.partner_of(s)
+        partner = partner_of(s)
         side = s.tricks_won[declarer] + (s.tricks_won[partner] if partner is not None else 0)
         return side >= s.bid_tricks
 
     # -- scoring and the end -----------------------------------------------------------------
 
-    def _score_deal(self, s: NominationsState, events: list[Event], made: bool) -> None:
+    def score_deal(self, s: NominationsState, events: list[Event], made: bool) -> None:
         o = s.options
         declarer = s.declarer
         contract = s.contract
@@ -808,7 +772,7 @@ class Nominations(Rules[NominationsState]):
                             seat=seat, what="remaining", cards=tuple(C.cards_of(s.hands[seat]))
                         )
                     )
-        partner = self.partner_of(s)
+        partner = partner_of(s)
         if contract == TRICKS and not s.revealed:
             s.revealed = True
             events.append(PartnerRevealed(declarer=declarer, partner=partner))
@@ -843,16 +807,10 @@ class Nominations(Rules[NominationsState]):
             premium=label,
             note="; ".join(note),
         )
-        events.append(scored)
-        s.last_result = scored
-        winners = self.game_winners(s.scores, s.played_deals, s.options)
-        if winners is None:
-            self._next_deal(s, events)
-            return
-        s.winners = list(winners)
-        s.finished = True
-        s.phase = OVER
-        events.append(GameOver(totals=tuple(s.scores), winners=winners))
+        self.close_deal(s, scored, events)
+
+    def match_winners(self, s: NominationsState) -> tuple[int, ...] | None:
+        return self.game_winners(s.scores, s.played_deals, s.options)
 
     @staticmethod
     def game_winners(
@@ -865,38 +823,46 @@ class Nominations(Rules[NominationsState]):
             reached = max(totals) >= o.target_score
         return final_winners(totals, reached, o.tie_rule)
 
-    def outcome(self, s: NominationsState) -> Outcome | None:
-        if not s.finished:
-            return None
-        return Outcome(totals=tuple(s.scores), winners=tuple(s.winners))
-
     # -- projection (§12) --------------------------------------------------------------------
 
-    def view(self, s: NominationsState, viewer: Viewer) -> View:
+    def seat_view(self, s: NominationsState, seat: int, viewer: Viewer) -> SeatView:
+        numeric = s.contract == TRICKS
+        return SeatView(
+            seat=seat,
+            hand_size=C.count(s.hands[seat]),
+            hand=(
+                tuple(C.cards_of(s.hands[seat]))
+                if seat == viewer or (s.exposed and seat == s.declarer)
+                else None
+            ),
+            bid=s.bid_tricks if numeric and seat == s.declarer else None,
+            tricks_won=s.tricks_won[seat],
+            score=s.scores[seat],
+        )
+
+    def trick_shown(self, s: NominationsState) -> TrickView | None:
+        return trick_view(s.leader, s.trick, None, _SEATS) if s.phase == PLAY else None
+
+    def tricks_shown(self, s: NominationsState) -> tuple[TrickView, ...]:
+        """The last trick, while it may be reviewed (until the next lead)."""
+        if s.options.review_last_trick and s.history and not s.trick and s.phase == PLAY:
+            leader, winner, *cards = s.history[-1]
+            return (trick_view(leader, cards, winner, _SEATS),)
+        return ()
+
+    def trump_shown(self, s: NominationsState) -> int | None:
+        return s.trump
+
+    def detail(self, s: NominationsState, viewer: Viewer) -> NominationsDetail:
         declarer = s.declarer
         numeric = s.contract == TRICKS
-        seats = tuple(
-            SeatView(
-                seat=seat,
-                hand_size=C.count(s.hands[seat]),
-                hand=(
-                    tuple(C.cards_of(s.hands[seat]))
-                    if seat == viewer or (s.exposed and seat == declarer)
-                    else None
-                ),
-                bid=s.bid_tricks if numeric and seat == declarer else None,
-                tricks_won=s.tricks_won[seat],
-                score=s.scores[seat],
-            )
-            for seat in range(_SEATS)
-        )
         partner: int | None = None
         side: int | None = None
         if not numeric or s.called is None:
             status = "none"
         elif s.revealed:
             assert declarer is not None
-            partner = self.partner_of(s)
+            partner = partner_of(s)
             status = "solo" if partner is None else "revealed"
             side = s.tricks_won[declarer] + (s.tricks_won[partner] if partner is not None else 0)
         elif viewer is not None and viewer == s.holder:
@@ -905,7 +871,7 @@ class Nominations(Rules[NominationsState]):
             status = "unknown"
         o = s.options
         high = _options_ladder(o)[s.high] if s.high >= 0 else None
-        detail = NominationsDetail(
+        return NominationsDetail(
             ladder=tuple(bid_label(b) for b in _options_ladder(o)),
             first_caller=(s.dealer + 1) % _SEATS,
             auction=tuple(s.calls),
@@ -925,27 +891,10 @@ class Nominations(Rules[NominationsState]):
             called=s.called,
             last_deal=s.last_result,
         )
-        last_trick = (
-            (trick_view(s.history[-1][0], s.history[-1][2:], s.history[-1][1], _SEATS),)
-            if o.review_last_trick and s.history and not s.trick and s.phase == PLAY
-            else ()
-        )
-        return View(
-            game=self.name,
-            viewer=viewer,
-            phase=s.phase,
-            deal_no=s.deal_no,
-            dealer=s.dealer,
-            to_act=self.to_act(s),
-            seats=seats,
-            trick=trick_view(s.leader, s.trick, None, _SEATS) if s.phase == PLAY else None,
-            tricks=last_trick,
-            trump=s.trump,
-            legal_moves=tuple(self.legal_moves(s, viewer)) if viewer is not None else (),
-            detail=detail,
-            finished=s.finished,
-            winners=tuple(s.winners),
-        )
+
+
+def _turn(s: NominationsState) -> tuple[int, ...]:
+    return (s.turn,)
 
 
 RULES = register(Nominations())

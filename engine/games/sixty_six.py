@@ -266,13 +266,13 @@ class SixtySixDetail:
 
 
 class SixtySixState(GameState):
-    """The full state. Fields typed ``Sequence`` hold lists that are only ever replaced, never
-    changed in place, so a copy of the state may share them (``clone`` copies only the fields
-    typed ``list``, the ones that change on almost every move)."""
+    """The full state. Only the lists in ``copied`` change in place (on almost every move);
+    the fields typed ``Sequence`` hold lists that are only ever replaced, so copies share them."""
 
     game = "sixty-six"
     schema = 2  # 2: last_result holds the DealScored event
     _event_fields = frozenset({"last_result"})
+    copied = ("hands", "tricks_won", "card_points")
 
     options: SixtySixOptions
     # match

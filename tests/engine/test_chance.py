@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import itertools
 from collections import Counter
 
 import pytest
 
-from engine.core.chance import Chance, _Hmac
+from engine.core.chance import Chance
 
 
 def test_a_shuffle_is_a_permutation_and_reproducible_from_the_seed() -> None:
@@ -55,13 +56,20 @@ def test_a_seed_is_required() -> None:
         Chance(b"")
 
 
-@pytest.mark.parametrize(
-    "key",
-    [b"k", b"\x00" * 32, bytes(range(32)), b"\xff" * 64, b"x" * 65, bytes(range(200))],
-)
-@pytest.mark.parametrize("label", [b"", b"pack:1", b"first_dealer\x00" + bytes(8), b"y" * 300])
-def test_hmac_from_padded_states_is_hmac_sha256(key: bytes, label: bytes) -> None:
-    # Keys shorter than, equal to and longer than SHA-256's 64-byte block (hashed first).
-    mac = _Hmac(key)
-    assert mac.digest(label) == hmac.digest(key, label, "sha256")
-    assert mac.digest(label) == hmac.digest(key, label, "sha256")  # the states are not used up
+def test_a_shuffle_is_keyed_by_hmac_sha256_of_the_seed_and_label() -> None:
+    """The documented construction (module docstring), computed here from the standard library
+    alone: HMAC-SHA256(seed, label) expanded by SHAKE-256 into one 64-bit sort key per card."""
+    seed, pack = b"any seed", list(range(24))
+    key = hmac.digest(seed, b"pack:3", "sha256")
+    raw = hashlib.shake_256(key).digest(8 * len(pack))
+    keys = [int.from_bytes(raw[8 * i : 8 * i + 8], "big") for i in range(len(pack))]
+    assert Chance(seed).shuffled("pack:3", pack) == sorted(pack, key=keys.__getitem__)
+
+
+def test_randint_draws_words_of_hmac_sha256_of_the_seed_label_and_counter() -> None:
+    seed = bytes(range(40))
+    block = hmac.digest(seed, b"cut:1\x00" + (0).to_bytes(8, "big"), "sha256")
+    first_word = int.from_bytes(block[:4], "big")
+    limit = 2**32 - 2**32 % 51
+    assert first_word < limit  # this seed's first word is accepted, so it decides the draw
+    assert Chance(seed).randint("cut:1", 1, 51) == 1 + first_word % 51

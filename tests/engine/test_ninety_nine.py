@@ -23,7 +23,7 @@ from engine.core.events import (
 )
 from engine.core.fields import cards_in
 from engine.core.moves import Call, ChooseSeat, LayAside, PlayCard
-from engine.games.ninety_nine import NinetyNine, NinetyNineState
+from engine.games.ninety_nine import NinetyNine, NinetyNineState, bid_value, revised_trump
 from tests.engine.helpers import cards, drive, hand, of_type, random_steps
 
 R: NinetyNine = get_rules("ninety-nine")  # type: ignore[assignment]
@@ -93,19 +93,19 @@ def first_three(s: NinetyNineState) -> NinetyNineState:
 )
 def test_tv_nn_1_bid_values(bid_cards: str, turn_up: str, expected: int) -> None:
     s = with_turn_up(turn_up)
-    assert R.bid_value(s, hand(bid_cards)) == expected
+    assert bid_value(s, hand(bid_cards)) == expected
 
 
 def test_every_bid_from_0_to_9_is_reachable() -> None:
     s = new({"edition": "revised"})
     values = {
-        R.bid_value(s, C.mask_of(m.cards)) for m in R.legal_moves(s, 0) if isinstance(m, LayAside)
+        bid_value(s, C.mask_of(m.cards)) for m in R.legal_moves(s, 0) if isinstance(m, LayAside)
     }
     # a single hand cannot make all of them, but the encoding must span 0..9 over suits
     assert values <= set(range(10))
     suits = [C.card(6 + i, suit) for suit in C.SUITS for i in range(3)]
     all_values = {
-        R.bid_value(s, C.mask_of((a, b, c)))
+        bid_value(s, C.mask_of((a, b, c)))
         for a in suits
         for b in suits
         for c in suits
@@ -276,7 +276,7 @@ def test_tv_nn_4_scoring(
     points, made = R.deal_points(list(bids), list(tricks), seat, kind)
     assert sum(made) == k
     assert tuple(points) == scores
-    assert R.revised_trump(2, k, R.options({"edition": "revised"})) == next_trump
+    assert revised_trump(2, k, R.options({"edition": "revised"})) == next_trump
 
 
 def test_a_failed_premium_pays_nobody_with_premium_fail_award_none() -> None:
@@ -291,8 +291,8 @@ def test_a_failed_premium_pays_nobody_with_premium_fail_award_none() -> None:
 def test_tv_nn_5_revised_trump_sequence(first_deal_trump: str, first: int | None) -> None:
     o = R.options({"edition": "revised", "first_deal_trump": first_deal_trump})
     successes = [2, 1, 0, 3]  # deals 1..4
-    trumps = [R.revised_trump(1, -1, o)] + [
-        R.revised_trump(n + 2, k, o) for n, k in enumerate(successes)
+    trumps = [revised_trump(1, -1, o)] + [
+        revised_trump(n + 2, k, o) for n, k in enumerate(successes)
     ]
     assert trumps == [first, C.HEARTS, C.SPADES, C.DIAMONDS, C.CLUBS]
 
@@ -355,7 +355,7 @@ def test_tv_nn_6_hands_and_turn_up() -> None:
     assert s.hands[1] == hand("A♣ J♣ 7♣ A♥ Q♥ 7♥ 6♥ K♠ Q♠ J♠ Q♦ 8♦")
     assert s.hands[2] == hand("K♣ T♣ 8♣ 9♥ A♠ 9♠ 7♠ 6♠ A♦ J♦ T♦ 6♦")
     s = lay_aside_all(s, TV6_BIDS)
-    assert [R.bid_value(s, a) for a in s.aside] == [4, 4, 2]
+    assert [bid_value(s, a) for a in s.aside] == [4, 4, 2]
 
 
 @pytest.mark.parametrize(

@@ -25,3 +25,21 @@ def test_snapshots_with_remembered_event_data_equal_fresh_ones_and_restore(game:
         seat = rules.to_act(state)[0]
         legal = rules.legal_moves(state, seat)
         state, _ = rules.apply(state, seat, legal[rng.randrange(len(legal))])
+
+
+def test_a_state_may_only_list_its_own_fields_as_copied() -> None:
+    with pytest.raises(TypeError, match="stock"):
+
+        class _Broken(state_module.GameState):  # pyright: ignore[reportUnusedClass]
+            copied = ("stock",)
+            scores: list[int]
+
+
+def test_a_clone_copies_the_listed_lists_and_shares_the_rest() -> None:
+    rules = get_rules("sixty-six")
+    state = rules.new_game({}, b"clone")
+    copy = state.clone()
+    for name in type(state).copied:
+        assert getattr(copy, name) == getattr(state, name)
+        assert getattr(copy, name) is not getattr(state, name)
+    assert copy.stock is state.stock  # replaced on change, never changed in place

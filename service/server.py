@@ -15,9 +15,9 @@ import signal
 import grpc
 import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 from tricktable.v1 import game_service_pb2, game_service_pb2_grpc
 
+from service import reflection
 from service.config import ServerConfig
 from service.game_service import GameService
 from service.interceptors import ErrorInterceptor
@@ -64,9 +64,7 @@ class Server:
         )
         game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(self.games), self.grpc)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self.grpc)
-        reflection.enable_server_reflection(
-            (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), self.grpc
-        )
+        reflection.enable((SERVICE_NAME, health.SERVICE_NAME), self.grpc)
         self.port = 0
         self.metrics_port: int | None = None
 

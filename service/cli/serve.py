@@ -52,6 +52,14 @@ def register(sub: Any) -> None:
         help="the longest a wait_for_turn call is held (default 30)",
     )
     p.add_argument(
+        "--health-interval",
+        type=float,
+        default=2.0,
+        metavar="SECONDS",
+        help='how often readiness (health of "" and the game service) pings the store '
+        "(default 2; 0: never)",
+    )
+    p.add_argument(
         "--grace",
         type=float,
         default=5.0,
@@ -73,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         grace_s=args.grace,
         turn_wait_s=args.turn_wait,
         metrics_port=args.metrics_port,
+        health_interval_s=args.health_interval,
         json_logs=args.log_format == "json",
         log_level=args.log_level,
     )

@@ -364,8 +364,8 @@ class GameService:
         self.metrics.move_committed(time.perf_counter() - started)
         if record.status != ACTIVE:
             self.metrics.game_ended(record.game_type, record.status)
-        # No bound logger per move: binding copies the context even when info is filtered out.
-        log.info(
+        # No bound logger per move: binding copies the context even when debug is filtered out.
+        log.debug(
             "move accepted",
             game_id=game_id,
             request_id=request_id,

@@ -66,7 +66,12 @@ def register(sub: Any) -> None:
         metavar="SECONDS",
         help="time in-flight calls get to finish on shutdown (default 5)",
     )
-    p.add_argument("--log-format", choices=("json", "console"), default="json")
+    p.add_argument(
+        "--log-format",
+        choices=("auto", "json", "console"),
+        default="auto",
+        help="auto (default): console lines on a terminal, JSON lines otherwise",
+    )
     p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
     p.set_defaults(run=run)
 
@@ -82,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         turn_wait_s=args.turn_wait,
         metrics_port=args.metrics_port,
         health_interval_s=args.health_interval,
-        json_logs=args.log_format == "json",
+        json_logs={"json": True, "console": False}.get(args.log_format),
         log_level=args.log_level,
     )
     configure(json=config.json_logs, level=config.log_level)

@@ -68,6 +68,12 @@ def main(argv: list[str]) -> int:
         return 2
     env = dict(os.environ, VIRTUAL_ENV=str(VENV))
     env["PATH"] = f"{tool.parent}{os.pathsep}{env.get('PATH', '')}"
+    if os.name == "posix":
+        # The tool replaces this process: signals (SIGTERM from a supervisor, SIGINT from the
+        # terminal) reach it directly and its exit status is ours. A child would leave the
+        # server serving as an orphan when only this wrapper was sent SIGTERM.
+        os.chdir(ROOT)
+        os.execve(tool, [str(tool), *argv[1:]], env)
     return subprocess.call([str(tool), *argv[1:]], cwd=ROOT, env=env)
 
 

@@ -26,7 +26,7 @@ def _serving(address: str) -> bool:
             )
         except grpc.RpcError:
             return False
-    return reply.status == health_pb2.HealthCheckResponse.SERVING
+    return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])

@@ -70,6 +70,11 @@ def main(argv: list[str]) -> int:
     env["PATH"] = f"{tool.parent}{os.pathsep}{env.get('PATH', '')}"
     # In the caller's directory, like any command: `--entrant mine=mybots:make` imports
     # mybots.py from there.
+    if os.name == "posix":
+        # The tool replaces this process: signals (SIGTERM from a supervisor, SIGINT from the
+        # terminal) reach it directly and its exit status is ours. A child would leave the
+        # server serving as an orphan when only this wrapper was sent SIGTERM.
+        os.execve(tool, [str(tool), *argv[1:]], env)
     return subprocess.call([str(tool), *argv[1:]], env=env)
 
 

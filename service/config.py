@@ -21,7 +21,8 @@ class ServerConfig:
     max_message_bytes: int = 64 * 1024
     turn_wait_s: float = 30.0  # the longest a wait_for_turn call is held
     metrics_port: int | None = None  # None: no metrics endpoint; 0: any free port
-    json_logs: bool = True
+    health_interval_s: float = 2.0  # how often readiness pings the store (0: never)
+    json_logs: bool | None = None  # None: console on a terminal, JSON otherwise
     log_level: str = "info"
 
     @staticmethod

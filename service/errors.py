@@ -89,6 +89,20 @@ class VersionConflict(TricktableError):
         self.current_version = current_version
 
 
+class VersionAhead(TricktableError):
+    """A stream asked to start after the game's next version: nothing to wait for there."""
+
+    reason = "VERSION_AHEAD"
+
+    def __init__(self, current_version: int, asked: int) -> None:
+        super().__init__(
+            f"the game is at version {current_version}: a stream starts at "
+            f"{current_version + 1} at the latest, not {asked}",
+            metadata={"current_version": str(current_version)},
+        )
+        self.current_version = current_version
+
+
 class StoreUnavailable(TricktableError):
     reason = "STORE_UNAVAILABLE"
 
@@ -103,6 +117,7 @@ STATUS_CODES: Mapping[type[Exception], grpc.StatusCode] = {
     SeatUnavailable: grpc.StatusCode.FAILED_PRECONDITION,
     GameNotPlayable: grpc.StatusCode.FAILED_PRECONDITION,
     VersionConflict: grpc.StatusCode.ABORTED,
+    VersionAhead: grpc.StatusCode.OUT_OF_RANGE,
     StoreUnavailable: grpc.StatusCode.UNAVAILABLE,
     # engine errors
     IllegalMove: grpc.StatusCode.FAILED_PRECONDITION,

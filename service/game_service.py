@@ -48,6 +48,7 @@ from service.errors import (
     PermissionDenied,
     SeatUnavailable,
     Unauthenticated,
+    VersionAhead,
     VersionConflict,
 )
 from service.metrics import Metrics
@@ -363,8 +364,8 @@ class GameService:
         self.metrics.move_committed(time.perf_counter() - started)
         if record.status != ACTIVE:
             self.metrics.game_ended(record.game_type, record.status)
-        # No bound logger per move: binding copies the context even when info is filtered out.
-        log.info(
+        # No bound logger per move: binding copies the context even when debug is filtered out.
+        log.debug(
             "move accepted",
             game_id=game_id,
             request_id=request_id,
@@ -508,9 +509,13 @@ class GameService:
         self, game_id: str, token: str | None, from_version: int
     ) -> AsyncIterator[ProjectedBatch]:
         """Batches from ``from_version`` on, projected, then live ones as they are committed.
-        Ends after the game's last batch, or when the server shuts down."""
+        Ends after the game's last batch, or when the server shuts down. A start beyond the
+        next version is refused: that version may never come, and holding the stream until its
+        deadline would only hide the client's mistake."""
         record = await self.store.load(game_id)
         seat = self._seat(record, token)
+        if from_version > record.version + 1:
+            raise VersionAhead(record.version, from_version)
         viewer = self._viewer(record, token)
         rules = get_rules(record.game_type)
         next_version = from_version

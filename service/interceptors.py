@@ -18,7 +18,7 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from service.errors import ERROR_DOMAIN, StoreUnavailable, status_of
+from service.errors import ERROR_DOMAIN, InvalidRequest, StoreUnavailable, status_of
 from service.metrics import Metrics
 
 log = structlog.get_logger("tricktable.rpc")
@@ -43,7 +43,8 @@ async def _abort(
     if status.code == grpc.StatusCode.INTERNAL:
         log.error("unexpected error", method=method, exc_info=exc)
     else:
-        log.info("request rejected", method=method, code=status.code.name, message=status.details)
+        # Debug, like a move: a hostile client's refused calls must not flood the logs.
+        log.debug("request rejected", method=method, code=status.code.name, message=status.details)
     await context.abort_with_status(status)
 
 
@@ -79,14 +80,19 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         return wrapped
 
     def _wrap(self, method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+        """The handler with our error mapping, taking the request's raw bytes: it decodes them
+        itself, so malformed bytes become INVALID_ARGUMENT like any bad request (a deserializer
+        that raises inside grpc gives UNKNOWN before any interceptor code runs)."""
         metrics = self._metrics
+        decode = _decoder(method, handler.request_deserializer)
+        serializer = handler.response_serializer
         if handler.unary_unary is not None:
             inner_unary = handler.unary_unary
 
-            async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            async def unary(raw: bytes, context: grpc.aio.ServicerContext) -> Any:
                 structlog.contextvars.clear_contextvars()
                 try:
-                    response = await inner_unary(request, context)
+                    response = await inner_unary(decode(raw), context)
                 except grpc.aio.AbortError:
                     metrics.rpc_handled(method, _own_code(context))
                     raise  # a handler (health checking) already chose its status
@@ -95,18 +101,14 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 metrics.rpc_handled(method, "OK")
                 return response
 
-            return grpc.unary_unary_rpc_method_handler(
-                unary,
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
+            return grpc.unary_unary_rpc_method_handler(unary, response_serializer=serializer)
         if handler.unary_stream is not None and inspect.isasyncgenfunction(handler.unary_stream):
             inner_stream = handler.unary_stream
 
-            async def stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+            async def stream(raw: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
                 structlog.contextvars.clear_contextvars()
                 try:
-                    async for item in inner_stream(request, context):
+                    async for item in inner_stream(decode(raw), context):
                         yield item
                 except grpc.aio.AbortError:
                     metrics.rpc_handled(method, _own_code(context))
@@ -115,11 +117,64 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                     await _abort(context, method, exc, metrics)
                 metrics.rpc_handled(method, "OK")
 
-            return grpc.unary_stream_rpc_method_handler(
-                stream,
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        # Streams written with context.write (health's Watch) are not ours; they keep their own
-        # error handling.
+            return grpc.unary_stream_rpc_method_handler(stream, response_serializer=serializer)
+        if handler.unary_stream is not None:
+            # Streams written with context.write (health's Watch) keep their own error handling;
+            # only their request is decoded here.
+            inner_writer = handler.unary_stream
+
+            async def writer(raw: bytes, context: grpc.aio.ServicerContext) -> None:
+                try:
+                    request = decode(raw)
+                except InvalidRequest as exc:
+                    await _abort(context, method, exc, metrics)
+                await inner_writer(request, context)
+
+            return grpc.unary_stream_rpc_method_handler(writer, response_serializer=serializer)
+        if handler.stream_stream is not None and inspect.isasyncgenfunction(handler.stream_stream):
+            # Request streams (reflection): each message is decoded as the handler reads it.
+            inner_duplex = handler.stream_stream
+
+            async def duplex(
+                raws: AsyncIterator[bytes], context: grpc.aio.ServicerContext
+            ) -> AsyncIterator[Any]:
+                requests = _decoded(raws, decode, context, method, metrics)
+                async for item in inner_duplex(requests, context):
+                    yield item
+
+            return grpc.stream_stream_rpc_method_handler(duplex, response_serializer=serializer)
         return handler
+
+
+def _decoder(method: str, deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any]:
+    """Bytes → request message, or InvalidRequest naming what was expected."""
+    if deserializer is None:
+        return lambda raw: raw
+    message = getattr(getattr(deserializer, "__self__", None), "DESCRIPTOR", None)
+    expected = message.full_name if message is not None else "request"
+
+    def decode(raw: bytes) -> Any:
+        try:
+            return deserializer(raw)
+        except Exception as exc:  # protobuf's DecodeError, whatever the bytes were
+            raise InvalidRequest(
+                f"malformed request: {len(raw)} bytes that are not a {expected} message ({method})",
+                reason="MALFORMED_REQUEST",
+            ) from exc
+
+    return decode
+
+
+async def _decoded(
+    raws: AsyncIterator[bytes],
+    decode: Callable[[bytes], Any],
+    context: grpc.aio.ServicerContext,
+    method: str,
+    metrics: Metrics,
+) -> AsyncIterator[Any]:
+    async for raw in raws:
+        try:
+            request = decode(raw)
+        except InvalidRequest as exc:
+            await _abort(context, method, exc, metrics)
+        yield request

@@ -1,5 +1,10 @@
 """Structured logs (structlog): JSON lines in production, readable lines in a terminal.
 
+By default the format follows where the lines go: readable (console) only when stderr is a
+terminal, JSON otherwise (a container, a pipe, a file), so a log collector never receives
+colour codes. A move is one line at debug level: at info a busy server logs its lifecycle and
+its troubles, not every move.
+
 Every line about a game carries ``game_id``; lines about a move carry ``seat`` and
 ``request_id`` too. Logs are projected like everything else: they name move kinds, never cards.
 """
@@ -12,7 +17,10 @@ import sys
 import structlog
 
 
-def configure(json: bool = True, level: str = "info") -> None:
+def configure(json: bool | None = None, level: str = "info") -> None:
+    """``json``: True, False (console), or None to choose by whether stderr is a terminal."""
+    if json is None:
+        json = not sys.stderr.isatty()
     renderer: structlog.typing.Processor = (
         structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer()
     )

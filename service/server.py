@@ -14,14 +14,15 @@ import signal
 
 import grpc
 import structlog
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_health.v1 import health, health_pb2_grpc
 from tricktable.v1 import game_service_pb2, game_service_pb2_grpc
 
+from service import reflection
 from service.config import ServerConfig
 from service.game_service import GameService
 from service.interceptors import ErrorInterceptor
 from service.metrics import Metrics, PrometheusMetrics
+from service.readiness import StoreHealth
 from service.servicer import GameServicer
 from service.store.base import GameStore
 from service.store.memory import MemoryStore
@@ -64,8 +65,9 @@ class Server:
         )
         game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(self.games), self.grpc)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self.grpc)
-        reflection.enable_server_reflection(
-            (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), self.grpc
+        reflection.enable((SERVICE_NAME, health.SERVICE_NAME), self.grpc)
+        self.readiness = StoreHealth(
+            self._health, self.store, ("", SERVICE_NAME), config.health_interval_s
         )
         self.port = 0
         self.metrics_port: int | None = None
@@ -78,8 +80,7 @@ class Server:
         if isinstance(self.metrics, PrometheusMetrics) and self.config.metrics_port is not None:
             self.metrics_port = self.metrics.serve_http(self.config.host, self.config.metrics_port)
         await self.grpc.start()
-        for name in ("", SERVICE_NAME):
-            await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        await self.readiness.start()
         log.info(
             "serving",
             host=self.config.host,
@@ -91,6 +92,7 @@ class Server:
 
     async def stop(self) -> None:
         # Watchers see NOT_SERVING and new checks fail over to other replicas.
+        await self.readiness.stop()
         await self._health.enter_graceful_shutdown()
         self.games.close_streams()
         await self.grpc.stop(self.config.grace_s)

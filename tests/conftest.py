@@ -39,10 +39,11 @@ def _redis_server_binary() -> str:
 
 
 @contextmanager
-def redis_server() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """A fresh redis-server on a free port: its URL and process (a test may kill it)."""
+def redis_server(port: int | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A fresh redis-server on a free port (or ``port``, to bring one back where it was): its
+    URL and process (a test may kill it)."""
     binary = _redis_server_binary()
-    port = free_port()
+    port = port or free_port()
     workdir = tempfile.mkdtemp(prefix="tricktable-redis-")
     proc = subprocess.Popen(
         [

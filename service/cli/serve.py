@@ -52,13 +52,26 @@ def register(sub: Any) -> None:
         help="the longest a wait_for_turn call is held (default 30)",
     )
     p.add_argument(
+        "--health-interval",
+        type=float,
+        default=2.0,
+        metavar="SECONDS",
+        help='how often readiness (health of "" and the game service) pings the store '
+        "(default 2; 0: never)",
+    )
+    p.add_argument(
         "--grace",
         type=float,
         default=5.0,
         metavar="SECONDS",
         help="time in-flight calls get to finish on shutdown (default 5)",
     )
-    p.add_argument("--log-format", choices=("json", "console"), default="json")
+    p.add_argument(
+        "--log-format",
+        choices=("auto", "json", "console"),
+        default="auto",
+        help="auto (default): console lines on a terminal, JSON lines otherwise",
+    )
     p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
     p.set_defaults(run=run)
 
@@ -73,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
         grace_s=args.grace,
         turn_wait_s=args.turn_wait,
         metrics_port=args.metrics_port,
-        json_logs=args.log_format == "json",
+        health_interval_s=args.health_interval,
+        json_logs={"json": True, "console": False}.get(args.log_format),
         log_level=args.log_level,
     )
     configure(json=config.json_logs, level=config.log_level)

@@ -28,7 +28,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @contextmanager
-def serve(env: dict[str, str] | None = None) -> Iterator[tuple[subprocess.Popen[str], Client]]:
+def serve(
+    env: dict[str, str] | None = None, *args: str
+) -> Iterator[tuple[subprocess.Popen[str], Client]]:
     port = free_port()
     proc = subprocess.Popen(
         [
@@ -40,6 +42,7 @@ def serve(env: dict[str, str] | None = None) -> Iterator[tuple[subprocess.Popen[
             str(port),
             "--grace",
             "2",
+            *args,
         ],
         cwd=ROOT,
         env={**os.environ, **(env or {})},
@@ -75,7 +78,7 @@ def _log_lines(proc: subprocess.Popen[str]) -> list[dict[str, object]]:
 
 
 def test_sigterm_ends_streams_cleanly_and_exits_zero() -> None:
-    with serve() as (proc, client):
+    with serve(None, "--log-level", "debug") as (proc, client):
         table = client.table("counterpoint")
         received: list[int] = []
         ended: list[str] = []
@@ -105,7 +108,40 @@ def test_sigterm_ends_streams_cleanly_and_exits_zero() -> None:
         assert "serving" in events and "shutting down" in events and events[-1] == "stopped"
         accepted = next(line for line in logs if line["event"] == "move accepted")
         assert accepted["game_id"] == table.game_id and accepted["seat"] == 0
-        assert accepted["request_id"] and accepted["level"] == "info"
+        assert accepted["request_id"] and accepted["level"] == "debug"
+
+
+def test_at_info_level_moves_are_not_logged_and_logs_to_a_pipe_are_json() -> None:
+    with serve() as (proc, client):
+        table = client.table("counterpoint")
+        mine = client.get(table.game_id, table.tokens[0])
+        client.move(table.game_id, table.tokens[0], mine.view.legal_moves[0], 0)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(15) == 0
+        events = [line["event"] for line in _log_lines(proc)]  # every line parses as JSON
+        assert "serving" in events and "move accepted" not in events
+
+
+def test_logs_to_a_terminal_are_console_lines() -> None:
+    main_fd, terminal_fd = os.openpty()
+    script = (
+        "import structlog; from service.logs import configure; configure(); "
+        "structlog.get_logger().info('hello', game_id='g1')"
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", script], cwd=ROOT, stderr=terminal_fd, timeout=60, check=True
+        )
+        assert done.returncode == 0
+        os.close(terminal_fd)
+        out = b""
+        with contextlib.suppress(OSError):  # EIO once the terminal has no writer left
+            while chunk := os.read(main_fd, 4096):
+                out += chunk
+    finally:
+        os.close(main_fd)
+    text = out.decode()
+    assert "hello" in text and "game_id" in text and not text.lstrip().startswith("{")
 
 
 def test_the_redis_url_comes_from_the_environment(redis_url: str) -> None:

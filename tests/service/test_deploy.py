@@ -14,6 +14,7 @@ import yaml
 
 from service.cli import build_parser, main
 from service.config import REDIS_URL_ENV
+from service.readiness import LIVENESS
 from service.running import ServerThread
 from service.server import SERVICE_NAME
 
@@ -147,7 +148,8 @@ def test_kubernetes_manifests_probe_grpc_health_and_read_the_redis_url_from_a_co
     assert ports == {"grpc": args.port, "metrics": args.metrics_port}
     assert container["envFrom"][0]["configMapRef"]["name"] == "tricktable"
     assert container["readinessProbe"]["grpc"] == {"port": args.port, "service": SERVICE_NAME}
-    assert container["livenessProbe"]["grpc"]["port"] == args.port
+    # Liveness must not follow the store: Redis down would restart every replica.
+    assert container["livenessProbe"]["grpc"] == {"port": args.port, "service": LIVENESS}
     assert pod["securityContext"]["runAsNonRoot"] is True
     assert pod["terminationGracePeriodSeconds"] > args.grace
     selector = objects[("Deployment", "tricktable")]["spec"]["selector"]["matchLabels"]

@@ -406,3 +406,25 @@ def test_the_interceptor_wraps_each_method_handler_once() -> None:
         assert await wrap(second_handler, "/m/A") is not one  # another handler is wrapped anew
 
     asyncio.run(scenario())
+
+
+def test_a_stream_from_beyond_the_next_version_is_out_of_range_at_once(client: Client) -> None:
+    table = client.table("counterpoint")
+    version = client.get(table.game_id).game.version
+    request_ = pb.StreamEventsRequest(game_id=table.game_id, from_version=version + 2)
+    err: Any
+    with pytest.raises(grpc.RpcError) as caught:
+        # A generous deadline: held until it, the call would fail with DEADLINE_EXCEEDED.
+        list(client.stub.StreamEvents(request_, metadata=auth(table.tokens[0]), timeout=30))
+    err = caught.value
+    assert err.code() == grpc.StatusCode.OUT_OF_RANGE
+    info = error_info(err)
+    assert info.reason == "VERSION_AHEAD"
+    assert info.metadata["current_version"] == str(version)
+    # The next version itself is where a client that has seen everything resumes: held, live.
+    live = client.stub.StreamEvents(
+        pb.StreamEventsRequest(game_id=table.game_id, from_version=version + 1), timeout=0.5
+    )
+    with pytest.raises(grpc.RpcError) as waited:
+        list(live)
+    assert waited.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED

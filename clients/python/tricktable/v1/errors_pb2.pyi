@@ -70,6 +70,8 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """The game runs: its record is given once it has ended."""
     STALE_VERSION: _ErrorReason.ValueType  # 20
     """The move was decided on another version: refresh (metadata current_version) and decide again."""
+    VERSION_AHEAD: _ErrorReason.ValueType  # 48
+    """StreamEvents asked to start after the game's next version (OUT_OF_RANGE): nothing can come."""
     NOT_YOUR_TURN: _ErrorReason.ValueType  # 21
     """--- the rules (FAILED_PRECONDITION): the move is well formed but not allowed now ---
     Another seat is to act.
@@ -187,6 +189,8 @@ GAME_NOT_FINISHED: ErrorReason.ValueType  # 19
 """The game runs: its record is given once it has ended."""
 STALE_VERSION: ErrorReason.ValueType  # 20
 """The move was decided on another version: refresh (metadata current_version) and decide again."""
+VERSION_AHEAD: ErrorReason.ValueType  # 48
+"""StreamEvents asked to start after the game's next version (OUT_OF_RANGE): nothing can come."""
 NOT_YOUR_TURN: ErrorReason.ValueType  # 21
 """--- the rules (FAILED_PRECONDITION): the move is well formed but not allowed now ---
 Another seat is to act.

@@ -26,8 +26,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """Never sent."""
     INVALID_REQUEST: _ErrorReason.ValueType  # 1
     """--- the request itself (INVALID_ARGUMENT) ---
-    The request is malformed: a missing or oversized field, or bytes that are no message.
+    The request is malformed: a missing, out-of-range or oversized field.
     """
+    MALFORMED_REQUEST: _ErrorReason.ValueType  # 49
+    """The request's bytes are not the method's request message (they do not decode)."""
     MALFORMED_MOVE: _ErrorReason.ValueType  # 2
     """A move message that says no move, or lacks what its kind needs (a card, a suit, ...)."""
     MALFORMED_CARD: _ErrorReason.ValueType  # 3
@@ -145,8 +147,10 @@ ERROR_REASON_UNSPECIFIED: ErrorReason.ValueType  # 0
 """Never sent."""
 INVALID_REQUEST: ErrorReason.ValueType  # 1
 """--- the request itself (INVALID_ARGUMENT) ---
-The request is malformed: a missing or oversized field, or bytes that are no message.
+The request is malformed: a missing, out-of-range or oversized field.
 """
+MALFORMED_REQUEST: ErrorReason.ValueType  # 49
+"""The request's bytes are not the method's request message (they do not decode)."""
 MALFORMED_MOVE: ErrorReason.ValueType  # 2
 """A move message that says no move, or lacks what its kind needs (a card, a suit, ...)."""
 MALFORMED_CARD: ErrorReason.ValueType  # 3

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from connectrpc.errors import ConnectError
 from starlette.middleware.cors import CORSMiddleware
+from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.responses import PlainTextResponse
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -64,7 +65,8 @@ class WebApp:
         self._prefix = rpc.path + "/"
         self._stream = f"{rpc.path}/StreamEvents"
         self._files: ASGIApp = (
-            StaticFiles(directory=static, html=True)
+            # The middleware answers StaticFiles' "not found" (an exception) with a 404.
+            ExceptionMiddleware(StaticFiles(directory=static, html=True))
             if (static / "index.html").exists()
             else PlainTextResponse("the web table is not built (npm run build)", 404)
         )

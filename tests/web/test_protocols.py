@@ -591,3 +591,14 @@ def test_a_watcher_that_leaves_ends_its_stream(
     while server.call(_tasks) > idle:
         assert time.monotonic() < deadline, "the departed watcher's stream still runs"
         time.sleep(0.05)
+
+
+def test_the_web_table_is_served_at_the_root(served: tuple[ServerThread, Client]) -> None:
+    page = httpx.get(f"{base_url(served)}/")
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    assert 'src="app.js"' in page.text
+    script = httpx.get(f"{base_url(served)}/app.js")
+    assert script.status_code == 200 and "javascript" in script.headers["content-type"]
+    assert httpx.get(f"{base_url(served)}/no-such-file.png").status_code == 404
+    assert httpx.get(f"{base_url(served)}/../pyproject.toml").status_code == 404

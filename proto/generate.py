@@ -3,8 +3,10 @@
     python3 dev.py python proto/generate.py           # regenerate (after editing a .proto)
     python3 dev.py python proto/generate.py --check   # CI: fail if the checked-in code is stale
 
-Messages come from grpcio-tools' protoc, services from its gRPC plugin, and typed stubs
-(``.pyi``) for both from mypy-protobuf. The output is checked in, so a client installs the
+Messages come from grpcio-tools' protoc, services from its gRPC plugin and from
+protoc-gen-connect-python (``*_connect.py``: the Connect and gRPC-Web server application and
+clients, which import the same ``_pb2`` messages), and typed stubs (``.pyi``) for messages and
+gRPC services from mypy-protobuf. The output is checked in, so a client installs the
 protocol package without protoc; ``--check`` regenerates into a scratch directory and compares.
 """
 
@@ -31,7 +33,7 @@ def _plugin(name: str) -> str:
     scripts = Path(sysconfig.get_path("scripts"))
     path = scripts / name
     if not path.exists():
-        raise SystemExit(f"generate.py: {name} not found in {scripts} (install mypy-protobuf)")
+        raise SystemExit(f"generate.py: {name} not found in {scripts} (python3 dev.py installs it)")
     return str(path)
 
 
@@ -55,6 +57,8 @@ def generate(out_root: Path) -> list[Path]:
         f"--plugin=protoc-gen-mypy_grpc={_plugin('protoc-gen-mypy_grpc')}",
         f"--grpc_python_out={out_root}",
         f"--mypy_grpc_out={out_root}",
+        f"--plugin=protoc-gen-connect-python={_plugin('protoc-gen-connect-python')}",
+        f"--connect-python_out={out_root}",
     ]
     for args in (["protoc", *include, *messages, *protos], ["protoc", *include, *stubs, *services]):
         if protoc.main(args) != 0:

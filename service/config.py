@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 REDIS_URL_ENV = "TRICKTABLE_REDIS_URL"
+WEB_PORT_ENV = "TRICKTABLE_WEB_PORT"
+WEB_ORIGINS_ENV = "TRICKTABLE_WEB_ORIGINS"
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,9 +24,37 @@ class ServerConfig:
     turn_wait_s: float = 30.0  # the longest a wait_for_turn call is held
     metrics_port: int | None = None  # None: no metrics endpoint; 0: any free port
     health_interval_s: float = 2.0  # how often readiness pings the store (0: never)
+    web_port: int | None = None  # Connect and gRPC-Web for browsers; None: off; 0: any free port
+    web_origins: tuple[str, ...] = ()  # other sites' pages allowed to call (CORS)
     json_logs: bool | None = None  # None: console on a terminal, JSON otherwise
     log_level: str = "info"
 
     @staticmethod
     def redis_url_from(flag: str | None, environ: Mapping[str, str] = os.environ) -> str | None:
         return flag or environ.get(REDIS_URL_ENV) or None
+
+    @staticmethod
+    def web_port_from(flag: int | None, environ: Mapping[str, str] = os.environ) -> int | None:
+        if flag is not None:
+            return flag
+        text = environ.get(WEB_PORT_ENV, "").strip()
+        if not text:
+            return None
+        if not text.isdigit():
+            raise ValueError(f"{WEB_PORT_ENV} must be a port number, not {text!r}")
+        return int(text)
+
+    @staticmethod
+    def web_origins_from(
+        flags: list[str] | None, environ: Mapping[str, str] = os.environ
+    ) -> tuple[str, ...]:
+        """The --web-origin flags, else $TRICKTABLE_WEB_ORIGINS (comma or space separated). An
+        origin is a scheme and host (and port), as a browser sends it: no path, no slash."""
+        origins = flags or environ.get(WEB_ORIGINS_ENV, "").replace(",", " ").split()
+        for origin in origins:
+            scheme, sep, rest = origin.partition("://")
+            if origin != "*" and (
+                scheme not in ("http", "https") or not sep or not rest or "/" in rest
+            ):
+                raise ValueError(f"{origin!r} is not an origin such as https://example.com:8443")
+        return tuple(dict.fromkeys(origins))

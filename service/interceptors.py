@@ -4,12 +4,15 @@ Every RPC runs inside it. An exception listed in :data:`service.errors.STATUS_CO
 status code with a ``google.rpc.ErrorInfo`` (domain ``tricktable``, the error's reason and
 metadata) in the status details; anything else is logged with its traceback and becomes
 INTERNAL with a generic message, so no internals leak. The servicer therefore holds no try/except.
+:func:`reject` is that mapping, with its count and log line; the web door (service/web) answers
+through it too.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -24,28 +27,50 @@ from service.metrics import Metrics
 log = structlog.get_logger("tricktable.rpc")
 
 
-def error_status(exc: BaseException) -> grpc.Status:
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """What a failed call answers, whichever door it came through (gRPC, Connect, gRPC-Web)."""
+
+    code: grpc.StatusCode
+    message: str
+    info: error_details_pb2.ErrorInfo
+
+
+def rejection(exc: BaseException) -> Rejection:
     code, message, reason, metadata = status_of(exc)
     info = error_details_pb2.ErrorInfo(reason=reason, domain=ERROR_DOMAIN, metadata=metadata)
+    return Rejection(code, message, info)
+
+
+def reject(method: str, exc: Exception, metrics: Metrics) -> Rejection:
+    """The one error path of every door: map the exception, count it and log it."""
+    refused = rejection(exc)
+    metrics.rpc_handled(method, refused.code.name)
+    if isinstance(exc, StoreUnavailable):
+        metrics.store_error(method)
+    if refused.code == grpc.StatusCode.INTERNAL:
+        log.error("unexpected error", method=method, exc_info=exc)
+    else:
+        # Debug, like a move: a hostile client's refused calls must not flood the logs.
+        log.debug(
+            "request rejected", method=method, code=refused.code.name, message=refused.message
+        )
+    return refused
+
+
+def _status(refused: Rejection) -> grpc.Status:
     detail = any_pb2.Any()
-    detail.Pack(info)
-    status = status_pb2.Status(code=code.value[0], message=message, details=[detail])
+    detail.Pack(refused.info)
+    status = status_pb2.Status(
+        code=refused.code.value[0], message=refused.message, details=[detail]
+    )
     return rpc_status.to_status(status)
 
 
 async def _abort(
     context: grpc.aio.ServicerContext, method: str, exc: Exception, metrics: Metrics
 ) -> None:
-    status = error_status(exc)
-    metrics.rpc_handled(method, status.code.name)
-    if isinstance(exc, StoreUnavailable):
-        metrics.store_error(method)
-    if status.code == grpc.StatusCode.INTERNAL:
-        log.error("unexpected error", method=method, exc_info=exc)
-    else:
-        # Debug, like a move: a hostile client's refused calls must not flood the logs.
-        log.debug("request rejected", method=method, code=status.code.name, message=status.details)
-    await context.abort_with_status(status)
+    await context.abort_with_status(_status(reject(method, exc, metrics)))
 
 
 def _own_code(context: grpc.aio.ServicerContext) -> str:

@@ -1,5 +1,6 @@
 """The composition root (STYLE.md §11): configuration → store → game service → servicer → a
-``grpc.aio`` server with health checking, reflection and the error interceptor.
+``grpc.aio`` server with health checking, reflection and the error interceptor, and with
+``web_port`` the web door (service/web: Connect and gRPC-Web) over the same servicer.
 
 ``Server`` starts and stops it; :func:`serve` runs it until SIGTERM or SIGINT, then shuts down
 gracefully: health goes NOT_SERVING, open event streams are asked to end, in-flight calls get
@@ -27,6 +28,8 @@ from service.servicer import GameServicer
 from service.store.base import GameStore
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
+from service.web.app import web_app
+from service.web.server import WebServer
 
 log = structlog.get_logger("tricktable.server")
 
@@ -63,7 +66,8 @@ class Server:
                 ("grpc.so_reuseport", 0),  # a taken port is an error, not a shared listener
             ],
         )
-        game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(self.games), self.grpc)
+        servicer = GameServicer(self.games)
+        game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, self.grpc)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self.grpc)
         reflection.enable((SERVICE_NAME, health.SERVICE_NAME), self.grpc)
         self.readiness = StoreHealth(
@@ -71,6 +75,16 @@ class Server:
         )
         self.port = 0
         self.metrics_port: int | None = None
+        self.web: WebServer | None = None
+        if config.web_port is not None:
+            app = web_app(
+                servicer,
+                self.metrics,
+                origins=config.web_origins,
+                max_message_bytes=limit,
+            )
+            self.web = WebServer(app, config.host, config.web_port, config.grace_s)
+        self.web_port: int | None = None
 
     async def start(self) -> int:
         await self.store.ping()
@@ -80,12 +94,15 @@ class Server:
         if isinstance(self.metrics, PrometheusMetrics) and self.config.metrics_port is not None:
             self.metrics_port = self.metrics.serve_http(self.config.host, self.config.metrics_port)
         await self.grpc.start()
+        if self.web is not None:
+            self.web_port = await self.web.start()
         await self.readiness.start()
         log.info(
             "serving",
             host=self.config.host,
             port=self.port,
             metrics_port=self.metrics_port,
+            web_port=self.web_port,
             store="redis" if self.config.redis_url else "memory",
         )
         return self.port
@@ -95,7 +112,8 @@ class Server:
         await self.readiness.stop()
         await self._health.enter_graceful_shutdown()
         self.games.close_streams()
-        await self.grpc.stop(self.config.grace_s)
+        web = self.web.stop() if self.web is not None else asyncio.sleep(0)
+        await asyncio.gather(self.grpc.stop(self.config.grace_s), web)
         await self.store.close()
         if isinstance(self.metrics, PrometheusMetrics):
             self.metrics.stop_http()

@@ -1,12 +1,16 @@
 """The gRPC servicer: a thin adapter (STYLE.md §8). Each method validates the request's shape,
 reads the caller's seat token, makes one call into :class:`GameService` and converts the result.
-No try/except (the interceptor maps errors) and no rule of any game."""
+No try/except (the interceptor maps errors) and no rule of any game.
+
+A method reads only two things of its call (:class:`CallContext`): the metadata, for the seat
+token, and the time left. ``grpc.aio``'s context has both; the web door (service/web) hands the
+same methods an adapter of a Connect request, so each RPC is written once for every door."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
+from typing import Protocol
 
-import grpc
 import structlog
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc
@@ -18,7 +22,13 @@ from service.game_service import GameService
 DEFAULT_PAGE = 50
 
 
-def _token(context: grpc.aio.ServicerContext) -> str | None:
+class CallContext(Protocol):
+    def invocation_metadata(self) -> Iterable[tuple[str, str | bytes]] | None: ...
+
+    def time_remaining(self) -> float | None: ...
+
+
+def _token(context: CallContext) -> str | None:
     return bearer_token(context.invocation_metadata())
 
 
@@ -27,13 +37,13 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         self._games = games
 
     async def ListGameTypes(
-        self, request: pb.ListGameTypesRequest, context: grpc.aio.ServicerContext
+        self, request: pb.ListGameTypesRequest, context: CallContext
     ) -> pb.ListGameTypesResponse:
         types = self._games.game_types()
         return pb.ListGameTypesResponse(game_types=[convert.game_type_to_proto(t) for t in types])
 
     async def CreateGame(
-        self, request: pb.CreateGameRequest, context: grpc.aio.ServicerContext
+        self, request: pb.CreateGameRequest, context: CallContext
     ) -> pb.CreateGameResponse:
         validate.create_game(request)
         options = convert.options_from_proto(request.options)
@@ -41,7 +51,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         return pb.CreateGameResponse(game=convert.summary_to_proto(record))
 
     async def ListGames(
-        self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext
+        self, request: pb.ListGamesRequest, context: CallContext
     ) -> pb.ListGamesResponse:
         validate.list_games(request)
         limit = request.page_size or DEFAULT_PAGE
@@ -50,7 +60,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         return pb.ListGamesResponse(games=summaries, next_page_token=token)
 
     async def JoinGame(
-        self, request: pb.JoinGameRequest, context: grpc.aio.ServicerContext
+        self, request: pb.JoinGameRequest, context: CallContext
     ) -> pb.JoinGameResponse:
         validate.join_game(request)
         wanted = request.seat if request.HasField("seat") else None
@@ -61,16 +71,14 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             seat=seat, seat_token=token, game=convert.summary_to_proto(record)
         )
 
-    async def GetGame(
-        self, request: pb.GetGameRequest, context: grpc.aio.ServicerContext
-    ) -> pb.GetGameResponse:
+    async def GetGame(self, request: pb.GetGameRequest, context: CallContext) -> pb.GetGameResponse:
         validate.game_id(request.game_id)
         wait = self._games.turn_wait(context.time_remaining()) if request.wait_for_turn else 0.0
         record, view = await self._games.get_game(request.game_id, _token(context), wait_s=wait)
         return convert.get_game_response(record, view)
 
     async def SubmitMove(
-        self, request: pb.SubmitMoveRequest, context: grpc.aio.ServicerContext
+        self, request: pb.SubmitMoveRequest, context: CallContext
     ) -> pb.SubmitMoveResponse:
         validate.submit_move(request)
         structlog.contextvars.bind_contextvars(
@@ -88,7 +96,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         return convert.submit_move_response(result)
 
     async def StreamEvents(
-        self, request: pb.StreamEventsRequest, context: grpc.aio.ServicerContext
+        self, request: pb.StreamEventsRequest, context: CallContext
     ) -> AsyncIterator[pb.StreamEventsResponse]:
         validate.stream_events(request)
         batches = self._games.stream_events(request.game_id, _token(context), request.from_version)
@@ -96,14 +104,14 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             yield convert.batch_to_proto(batch)
 
     async def LeaveGame(
-        self, request: pb.LeaveGameRequest, context: grpc.aio.ServicerContext
+        self, request: pb.LeaveGameRequest, context: CallContext
     ) -> pb.LeaveGameResponse:
         validate.game_id(request.game_id)
         record = await self._games.leave_game(request.game_id, _token(context))
         return pb.LeaveGameResponse(game=convert.summary_to_proto(record))
 
     async def GetGameRecord(
-        self, request: pb.GetGameRecordRequest, context: grpc.aio.ServicerContext
+        self, request: pb.GetGameRecordRequest, context: CallContext
     ) -> pb.GetGameRecordResponse:
         validate.game_id(request.game_id)
         game, record = await self._games.game_record(request.game_id)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 from typing import Any
 
-from service.config import REDIS_URL_ENV, ServerConfig
+from service.config import REDIS_URL_ENV, WEB_ORIGINS_ENV, WEB_PORT_ENV, ServerConfig
 from service.logs import configure
 from service.server import serve
 
@@ -45,6 +46,23 @@ def register(sub: Any) -> None:
         "(default: off; 9464 is the customary port; 0: any free port)",
     )
     p.add_argument(
+        "--web-port",
+        type=int,
+        default=None,
+        metavar="PORT",
+        help="also serve GameService to browsers over Connect (JSON, binary) and gRPC-Web, and "
+        f"the web table at /, on the --host address (default ${WEB_PORT_ENV}, else off; 0: any "
+        "free port)",
+    )
+    p.add_argument(
+        "--web-origin",
+        action="append",
+        default=None,
+        metavar="ORIGIN",
+        help="a site whose pages may call the web port (CORS), e.g. https://cards.example.com; "
+        f"repeatable (default ${WEB_ORIGINS_ENV}, comma-separated)",
+    )
+    p.add_argument(
         "--turn-wait",
         type=float,
         default=30.0,
@@ -77,6 +95,12 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        web_port = ServerConfig.web_port_from(args.web_port)
+        web_origins = ServerConfig.web_origins_from(args.web_origin)
+    except ValueError as exc:
+        print(f"tricktable serve: {exc}", file=sys.stderr)
+        return 2
     config = ServerConfig(
         host=args.host,
         port=args.port,
@@ -87,6 +111,8 @@ def run(args: argparse.Namespace) -> int:
         turn_wait_s=args.turn_wait,
         metrics_port=args.metrics_port,
         health_interval_s=args.health_interval,
+        web_port=web_port,
+        web_origins=web_origins,
         json_logs={"json": True, "console": False}.get(args.log_format),
         log_level=args.log_level,
     )

@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 from google.rpc import error_details_pb2
@@ -123,10 +124,11 @@ def play_random_game(
 
 @contextmanager
 def running_server(
-    store_factory: Callable[[], GameStore] | None = None,
+    store_factory: Callable[[], GameStore] | None = None, **config_fields: Any
 ) -> Iterator[tuple[ServerThread, Client]]:
-    """A real server on a free port (its store built on the server's own loop)."""
-    config = ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.2)
+    """A real server on a free port (its store built on the server's own loop); ``config_fields``
+    set more of its ServerConfig (``web_port=0``: the web door too, on a free port)."""
+    config = ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.2, **config_fields)
     with ServerThread(config, store_factory) as server:
         client = Client(server.address)
         try:

@@ -1,0 +1,63 @@
+// Cards as people read them.
+
+import { Rank, Suit, type Card } from "./gen/tricktable/v1/cards_pb";
+import { h } from "./dom";
+
+export const SUIT_SYMBOL: Record<number, string> = {
+  [Suit.CLUBS]: "♣",
+  [Suit.HEARTS]: "♥",
+  [Suit.SPADES]: "♠",
+  [Suit.DIAMONDS]: "♦",
+};
+export const SUIT_NAME: Record<number, string> = {
+  [Suit.CLUBS]: "clubs",
+  [Suit.HEARTS]: "hearts",
+  [Suit.SPADES]: "spades",
+  [Suit.DIAMONDS]: "diamonds",
+};
+/** Suits in display order: colours alternate. */
+export const SUITS_SHOWN = [Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS];
+
+const RANK_TEXT: Record<number, string> = {
+  [Rank.JACK]: "J",
+  [Rank.QUEEN]: "Q",
+  [Rank.KING]: "K",
+  [Rank.ACE]: "A",
+};
+
+export function rankText(rank: Rank): string {
+  return RANK_TEXT[rank] ?? String(rank);
+}
+
+export function cardText(card: Card | undefined): string {
+  if (!card || card.rank === Rank.UNSPECIFIED) return "—";
+  if (card.rank === Rank.JOKER) return "Joker";
+  return `${rankText(card.rank)}${SUIT_SYMBOL[card.suit] ?? ""}`;
+}
+
+export function suitText(suit: Suit): string {
+  return SUIT_SYMBOL[suit] ?? "no trump";
+}
+
+export function cardKey(card: Card): string {
+  return `${card.suit}:${card.rank}`;
+}
+
+export function isRed(suit: Suit): boolean {
+  return suit === Suit.HEARTS || suit === Suit.DIAMONDS;
+}
+
+/** A card face; `data-card` carries its text ("Q♠") for people and tests alike. */
+export function cardFace(card: Card, tag = "span", attrs: Record<string, string | boolean | EventListener | undefined> = {}): HTMLElement {
+  const colour = card.rank === Rank.JOKER ? "joker" : isRed(card.suit) ? "red" : "black";
+  return h(tag, { class: `card ${colour}`, "data-card": cardText(card), ...attrs }, cardText(card));
+}
+
+/** A hand in rank order within each suit, strongest last (rank numbers; games differ). */
+export function bySuit(cards: Card[]): Map<Suit, Card[]> {
+  const rows = new Map<Suit, Card[]>();
+  for (const suit of [...SUITS_SHOWN, Suit.UNSPECIFIED]) rows.set(suit, []);
+  for (const card of cards) rows.get(card.suit)?.push(card);
+  for (const row of rows.values()) row.sort((a, b) => a.rank - b.rank);
+  return rows;
+}

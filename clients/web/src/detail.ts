@@ -1,0 +1,84 @@
+// What is special to each game (View.detail), drawn from the message itself: every field is
+// shown by its name, seats by their player's name, cards as cards, suits as symbols. A field a
+// game adds later appears without a change here.
+
+import { type View } from "./gen/tricktable/v1/views_pb";
+import { type Card, type SeatCards } from "./gen/tricktable/v1/cards_pb";
+import { type DealScored } from "./gen/tricktable/v1/events_pb";
+import { cardFace, suitText } from "./cards";
+import { h, type Child } from "./dom";
+
+const SEAT_FIELDS = new Set([
+  "eldest", "caller", "premiumSeat", "nonDealer", "closer", "endWindowSeat", "firstCaller",
+  "highBidder", "declarer", "partner", "cutter", "seat",
+]);
+const SUIT_FIELDS = new Set(["trump", "marriageSuit", "suit"]);
+const LABELS: Record<string, string> = { premium: "premium call", closerOpponentTricks: "opponent's tricks at close" };
+
+type Named = (seat: number) => string;
+type Fields = Record<string, unknown> & { $typeName?: string };
+
+function label(field: string): string {
+  return LABELS[field] ?? field.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
+}
+
+function isMessage(value: unknown, type?: string): value is Fields {
+  return typeof value === "object" && value !== null && "$typeName" in value && (type === undefined || (value as Fields).$typeName === type);
+}
+
+function cards(list: Card[]): HTMLElement {
+  return h("span", { class: "cards" }, ...list.map((c) => cardFace(c)));
+}
+
+function dealTable(deal: DealScored, name: Named): HTMLElement {
+  const seats = deal.totals.map((_, seat) => seat);
+  const row = (title: string, cell: (seat: number) => Child) => h("tr", {}, h("th", {}, title), ...seats.map((s) => h("td", {}, cell(s))));
+  return h(
+    "table",
+    { class: "deal" },
+    h("tr", {}, h("th", {}, `deal ${deal.dealNo}`), ...seats.map((s) => h("th", {}, name(s)))),
+    deal.bids.length ? row("bid", (s) => deal.bids[s]?.value ?? "—") : null,
+    deal.bidCards.length ? row("bid cards", (s) => (deal.bidCards[s]?.visible ? cards(deal.bidCards[s].cards) : "—")) : null,
+    row("taken", (s) => deal.taken[s]),
+    deal.made.length ? row("made", (s) => (deal.made[s]?.value === undefined ? "—" : deal.made[s].value ? "yes" : "no")) : null,
+    row("points", (s) => deal.points[s]),
+    row("total", (s) => deal.totals[s]),
+    deal.premium ? h("tr", {}, h("th", {}, "premium"), h("td", { colspan: seats.length }, `${name(deal.premiumSeat ?? 0)}: ${deal.premium}`)) : null,
+    deal.note ? h("tr", {}, h("th", {}, "note"), h("td", { colspan: seats.length }, deal.note)) : null,
+  );
+}
+
+function value(field: string, v: unknown, name: Named): Child {
+  if (v === undefined || v === "" || (Array.isArray(v) && v.length === 0)) return null;
+  if (typeof v === "number" && SEAT_FIELDS.has(field)) return name(v);
+  if (typeof v === "number" && SUIT_FIELDS.has(field)) return v ? suitText(v) : null;
+  if (typeof v === "boolean") return v ? "yes" : null;
+  if (typeof v === "number" || typeof v === "string" || typeof v === "bigint") return String(v);
+  if (isMessage(v, "tricktable.v1.Card")) return (v as unknown as Card).rank ? cardFace(v as unknown as Card) : null;
+  if (isMessage(v, "tricktable.v1.DealScored")) return (v as unknown as DealScored).totals.length ? dealTable(v as unknown as DealScored, name) : null;
+  if (isMessage(v, "tricktable.v1.SeatCards")) return (v as unknown as SeatCards).visible ? cards((v as unknown as SeatCards).cards) : "hidden";
+  if (isMessage(v) && v.$typeName?.startsWith("tricktable.v1.Optional")) return v.value === undefined ? "—" : String(v.value);
+  if (Array.isArray(v)) {
+    if (field === "calls" || field === "knownCards") {
+      return h("span", {}, ...v.map((item, seat) => h("span", { class: "per-seat" }, `${name(seat)}: `, value(field, item, name) ?? "—")));
+    }
+    return h("span", { class: "list" }, ...v.map((item) => h("span", { class: "item" }, value(field, item, name))));
+  }
+  if (isMessage(v)) return h("span", { class: "nested" }, ...fieldRows(v, name).map(([k, c]) => h("span", { class: "item" }, `${k} `, c)));
+  return null;
+}
+
+function fieldRows(message: Fields, name: Named): [string, Child][] {
+  const rows: [string, Child][] = [];
+  for (const [field, v] of Object.entries(message)) {
+    if (field.startsWith("$")) continue;
+    const shown = value(field, v, name);
+    if (shown !== null) rows.push([label(field), shown]);
+  }
+  return rows;
+}
+
+/** The game-specific rows of a view: [label, content]. */
+export function detailRows(view: View, name: Named): [string, Child][] {
+  return view.detail.case === undefined ? [] : fieldRows(view.detail.value as unknown as Fields, name);
+}

@@ -1,0 +1,28 @@
+// The reference web table: a lobby at #/ and a game at #/game/<id>. Plain TypeScript over
+// Connect-Web, with the client generated from proto/ by buf and protoc-gen-es.
+
+import { connect, protocolFromAddress } from "./api";
+import { Lobby } from "./lobby";
+import { Table } from "./table";
+
+const api = connect(protocolFromAddress());
+const root = document.getElementById("app")!;
+let current: { stop(): void } | undefined;
+
+function route(): void {
+  current?.stop();
+  const match = /^#\/game\/([^/]+)$/.exec(location.hash);
+  document.getElementById("where")!.textContent = "";
+  if (match) {
+    const table = new Table(root, api, decodeURIComponent(match[1]));
+    current = table;
+    void table.start();
+  } else {
+    const lobby = new Lobby(root, api);
+    current = lobby;
+    void lobby.start();
+  }
+}
+
+window.addEventListener("hashchange", route);
+route();

@@ -1,0 +1,314 @@
+// The card table: one game as this tab's seat (or a spectator) sees it.
+//
+// The server is the only source of truth. The page shows GetGame's view, follows StreamEvents
+// (resuming from the last version it saw, also after a reload), and reads the view again after
+// each batch. Legal moves come ready-made in the view: cards that are legal plays light up,
+// laying cards aside is picking them in the hand, other moves are buttons. A card that is not a
+// legal play can still be clicked: the server refuses it, and the page shows why.
+
+import { create } from "@bufbuild/protobuf";
+import { type Api, type Refusal, type Seat, as, explain, isStale, saveSeat, savedSeat, savedVersion, saveVersion } from "./api";
+import { bySuit, cardFace, cardKey, cardText, SUIT_NAME, suitText } from "./cards";
+import { detailRows } from "./detail";
+import { h, replace, type Child } from "./dom";
+import { describeEvent } from "./events";
+import { type Card } from "./gen/tricktable/v1/cards_pb";
+import { GameStatus, type GameSummary, type StreamEventsResponse } from "./gen/tricktable/v1/game_service_pb";
+import { MoveSchema, type Move } from "./gen/tricktable/v1/moves_pb";
+import { type SeatView, type TrickView, type View } from "./gen/tricktable/v1/views_pb";
+import { describeMove } from "./moves";
+
+const LOG_LINES = 200;
+/** Taking a seat is no event of the game: while seats are open, the page asks again this often. */
+const WAITING_POLL_MS = 1000;
+/** More moves than this of one kind are offered in a list rather than as buttons. */
+const MAX_BUTTONS = 16;
+
+function requestId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16)); // randomUUID needs https
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+const logKey = (gameId: string) => `tricktable.log.${gameId}`;
+
+export class Table {
+  private seat?: Seat;
+  private game?: GameSummary;
+  private view?: View;
+  private refusal?: Refusal;
+  private note = "";
+  private readonly chosen = new Set<string>(); // cards picked to lay aside
+  private log: string[];
+  private readonly stop$ = new AbortController();
+
+  constructor(private readonly root: HTMLElement, private readonly api: Api, private readonly gameId: string) {
+    this.seat = savedSeat(gameId);
+    this.log = JSON.parse(sessionStorage.getItem(logKey(gameId)) ?? "[]") as string[];
+  }
+
+  async start(): Promise<void> {
+    await this.refresh();
+    void this.follow();
+    void this.untilSeated();
+  }
+
+  private async untilSeated(): Promise<void> {
+    while (!this.stop$.signal.aborted && (!this.game || this.game.status === GameStatus.WAITING)) {
+      await new Promise((resolve) => setTimeout(resolve, WAITING_POLL_MS));
+      if (!this.stop$.signal.aborted) await this.refresh();
+    }
+  }
+
+  stop(): void {
+    this.stop$.abort();
+  }
+
+  private get token(): string | undefined {
+    return this.seat?.token;
+  }
+
+  private name = (seat: number): string => {
+    const player = this.game?.seats[seat]?.playerName;
+    const who = player ? `${player} (seat ${seat})` : `Seat ${seat}`;
+    return seat === this.seat?.seat ? `${who}, you` : who;
+  };
+
+  private async refresh(): Promise<void> {
+    try {
+      const reply = await this.api.getGame({ gameId: this.gameId }, as(this.token, this.stop$.signal));
+      this.game = reply.game;
+      this.view = reply.view;
+    } catch (err) {
+      if (this.stop$.signal.aborted) return;
+      this.refusal = explain(err);
+    }
+    this.render();
+  }
+
+  /** StreamEvents from the version after the last one seen, for as long as the page shows the
+   * game; a dropped stream is resumed from where it stopped. */
+  private async follow(): Promise<void> {
+    while (!this.stop$.signal.aborted) {
+      try {
+        const from = savedVersion(this.gameId) + 1n;
+        const batches = this.api.streamEvents({ gameId: this.gameId, fromVersion: from }, as(this.token, this.stop$.signal));
+        for await (const batch of batches) {
+          this.record(batch);
+          await this.refresh();
+        }
+        return; // the game has ended
+      } catch (err) {
+        if (this.stop$.signal.aborted) return;
+        this.note = `The event stream dropped (${explain(err).message}); resuming…`;
+        this.render();
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        this.note = "";
+      }
+    }
+  }
+
+  private record(batch: StreamEventsResponse): void {
+    for (const event of batch.events) this.log.push(describeEvent(event, this.name));
+    if (batch.resignedSeat !== undefined) this.log.push(`${this.name(batch.resignedSeat)} resigned`);
+    this.log = this.log.slice(-LOG_LINES);
+    sessionStorage.setItem(logKey(this.gameId), JSON.stringify(this.log));
+    saveVersion(this.gameId, batch.version);
+  }
+
+  // -- acting ----------------------------------------------------------------------------------
+
+  private async send(move: Move): Promise<void> {
+    if (!this.game || !this.seat) return;
+    try {
+      await this.api.submitMove(
+        { gameId: this.gameId, move, expectedVersion: this.game.version, requestId: requestId() },
+        as(this.token),
+      );
+      this.refusal = undefined;
+      this.chosen.clear();
+    } catch (err) {
+      this.refusal = explain(err);
+      if (isStale(err)) this.refusal.message += " (the table has been brought up to date: try again)";
+    }
+    await this.refresh();
+  }
+
+  private async takeSeat(seat: number): Promise<void> {
+    const name = (document.getElementById("seat-name") as HTMLInputElement | null)?.value ?? "";
+    try {
+      const joined = await this.api.joinGame({ gameId: this.gameId, seat, playerName: name });
+      this.seat = { seat: joined.seat, token: joined.seatToken };
+      saveSeat(this.gameId, this.seat);
+      this.refusal = undefined;
+    } catch (err) {
+      this.refusal = explain(err);
+    }
+    await this.refresh();
+  }
+
+  private async leave(): Promise<void> {
+    try {
+      await this.api.leaveGame({ gameId: this.gameId }, as(this.token));
+    } catch (err) {
+      this.refusal = explain(err);
+    }
+    await this.refresh();
+  }
+
+  private clickCard(card: Card): void {
+    const view = this.view!;
+    const layAside = view.legalMoves.filter((m) => m.kind.case === "layAside");
+    if (layAside.length) {
+      const key = cardKey(card);
+      if (this.chosen.has(key)) this.chosen.delete(key);
+      else this.chosen.add(key);
+      this.render();
+      return;
+    }
+    const legal = view.legalMoves.find((m) => m.kind.case === "playCard" && m.kind.value.card && cardKey(m.kind.value.card) === cardKey(card));
+    void this.send(legal ?? create(MoveSchema, { kind: { case: "playCard", value: { card } } }));
+  }
+
+  private layChosenAside(): void {
+    const hand = this.view?.seats[this.seat!.seat]?.hand?.cards ?? [];
+    const cards = hand.filter((c) => this.chosen.has(cardKey(c)));
+    const wanted = cards.map(cardKey).sort().join();
+    const legal = this.view!.legalMoves.find((m) => m.kind.case === "layAside" && m.kind.value.cards.map(cardKey).sort().join() === wanted);
+    void this.send(legal ?? create(MoveSchema, { kind: { case: "layAside", value: { cards } } }));
+  }
+
+  // -- drawing ---------------------------------------------------------------------------------
+
+  private render(): void {
+    const view = this.view;
+    const game = this.game;
+    document.getElementById("where")!.textContent = game ? `${game.gameType} · ${game.gameId}` : this.gameId;
+    if (!view || !game) {
+      replace(this.root, this.refusalBox(), h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
+      return;
+    }
+    replace(
+      this.root,
+      h("section", { class: "table", "data-phase": view.phase },
+        h("div", { class: "bar" },
+          h("span", { id: "status" }, this.status(view, game)),
+          h("span", { id: "version", "data-version": String(game.version) }, `version ${game.version}`),
+          h("span", { id: "viewer" }, this.seat ? `You: ${this.name(this.seat.seat)}` : "Spectator"),
+          this.seat && game.status !== GameStatus.FINISHED && game.status !== GameStatus.ABANDONED
+            ? h("button", { id: "leave", onclick: () => void this.leave() }, game.status === GameStatus.WAITING ? "Leave the seat" : "Resign")
+            : null,
+          h("a", { href: "#/" }, "Lobby")),
+        this.refusalBox(),
+        this.note ? h("p", { class: "note" }, this.note) : null,
+        game.status === GameStatus.WAITING ? this.openSeats(game) : null,
+        h("div", { class: "felt" },
+          h("div", { class: "seats" }, ...view.seats.map((s) => this.seatBox(s, view))),
+          h("div", { class: "centre" },
+            h("div", { class: "facts" },
+              h("span", {}, `phase ${view.phase.replaceAll("_", " ")}`),
+              h("span", {}, `deal ${view.dealNo}`),
+              h("span", {}, `dealer ${this.name(view.dealer)}`),
+              h("span", { id: "trump" }, `trumps ${suitText(view.trump)}`),
+              view.turnUp?.rank ? h("span", {}, "turn-up ", cardFace(view.turnUp)) : null),
+            this.trick(view.trick, "trick", "The trick"),
+            view.tricks.length ? this.trick(view.tricks[view.tricks.length - 1], "last-trick", "Last trick") : null,
+            this.details(view))),
+        this.seat && view.viewer !== undefined ? this.hand(view) : null,
+        this.moves(view),
+        h("details", { open: true, class: "log" }, h("summary", {}, "What happened"), h("ol", { id: "log" }, ...this.log.slice(-40).map((line) => h("li", {}, line))))),
+    );
+  }
+
+  private status(view: View, game: GameSummary): string {
+    if (game.status === GameStatus.ABANDONED) return `Abandoned: ${this.name(game.resignedSeat ?? 0)} resigned`;
+    if (view.finished) return `Game over: ${view.winners.map(this.name).join(" and ")} ${view.winners.length > 1 ? "win" : "wins"}`;
+    if (game.status === GameStatus.WAITING) return "Waiting for players";
+    if (this.seat && view.toAct.includes(this.seat.seat)) return "Your turn";
+    return `Waiting for ${view.toAct.map(this.name).join(" and ")}`;
+  }
+
+  private refusalBox(): Child {
+    if (!this.refusal) return null;
+    return h("p", { id: "refusal", class: "refusal", "data-reason": this.refusal.reason },
+      h("strong", {}, this.refusal.reason || this.refusal.code), ` ${this.refusal.message}`);
+  }
+
+  private openSeats(game: GameSummary): HTMLElement {
+    const open = game.seats.filter((s) => !s.taken);
+    return h("div", { class: "open-seats" },
+      h("p", {}, `${open.length} open seat${open.length === 1 ? "" : "s"}. Others join from the lobby or from this page in another tab.`),
+      this.seat ? null : h("span", {},
+        h("input", { id: "seat-name", placeholder: "your name", maxlength: 64 }),
+        ...open.map((s) => h("button", { class: "take-seat", "data-seat": s.seat, onclick: () => void this.takeSeat(s.seat) }, `Take seat ${s.seat}`))));
+  }
+
+  private seatBox(seat: SeatView, view: View): HTMLElement {
+    const acting = view.toAct.includes(seat.seat);
+    const facts: Child[] = [
+      h("span", {}, `${seat.handSize} cards`),
+      seat.bid !== undefined ? h("span", { class: "bid" }, `bid ${seat.bid}`) : null,
+      seat.asideCount ? h("span", {}, `${seat.asideCount} aside`) : null,
+      h("span", {}, `tricks ${seat.tricksWon}`),
+      seat.pointsTaken !== undefined ? h("span", {}, `points ${seat.pointsTaken}`) : null,
+      h("span", { class: "score" }, `score ${seat.score}`),
+    ];
+    const exposed = seat.seat !== view.viewer && seat.hand ? h("div", { class: "exposed" }, "hand ", ...seat.hand.cards.map((c) => cardFace(c))) : null;
+    const aside = seat.aside?.cards.length ? h("div", { class: "aside" }, "aside ", ...seat.aside.cards.map((c) => cardFace(c))) : null;
+    return h("div", { class: `seat${acting ? " acting" : ""}${seat.seat === view.viewer ? " mine" : ""}`, "data-seat": seat.seat },
+      h("div", { class: "who" }, this.name(seat.seat), acting ? h("span", { class: "badge" }, "to act") : null),
+      h("div", { class: "facts" }, ...facts), exposed, aside);
+  }
+
+  private trick(trick: TrickView | undefined, id: string, title: string): HTMLElement {
+    const played = trick?.cards ?? [];
+    return h("div", { id, class: "trick" },
+      h("h3", {}, title, trick?.winner !== undefined ? ` — won by ${this.name(trick.winner)}` : ""),
+      played.length
+        ? h("div", { class: "played" }, ...played.map((card, i) => h("figure", {}, cardFace(card), h("figcaption", {}, this.name(trick!.seats[i])))))
+        : h("p", { class: "empty" }, "no card yet"));
+  }
+
+  private details(view: View): HTMLElement {
+    return h("dl", { class: "detail" }, ...detailRows(view, this.name).flatMap(([label, content]) => [h("dt", {}, label), h("dd", {}, content)]));
+  }
+
+  private hand(view: View): HTMLElement {
+    const me = view.seats[view.viewer!];
+    const cards = me?.hand?.cards ?? [];
+    const legal = new Set(view.legalMoves.flatMap((m) => (m.kind.case === "playCard" && m.kind.value.card ? [cardKey(m.kind.value.card)] : [])));
+    const rows = [...bySuit(cards)].filter(([, row]) => row.length);
+    return h("div", { id: "hand", class: "hand" },
+      h("h3", {}, "Your hand"),
+      ...rows.map(([suit, row]) =>
+        h("div", { class: "suit-row", "data-suit": SUIT_NAME[suit] ?? "joker" },
+          ...row.map((card) => cardFace(card, "button", {
+            class: `card ${cardFace(card).className.split(" ")[1]}${legal.has(cardKey(card)) ? " legal" : ""}${this.chosen.has(cardKey(card)) ? " chosen" : ""}`,
+            title: legal.has(cardKey(card)) ? `play ${cardText(card)}` : cardText(card),
+            onclick: () => this.clickCard(card),
+          })))));
+  }
+
+  private moves(view: View): Child {
+    if (!this.seat || !view.legalMoves.length) return null;
+    const layAside = view.legalMoves.filter((m) => m.kind.case === "layAside");
+    const others = view.legalMoves.filter((m) => m.kind.case !== "playCard" && m.kind.case !== "layAside");
+    const parts: Child[] = [];
+    if (layAside.length) {
+      const need = layAside[0].kind.case === "layAside" ? layAside[0].kind.value.cards.length : 0;
+      parts.push(h("p", { class: "lay-aside" },
+        `Pick ${need} cards in your hand to lay aside (${this.chosen.size} picked) `,
+        h("button", { id: "lay-aside", disabled: this.chosen.size !== need, onclick: () => this.layChosenAside() }, "Lay aside")));
+    }
+    const byKind = new Map<string, Move[]>();
+    for (const move of others) byKind.set(move.kind.case!, [...(byKind.get(move.kind.case!) ?? []), move]);
+    for (const [kind, moves] of byKind) {
+      if (moves.length <= MAX_BUTTONS) {
+        parts.push(h("span", { class: "kind" }, ...moves.map((m) => h("button", { class: "move", "data-kind": kind, "data-move": describeMove(m), onclick: () => void this.send(m) }, describeMove(m)))));
+      } else {
+        const list = h("select", { class: "move-list", "data-kind": kind }, ...moves.map((m, i) => h("option", { value: i }, describeMove(m)))) as HTMLSelectElement;
+        parts.push(h("span", { class: "kind" }, list, h("button", { onclick: () => void this.send(moves[Number(list.value)]) }, "Send")));
+      }
+    }
+    return h("div", { id: "moves", class: "moves" }, ...parts);
+  }
+}

@@ -1,0 +1,137 @@
+"""The Connect adapter: each RPC of the generated ``GameService`` protocol is the native
+servicer's method, called with an adapter of the Connect request's context, and every error
+leaves through the one error path (:func:`service.interceptors.reject`): the same status code,
+``ErrorInfo`` in the error details, count and log line as over native gRPC."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, ItemsView
+from typing import Any
+
+import structlog
+from connectrpc.code import Code
+from connectrpc.errors import ConnectError
+from connectrpc.request import RequestContext
+from tricktable.v1 import game_service_pb2 as pb
+
+from service.interceptors import Rejection, reject
+from service.metrics import Metrics
+from service.servicer import GameServicer
+
+#: gRPC's one status name Connect spells differently.
+_CONNECT_NAMES = {"CANCELLED": "CANCELED"}
+
+
+def connect_error(refused: Rejection) -> ConnectError:
+    code = Code[_CONNECT_NAMES.get(refused.code.name, refused.code.name)]
+    return ConnectError(code, refused.message, details=[refused.info])
+
+
+class ConnectCall:
+    """What the servicer reads of a call (:class:`service.servicer.CallContext`)."""
+
+    __slots__ = ("_ctx",)
+
+    def __init__(self, ctx: RequestContext[Any, Any]) -> None:
+        self._ctx = ctx
+
+    def invocation_metadata(self) -> ItemsView[str, str]:
+        return self._ctx.request_headers().allitems()
+
+    def time_remaining(self) -> float | None:
+        left_ms = self._ctx.timeout_ms()
+        return None if left_ms is None else left_ms / 1000
+
+
+def _method(ctx: RequestContext[Any, Any]) -> str:
+    info = ctx.method()
+    return f"/{info.service_name}/{info.name}"  # as grpc names it, for one set of metrics
+
+
+class ErrorsToConnect:
+    """A connect-python interceptor: what ``ErrorInterceptor`` is to grpc.aio."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self._metrics = metrics
+
+    async def intercept_unary(
+        self,
+        call_next: Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]],
+        request: Any,
+        ctx: RequestContext[Any, Any],
+    ) -> Any:
+        structlog.contextvars.clear_contextvars()
+        method = _method(ctx)
+        try:
+            response = await call_next(request, ctx)
+        except Exception as exc:  # the one place errors become statuses, as over gRPC
+            raise connect_error(reject(method, exc, self._metrics)) from None
+        self._metrics.rpc_handled(method, "OK")
+        return response
+
+    async def intercept_server_stream(
+        self,
+        call_next: Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]],
+        request: Any,
+        ctx: RequestContext[Any, Any],
+    ) -> AsyncIterator[Any]:
+        structlog.contextvars.clear_contextvars()
+        method = _method(ctx)
+        try:
+            async for item in call_next(request, ctx):
+                yield item
+        except Exception as exc:
+            raise connect_error(reject(method, exc, self._metrics)) from None
+        self._metrics.rpc_handled(method, "OK")
+
+
+class ConnectGameService:
+    """The generated ``tricktable.v1.game_service_connect.GameService``, by delegation."""
+
+    def __init__(self, servicer: GameServicer) -> None:
+        self._rpc = servicer
+
+    async def list_game_types(
+        self, request: pb.ListGameTypesRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.ListGameTypesResponse:
+        return await self._rpc.ListGameTypes(request, ConnectCall(ctx))
+
+    async def create_game(
+        self, request: pb.CreateGameRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.CreateGameResponse:
+        return await self._rpc.CreateGame(request, ConnectCall(ctx))
+
+    async def list_games(
+        self, request: pb.ListGamesRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.ListGamesResponse:
+        return await self._rpc.ListGames(request, ConnectCall(ctx))
+
+    async def join_game(
+        self, request: pb.JoinGameRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.JoinGameResponse:
+        return await self._rpc.JoinGame(request, ConnectCall(ctx))
+
+    async def get_game(
+        self, request: pb.GetGameRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.GetGameResponse:
+        return await self._rpc.GetGame(request, ConnectCall(ctx))
+
+    async def submit_move(
+        self, request: pb.SubmitMoveRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.SubmitMoveResponse:
+        return await self._rpc.SubmitMove(request, ConnectCall(ctx))
+
+    def stream_events(
+        self, request: pb.StreamEventsRequest, ctx: RequestContext[Any, Any]
+    ) -> AsyncIterator[pb.StreamEventsResponse]:
+        return self._rpc.StreamEvents(request, ConnectCall(ctx))
+
+    async def leave_game(
+        self, request: pb.LeaveGameRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.LeaveGameResponse:
+        return await self._rpc.LeaveGame(request, ConnectCall(ctx))
+
+    async def get_game_record(
+        self, request: pb.GetGameRecordRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.GetGameRecordResponse:
+        return await self._rpc.GetGameRecord(request, ConnectCall(ctx))

@@ -1,0 +1,136 @@
+"""The web door's ASGI application: the Connect/gRPC-Web service, CORS, and the reference web
+table (``clients/web``, built into ``service/web/static``) at ``/``.
+
+CORS (Starlette's middleware): only the ``--web-origin`` origins may call from another site. A
+preflight is answered with the asking origin itself when it is listed (never the Host header,
+and never ``*`` unless ``*`` was listed), and refused (400) otherwise; credentials are never
+allowed, since the seat token travels in the ``Authorization`` header, not in a cookie. The page
+the server serves itself is same-origin and needs none of this.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from connectrpc.errors import ConnectError
+from starlette.middleware.cors import CORSMiddleware
+from starlette.middleware.exceptions import ExceptionMiddleware
+from starlette.responses import PlainTextResponse
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from tricktable.v1.game_service_connect import GameServiceASGIApplication
+
+from service.metrics import Metrics
+from service.servicer import GameServicer
+from service.web import codecs
+from service.web.adapter import ConnectGameService, ErrorsToConnect
+
+STATIC = Path(__file__).resolve().parent / "static"
+
+#: What a Connect or gRPC-Web client sends (besides the CORS-safelisted headers).
+ALLOWED_HEADERS = (
+    "Authorization",
+    "Connect-Protocol-Version",
+    "Connect-Timeout-Ms",
+    "Connect-Accept-Encoding",
+    "Connect-Content-Encoding",
+    "Content-Encoding",
+    "Accept-Encoding",
+    "Grpc-Timeout",
+    "Grpc-Accept-Encoding",
+    "X-Grpc-Web",
+    "X-User-Agent",
+)
+#: What a browser client must be able to read of a response.
+EXPOSED_HEADERS = (
+    "Grpc-Status",
+    "Grpc-Message",
+    "Grpc-Status-Details-Bin",
+    "Grpc-Encoding",
+    "Grpc-Accept-Encoding",
+    "Connect-Content-Encoding",
+    "Connect-Accept-Encoding",
+    "Content-Encoding",
+)
+
+
+class WebApp:
+    """Routes RPC paths to the Connect application and everything else to the static files."""
+
+    def __init__(self, rpc: GameServiceASGIApplication, static: Path = STATIC) -> None:
+        self._rpc = rpc
+        self._prefix = rpc.path + "/"
+        self._stream = f"{rpc.path}/StreamEvents"
+        self._files: ASGIApp = (
+            # The middleware answers StaticFiles' "not found" (an exception) with a 404.
+            ExceptionMiddleware(StaticFiles(directory=static, html=True))
+            if (static / "index.html").exists()
+            else PlainTextResponse("the web table is not built (npm run build)", 404)
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._rpc(scope, receive, send)
+        elif scope["path"] == self._stream:
+            await _ended_by_disconnect(self._rpc, scope, receive, send)
+        elif scope["path"].startswith(self._prefix):
+            await self._rpc(scope, receive, send)
+        else:
+            await self._files(scope, receive, send)
+
+
+async def _ended_by_disconnect(app: object, scope: Scope, receive: Receive, send: Send) -> None:
+    """Run a server stream until it ends or its client goes away.
+
+    connect-python notices a departed client only when the stream has its next message to send;
+    a watcher of an idle game would hold its task and its store wait until the next move. Here
+    the disconnect (which connect-python's own monitor reads through this ``receive``) cancels
+    the call at once.
+    """
+    gone = asyncio.Event()
+
+    async def watched() -> Message:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            gone.set()
+        return message
+
+    call = asyncio.ensure_future(app(scope, watched, send))  # type: ignore[operator]
+    departure = asyncio.ensure_future(gone.wait())
+    try:
+        await asyncio.wait((call, departure), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        departure.cancel()
+        if not call.done():
+            call.cancel()
+    # A cancelled call answers CANCELED to nobody: the client has gone.
+    with contextlib.suppress(asyncio.CancelledError, ConnectError):
+        await call
+
+
+def web_app(
+    servicer: GameServicer,
+    metrics: Metrics,
+    *,
+    origins: Sequence[str],
+    max_message_bytes: int,
+    static: Path = STATIC,
+) -> ASGIApp:
+    codecs.install()
+    rpc = GameServiceASGIApplication(
+        ConnectGameService(servicer),
+        interceptors=[ErrorsToConnect(metrics)],
+        read_max_bytes=max_message_bytes,
+    )
+    return CORSMiddleware(
+        WebApp(rpc, static),
+        allow_origins=tuple(origins),
+        allow_methods=("GET", "POST"),
+        allow_headers=ALLOWED_HEADERS,
+        expose_headers=EXPOSED_HEADERS,
+        allow_credentials=False,
+        max_age=7200,
+    )

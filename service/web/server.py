@@ -1,0 +1,46 @@
+"""The web door's listener: Hypercorn serving the web application on its own port, in the
+event loop of the ``grpc.aio`` server (HTTP/1.1, and HTTP/2 for clients that speak it)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+
+from hypercorn.asyncio import serve
+from hypercorn.config import Config
+from starlette.types import ASGIApp
+
+
+class WebServer:
+    def __init__(self, app: ASGIApp, host: str, port: int, grace_s: float) -> None:
+        self._app = app
+        self._host = host
+        self._port = port
+        self._grace_s = grace_s
+        self._stopping = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> int:
+        """Bind (a taken port is an error here, not later) and serve; the port bound."""
+        family = socket.AF_INET6 if ":" in self._host else socket.AF_INET
+        sock = socket.create_server((self._host, self._port), family=family)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        port: int = sock.getsockname()[1]
+        config = Config()
+        config.bind = [f"fd://{sock.detach()}"]  # Hypercorn owns the socket from here
+        config.graceful_timeout = self._grace_s
+        config.accesslog = None
+        # Hypercorn's own lines (warnings and errors only) through the standard logging.
+        config.errorlog = logging.getLogger("tricktable.web")
+        config.include_server_header = False
+        self._task = asyncio.create_task(
+            serve(self._app, config, shutdown_trigger=self._stopping.wait)  # type: ignore[arg-type]
+        )
+        return port
+
+    async def stop(self) -> None:
+        self._stopping.set()
+        if self._task is not None:
+            await self._task
+            self._task = None

@@ -279,19 +279,61 @@ class GameService:
         return seat if record.full else None
 
     async def get_game(
-        self, game_id: str, token: str | None, *, wait_s: float = 0.0
+        self,
+        game_id: str,
+        token: str | None,
+        *,
+        wait_s: float = 0.0,
+        wait_for_turn: bool | None = None,
+        after_version: int | None = None,
     ) -> tuple[GameRecord, View]:
-        """The caller's view; with ``wait_s`` (a seat's token needed), once the seat is to act
-        or the game has ended, or when ``wait_s`` has passed."""
+        """The caller's view. Within ``wait_s``: with ``after_version`` (anyone, spectators
+        too), once the game's version is later than it or the game has ended; with
+        ``wait_for_turn`` (a seat's token needed; the default when ``wait_s`` is given without
+        ``after_version``), once the seat must act or the game has ended. Both: the one, then
+        the other."""
+        if wait_for_turn is None:
+            wait_for_turn = wait_s > 0 and after_version is None
         record = await self.store.load(game_id)
         viewer = self._viewer(record, token)
-        if wait_s > 0 and token is None:
+        if wait_for_turn and token is None:
             raise Unauthenticated("waiting for a turn needs a seat token", reason="MISSING_TOKEN")
         rules, state = await self._state(record)
         self.cache.put(record, state)
-        if wait_s > 0 and viewer is not None:
-            record, state = await self._wait_for_turn(record, rules, state, viewer, wait_s)
+        deadline = time.monotonic() + wait_s
+        if wait_s > 0 and after_version is not None:
+            record, state = await self._wait_for_change(record, rules, state, after_version, wait_s)
+            viewer = self._viewer(record, token)
+        if wait_for_turn and viewer is not None:
+            left = deadline - time.monotonic()
+            record, state = await self._wait_for_turn(record, rules, state, viewer, left)
         return record, rules.view(state, viewer)
+
+    async def _wait_for_change(
+        self, record: GameRecord, rules: Rules[Any], state: Any, after: int, wait_s: float
+    ) -> tuple[GameRecord, Any]:
+        """The game once its version is later than ``after`` or it has ended; the latest seen
+        after ``wait_s``."""
+        deadline = time.monotonic() + wait_s
+        while record.version <= after and record.status == ACTIVE and not self._closing.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            wait = min(remaining, self._stream_wait_s)
+            version = await self.store.wait_for_version(record.game_id, record.version, wait)
+            if version is not None:
+                record, state = await self._reload(record.game_id, version)
+        return record, state
+
+    async def _reload(self, game_id: str, version: int) -> tuple[GameRecord, Any]:
+        """The game at ``version`` or later, from this replica's cache or the store."""
+        cached = await self._cached_soon(game_id, version)
+        if cached is not None:
+            return cached
+        record = await self.store.load(game_id)
+        _, state = await self._state(record)
+        self.cache.put(record, state)
+        return record, state
 
     def turn_wait(self, remaining_s: float | None) -> float:
         """How long a wait_for_turn call may wait: the server's limit, within the deadline."""
@@ -302,7 +344,8 @@ class GameService:
     async def _wait_for_turn(
         self, record: GameRecord, rules: Rules[Any], state: Any, seat: int, wait_s: float
     ) -> tuple[GameRecord, Any]:
-        """The game once ``seat`` is to act or it has ended; the latest seen after ``wait_s``."""
+        """The game once ``seat`` must act or it has ended; the latest seen after ``wait_s``.
+        A seat offered only optional moves (``may_act``) is not woken for them."""
         deadline = time.monotonic() + wait_s
         while (
             record.status == ACTIVE
@@ -315,15 +358,8 @@ class GameService:
                 break
             wait = min(remaining, self._stream_wait_s)
             version = await self.store.wait_for_version(record.game_id, record.version, wait)
-            if version is None:
-                continue
-            cached = await self._cached_soon(record.game_id, version)
-            if cached is not None:
-                record, state = cached
-            else:
-                record = await self.store.load(record.game_id)
-                rules, state = await self._state(record)
-                self.cache.put(record, state)
+            if version is not None:
+                record, state = await self._reload(record.game_id, version)
         return record, state
 
     async def _cached_soon(self, game_id: str, version: int) -> tuple[GameRecord, Any] | None:

@@ -64,9 +64,17 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     async def GetGame(
         self, request: pb.GetGameRequest, context: grpc.aio.ServicerContext
     ) -> pb.GetGameResponse:
-        validate.game_id(request.game_id)
-        wait = self._games.turn_wait(context.time_remaining()) if request.wait_for_turn else 0.0
-        record, view = await self._games.get_game(request.game_id, _token(context), wait_s=wait)
+        validate.get_game(request)
+        after = request.after_version if request.HasField("after_version") else None
+        waits = request.wait_for_turn or after is not None
+        wait = self._games.turn_wait(context.time_remaining()) if waits else 0.0
+        record, view = await self._games.get_game(
+            request.game_id,
+            _token(context),
+            wait_s=wait,
+            wait_for_turn=request.wait_for_turn,
+            after_version=after,
+        )
         return convert.get_game_response(record, view)
 
     async def SubmitMove(

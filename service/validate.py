@@ -114,6 +114,12 @@ def submit_move(request: pb.SubmitMoveRequest) -> None:
     move(request.move)
 
 
+def get_game(request: pb.GetGameRequest) -> None:
+    game_id(request.game_id)
+    if request.HasField("after_version") and request.after_version < 0:
+        raise _bad("after_version must not be negative")
+
+
 def stream_events(request: pb.StreamEventsRequest) -> None:
     game_id(request.game_id)
     if request.from_version < 0:

@@ -162,7 +162,16 @@ class Rules(ABC, Generic[S]):
 
     @abstractmethod
     def to_act(self, state: S) -> tuple[int, ...]:
-        """Seats that may move now, ascending; several while bid cards are laid aside."""
+        """Seats that MUST move now, ascending; several while bid cards are laid aside.
+
+        The game waits on these seats (DESIGN.md decision 11): their clocks run, and a turn
+        waiter wakes for them. A seat offered only optional moves (a Sixty-Six claim or trump
+        exchange while the other seat leads) is not listed here, only in ``may_act``."""
+
+    def may_act(self, state: S) -> tuple[int, ...]:
+        """Seats with any legal move now, ascending: ``to_act`` plus the seats that are offered
+        only optional moves. The same as ``to_act`` in a game without optional moves."""
+        return self.to_act(state)
 
     @abstractmethod
     def legal_moves(self, state: S, seat: int) -> Sequence[Move]:

@@ -578,6 +578,7 @@ class NinetyNine(Rules[NinetyNineState]):
             deal_no=s.deal_no,
             dealer=s.dealer,
             to_act=self.to_act(s),
+            may_act=self.may_act(s),
             seats=tuple(seats),
             trick=trick_view(s.leader, s.trick, None, _SEATS) if s.phase == _PLAY else None,
             tricks=tuple(trick_view(h[0], h[2:], h[1], _SEATS) for h in s.history),

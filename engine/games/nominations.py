@@ -937,6 +937,7 @@ class Nominations(Rules[NominationsState]):
             deal_no=s.deal_no,
             dealer=s.dealer,
             to_act=self.to_act(s),
+            may_act=self.may_act(s),
             seats=seats,
             trick=trick_view(s.leader, s.trick, None, _SEATS) if s.phase == PLAY else None,
             tricks=last_trick,

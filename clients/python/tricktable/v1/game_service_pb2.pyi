@@ -375,23 +375,32 @@ class GetGameRequest(_message.Message):
 
     GAME_ID_FIELD_NUMBER: _builtins.int
     WAIT_FOR_TURN_FIELD_NUMBER: _builtins.int
+    AFTER_VERSION_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     wait_for_turn: _builtins.bool
     """Hold the reply until the caller's seat is to act or the game has ended (or the server's
     wait limit or the call's deadline passes first: check view.to_act). Needs a seat token.
     While seats are still open it answers at once.
     """
+    after_version: _builtins.int
+    """Hold the reply until the game's version is later than this (or the game has ended, or the
+    server's wait limit or the call's deadline passes first: check game.version). Anyone may
+    wait so, spectators too: a watcher passes the version it last saw instead of polling.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         wait_for_turn: _builtins.bool = ...,
+        after_version: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_after_version", b"_after_version", "after_version", b"after_version"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "wait_for_turn", b"wait_for_turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_version", b"_after_version", "after_version", b"after_version", "game_id", b"game_id", "wait_for_turn", b"wait_for_turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__after_version: _TypeAlias = _typing.Literal["after_version"]  # noqa: Y015
+    _WhichOneofArgType__after_version: _TypeAlias = _typing.Literal["_after_version", b"_after_version"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__after_version) -> _WhichOneofReturnType__after_version | None: ...
 
 Global___GetGameRequest: _TypeAlias = GetGameRequest  # noqa: Y015
 

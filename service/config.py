@@ -20,6 +20,7 @@ class ServerConfig:
     stream_wait_s: float = 1.0  # how often an idle stream checks for shutdown and game end
     max_message_bytes: int = 64 * 1024
     turn_wait_s: float = 30.0  # the longest a wait_for_turn call is held
+    sweep_interval_s: float = 0.05  # the longest the deadline sweeper sleeps (service.scheduler)
     metrics_port: int | None = None  # None: no metrics endpoint; 0: any free port
     json_logs: bool = True
     log_level: str = "info"

@@ -22,6 +22,7 @@ from service.config import ServerConfig
 from service.game_service import GameService
 from service.interceptors import ErrorInterceptor
 from service.metrics import Metrics, PrometheusMetrics
+from service.scheduler import Scheduler
 from service.servicer import GameServicer
 from service.store.base import GameStore
 from service.store.memory import MemoryStore
@@ -53,6 +54,7 @@ class Server:
             turn_wait_s=config.turn_wait_s,
             metrics=self.metrics,
         )
+        self.scheduler = Scheduler(self.games, interval_s=config.sweep_interval_s)
         self._health = health.aio.HealthServicer()
         limit = config.max_message_bytes
         self.grpc = grpc.aio.server(
@@ -78,6 +80,7 @@ class Server:
         if isinstance(self.metrics, PrometheusMetrics) and self.config.metrics_port is not None:
             self.metrics_port = self.metrics.serve_http(self.config.host, self.config.metrics_port)
         await self.grpc.start()
+        self.scheduler.start()
         for name in ("", SERVICE_NAME):
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
         log.info(
@@ -94,6 +97,7 @@ class Server:
         await self._health.enter_graceful_shutdown()
         self.games.close_streams()
         await self.grpc.stop(self.config.grace_s)
+        await self.scheduler.stop()
         await self.store.close()
         if isinstance(self.metrics, PrometheusMetrics):
             self.metrics.stop_http()

@@ -37,7 +37,14 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     ) -> pb.CreateGameResponse:
         validate.create_game(request)
         options = convert.options_from_proto(request.options)
-        record = await self._games.create_game(request.game_type, options, request.seed or None)
+        clock = (
+            validate.time_control(request.time_control)
+            if request.HasField("time_control")
+            else None
+        )
+        record = await self._games.create_game(
+            request.game_type, options, request.seed or None, time_control=clock
+        )
         return pb.CreateGameResponse(game=convert.summary_to_proto(record))
 
     async def ListGames(
@@ -75,7 +82,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             wait_for_turn=request.wait_for_turn,
             after_version=after,
         )
-        return convert.get_game_response(record, view)
+        return convert.get_game_response(record, view, self._games.clocks(record))
 
     async def SubmitMove(
         self, request: pb.SubmitMoveRequest, context: grpc.aio.ServicerContext

@@ -23,8 +23,8 @@ from service.store.base import Due
 
 log = structlog.get_logger("tricktable.scheduler")
 
-#: The longest a sweeper sleeps: a deadline written by another replica is fired at most about
-#: this late (one written here wakes the sweep at once).
+#: The longest a sweeper sleeps: a new deadline earlier than the one it slept for (written by
+#: any replica) is fired at most about this late.
 DEFAULT_INTERVAL_S = 0.05
 #: Entries fired concurrently per sweep.
 DEFAULT_BATCH = 200

@@ -88,7 +88,11 @@ local nv = tonumber(v) + 1
 redis.call('PUBLISH', ARGV[9], nv)
 redis.call('HSET', KEYS[1], 'version', nv, 'status', ARGV[6])
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'resigned_seat', ARGV[7]) end
-if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'timing', ARGV[10]) end
+local replaced = ''
+if ARGV[10] ~= '' then
+  replaced = redis.call('HGET', KEYS[1], 'timing') or ''
+  redis.call('HSET', KEYS[1], 'timing', ARGV[10])
+end
 redis.call('SET', KEYS[3], ARGV[2])
 if ARGV[3] ~= '' then redis.call('RPUSH', KEYS[4], ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[5], ARGV[4], nv) end
@@ -97,7 +101,7 @@ local ttl = tonumber(ARGV[8])
 if ARGV[6] ~= 'active' and ttl > 0 then
   for i = 1, 6 do redis.call('EXPIRE', KEYS[i], ttl) end
 end
-return {1, nv}
+return {1, nv, replaced}
 """
 
 # KEYS: meta seats snapshot   The record as one reply (the snapshot '' when there is none).
@@ -274,7 +278,8 @@ class RedisStore(GameStore):
             moved_channel(game_id),
             step.timing.to_json() if step.timing is not None else "",
         ]
-        outcome, version = await self._call(self._hot_script(_COMMIT_SCRIPT, _keys(game_id), args))
+        reply = await self._call(self._hot_script(_COMMIT_SCRIPT, _keys(game_id), args))
+        outcome, version = reply[0], reply[1]
         if outcome == -1:
             raise GameNotFound(game_id)
         if outcome == 0:
@@ -283,7 +288,16 @@ class RedisStore(GameStore):
             raise RequestSeen(int(version))
         if step.status != ACTIVE:
             await self._call(self._hot("ZREM", _LOBBY, game_id))
+        if len(reply) > 2 and reply[2]:
+            await self._unindex(game_id, step.expected_version, Timing.from_json(reply[2]))
         return int(version)
+
+    async def _unindex(self, game_id: str, version: int, replaced: Timing) -> None:
+        """Drop the index entry of a deadline this commit replaced: it can only be stale now.
+        (Left behind, as after a crash here, a sweeper drops it once it comes due.)"""
+        if replaced.deadline_ms is not None:
+            member = f"{game_id}|{version}|{replaced.deadline_ms}"
+            await self._call(self._hot("ZREM", _DEADLINES, member))
 
     async def request_version(self, game_id: str, request_id: str) -> int | None:
         raw = await self._call(self._hot("HGET", _keys(game_id)[4], request_id))

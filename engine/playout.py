@@ -68,7 +68,7 @@ def random_move(rules: Rules[Any], state: Any, randbelow: Any) -> tuple[int, Any
     ``randbelow(n)`` draws uniformly from ``range(n)``. A running game where the seats to act
     have no legal move is a rules bug, reported as a ``RuntimeError``.
     """
-    acting = rules.to_act(state)
+    acting = rules.may_act(state)  # optional moves too: every legal (seat, move)
     if len(acting) == 1:
         seat = acting[0]
         legal = rules.legal_moves(state, seat)

@@ -10,6 +10,12 @@ same cards, so a seed would say more than this game.
 the service learns what chance gave. :func:`verify` re-plays a record through the rules with
 *strict* recorded chance (a draw the record lacks is an error, never a fresh draw) and checks
 that every move is legal and that the packs, the events and the result are the ones recorded.
+
+A seat's clock running out is part of the record (the service's clocks, not the rules): a step
+whose events start with ``TimedOut`` is a move the clock made for that seat (``auto_move``: the
+move follows, checked like any other) or the seat's forfeit (a resignation holding only that
+event). Which move the clock picks is the service's documented policy; the record says which
+moves it made, and verifying checks them against the rules like a player's.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from typing import Any
 
 from engine.core.chance import Chance, ChanceLog
 from engine.core.errors import EngineError
-from engine.core.events import Event
+from engine.core.events import Event, TimedOut
 from engine.core.moves import Move
 from engine.core.options import OptionValue, options_to_data
 from engine.core.rules import Outcome, Rules, get_rules
@@ -112,18 +118,23 @@ def verify(record: Record) -> Outcome | None:
             raise RecordMismatch(f"step {expected_version} is numbered {step.version}")
         if resigned is not None:
             raise RecordMismatch(f"version {step.version} follows a resignation")
+        clock, played = _by_clock(step)
         if step.move is None:
-            if step.resigned_seat is None or step.events:
+            if step.resigned_seat is None or played:
                 raise RecordMismatch(f"version {step.version} has neither a move nor a resignation")
+            if clock is not None and clock != TimedOut(step.resigned_seat, auto_move=False):
+                raise RecordMismatch(f"version {step.version}: a forfeit by another seat's clock")
             resigned = step.resigned_seat
             continue
         if step.seat is None:
             raise RecordMismatch(f"the move of version {step.version} has no seat")
+        if clock is not None and clock != TimedOut(step.seat, auto_move=True):
+            raise RecordMismatch(f"version {step.version}: the clock moved for another seat")
         try:
             events = rules.apply_in_place(state, step.seat, step.move)
         except (EngineError, ValueError) as exc:
             raise RecordMismatch(f"the move of version {step.version}: {_why(exc)}") from None
-        _same_events(step.version, events, step.events)
+        _same_events(step.version, events, played)
     unused = sorted(set(record.chance) - set(log.draws))
     if unused:
         raise RecordMismatch(f"recorded chance the game never drew: {', '.join(unused)}")
@@ -140,6 +151,19 @@ def verify(record: Record) -> Outcome | None:
     if outcome != record.outcome:
         raise RecordMismatch(f"the rules reach {outcome}, the record says {record.outcome}")
     return outcome
+
+
+def _by_clock(step: Step) -> tuple[TimedOut | None, Sequence[Event]]:
+    """A step's ``TimedOut`` (the clock's, first when present) and the events of its move."""
+    events = step.events
+    if events and type(events[0]) is TimedOut:
+        return events[0], events[1:]
+    return None, events
+
+
+def timed_out(step: Step) -> TimedOut | None:
+    """The timeout that made ``step``, if the clock made it."""
+    return _by_clock(step)[0]
 
 
 def _same_events(version: int, replayed: Sequence[Event], recorded: Sequence[Event]) -> None:

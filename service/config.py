@@ -22,6 +22,7 @@ class ServerConfig:
     stream_wait_s: float = 1.0  # how often an idle stream checks for shutdown and game end
     max_message_bytes: int = 64 * 1024
     turn_wait_s: float = 30.0  # the longest a wait_for_turn call is held
+    sweep_interval_s: float = 0.05  # the longest the deadline sweeper sleeps (service.scheduler)
     metrics_port: int | None = None  # None: no metrics endpoint; 0: any free port
     health_interval_s: float = 2.0  # how often readiness pings the store (0: never)
     web_port: int | None = None  # Connect and gRPC-Web for browsers; None: off; 0: any free port

@@ -31,6 +31,7 @@ from typing import Any
 from google.protobuf.message import Message
 from tricktable.v1 import (
     cards_pb2,
+    clocks_pb2,
     events_pb2,
     game_service_pb2,
     game_types_pb2,
@@ -47,6 +48,7 @@ from engine.core.moves import MOVE_TYPES, Move
 from engine.core.options import OptionSpec, OptionValue
 from engine.core.rules import GameType
 from engine.core.view import View
+from service.clocks import FORFEIT, SeatClockView
 from service.errors import InvalidRequest
 from service.game_service import MoveResult, ProjectedBatch
 from service.store.base import ABANDONED, FINISHED, GameRecord
@@ -54,6 +56,8 @@ from service.store.base import ABANDONED, FINISHED, GameRecord
 _PROTO_MODULES = (cards_pb2, values_pb2, moves_pb2, events_pb2, views_pb2)
 _OPTIONAL_WRAPPERS = frozenset({"OptionalInt32", "OptionalBool", "OptionalString"})
 _SUIT_ENUM = "tricktable.v1.Suit"
+#: Message fields the service fills beside the engine's (the engine knows no clock).
+SERVICE_FIELDS: Mapping[str, frozenset[str]] = {"View": frozenset({"clocks"})}
 
 # -- cards -----------------------------------------------------------------------------------
 
@@ -533,13 +537,46 @@ def submit_move_response(result: MoveResult) -> game_service_pb2.SubmitMoveRespo
     )
     fill_events(out.events, result.events)
     fill_view(out.view, result.view)
+    fill_clocks(out.view, result.clocks)
     return out
 
 
-def get_game_response(record: GameRecord, view: View) -> game_service_pb2.GetGameResponse:
+def get_game_response(
+    record: GameRecord, view: View, clocks: Iterable[SeatClockView] = ()
+) -> game_service_pb2.GetGameResponse:
     out = game_service_pb2.GetGameResponse(game=summary_to_proto(record))
     fill_view(out.view, view)
+    fill_clocks(out.view, clocks)
     return out
+
+
+# -- clocks -----------------------------------------------------------------------------------
+
+
+def fill_clocks(target: views_pb2.View, clocks: Iterable[SeatClockView]) -> None:
+    """A view's clocks (they are the service's, not the engine view's)."""
+    for c in clocks:
+        target.clocks.add(
+            seat=c.seat,
+            move_ms_left=c.move_ms_left,
+            bank_ms_left=c.bank_ms_left,
+            running=c.running,
+            deadline_ms=c.deadline_ms,
+            timeouts=c.timeouts,
+        )
+
+
+def time_control_to_proto(data: Mapping[str, Any]) -> clocks_pb2.TimeControl:
+    """A stored time control (``service.clocks.TimeControl`` data) as the protocol shows it."""
+    return clocks_pb2.TimeControl(
+        move_ms=data["move_ms"],
+        bank_ms=data["bank_ms"],
+        increment_ms=data["increment_ms"],
+        on_timeout=clocks_pb2.TIMEOUT_POLICY_FORFEIT
+        if data["on_timeout"] == FORFEIT
+        else clocks_pb2.TIMEOUT_POLICY_AUTO_MOVE,
+        forfeit_after=data["forfeit_after"],
+    )
 
 
 # -- the lobby --------------------------------------------------------------------------------
@@ -573,6 +610,8 @@ def summary_to_proto(record: GameRecord) -> game_service_pb2.GameSummary:
     options_to_proto(record.options, out.options)
     if record.resigned_seat is not None:
         out.resigned_seat = record.resigned_seat
+    if record.time_control is not None:
+        out.time_control.CopyFrom(time_control_to_proto(record.time_control))
     return out
 
 

@@ -18,6 +18,11 @@ per move.
 
 Everything that leaves is projected for its viewer by :meth:`GameService.project`: a seat, or
 None for a spectator. The seed never leaves.
+
+Clocks (:mod:`service.clocks`): in a game with a time control every commit also writes the
+game's clocks and next deadline, in the same compare-and-set step (DESIGN.md decision 9). A
+clock that runs out is fired by :meth:`GameService.fire_timeout`, called by any replica's
+sweeper (:mod:`service.scheduler`): an ordinary commit on the version, so it happens once.
 """
 
 from __future__ import annotations
@@ -35,13 +40,15 @@ import structlog
 
 from engine import game_names, get_rules
 from engine.core.errors import BadSnapshot, EngineError
-from engine.core.events import Event, GameOver, event_from_data, event_to_data
+from engine.core.events import Event, GameOver, TimedOut, event_from_data, event_to_data
 from engine.core.moves import Move, move_from_data, move_to_data
 from engine.core.options import OptionValue, options_to_data
 from engine.core.rules import GameType, Rules
 from engine.core.view import View
 from engine.record import Record, Step, replay_logged
+from service import clocks as clock_rules
 from service.auth import new_token, seat_of, token_hash
+from service.clocks import Clocks, SeatClockView, TimeControl
 from service.errors import (
     GameNotPlayable,
     InvalidRequest,
@@ -64,6 +71,7 @@ from service.store.base import (
     MoveRecord,
     RequestSeen,
     SeatRecord,
+    Timing,
 )
 
 log = structlog.get_logger("tricktable.games")
@@ -80,6 +88,7 @@ class MoveResult:
     events: list[Event]  # projected for the mover
     view: View
     view_version: int = -1  # the version ``view`` shows (-1: ``version``)
+    clocks: tuple[SeatClockView, ...] = ()  # at the version ``view`` shows (clocked games)
 
     def __post_init__(self) -> None:
         if self.view_version < 0:
@@ -183,7 +192,12 @@ class GameService:
         return [get_rules(name).game_type() for name in game_names()]
 
     async def create_game(
-        self, game_type: str, options: Mapping[str, OptionValue], seed: bytes | None
+        self,
+        game_type: str,
+        options: Mapping[str, OptionValue],
+        seed: bytes | None,
+        *,
+        time_control: TimeControl | None = None,
     ) -> GameRecord:
         rules = get_rules(game_type)
         resolved = options_to_data(rules.options(options))
@@ -198,6 +212,7 @@ class GameService:
             created_at_ms=int(self._clock() * 1000),
             seats=(None,) * rules.seats,
             snapshot=rules.snapshot(state),
+            time_control=time_control.to_data() if time_control is not None else None,
         )
         opening = EventBatch(
             version=0,
@@ -238,13 +253,134 @@ class GameService:
         )
         token = new_token()
         claim = SeatRecord(token_hash=token_hash(token), player_name=player_name)
+        # Written only by the take that fills the table: the clocks start when play can.
+        timing = await self._first_timing(record)
         for candidate in wanted:
-            if await self.store.take_seat(game_id, candidate, claim):
+            if await self.store.take_seat(game_id, candidate, claim, timing):
                 log.info("seat taken", game_id=game_id, seat=candidate)
                 return candidate, token, await self.store.load(game_id)
         if seat is not None:
             raise SeatUnavailable(f"seat {seat} is taken")
         raise SeatUnavailable("no seat is open", reason="NO_OPEN_SEAT")
+
+    # -- clocks ------------------------------------------------------------------------------
+
+    def _now_ms(self) -> int:
+        return int(self._clock() * 1000)
+
+    async def _first_timing(self, record: GameRecord) -> Timing | None:
+        if record.time_control is None:
+            return None
+        rules, state = await self._state(record)
+        tc = TimeControl.from_data(record.time_control)
+        return _timing(
+            tc, clock_rules.start(tc, record.seat_count, rules.to_act(state), self._now_ms())
+        )
+
+    def _timing_after(
+        self, record: GameRecord, must_act: tuple[int, ...], mover: int | None
+    ) -> Timing | None:
+        """A clocked game's timing after ``mover`` moved (None: a resignation) and
+        ``must_act`` must act next (empty once the game has ended)."""
+        if record.time_control is None or record.timing is None:
+            return None
+        tc = TimeControl.from_data(record.time_control)
+        clocks = Clocks.from_data(record.timing.clocks)
+        return _timing(tc, clock_rules.after_move(tc, clocks, mover, must_act, self._now_ms()))
+
+    def clocks(self, record: GameRecord) -> tuple[SeatClockView, ...]:
+        """Every seat's clock now, as anyone may see it (empty in a game without a clock)."""
+        if record.time_control is None:
+            return ()
+        tc = TimeControl.from_data(record.time_control)
+        if record.timing is None:  # waiting for players: every clock stopped and full
+            clocks = clock_rules.start(tc, record.seat_count, (), 0)
+        else:
+            clocks = Clocks.from_data(record.timing.clocks)
+        return clock_rules.views(tc, clocks, self._now_ms())
+
+    async def fire_timeout(self, game_id: str) -> GameRecord | None:
+        """Fire the game's clock if it has run out: with AUTO_MOVE, commit the move the policy
+        picks for the seat (after a ``TimedOut`` event); with FORFEIT (or the ``forfeit_after``-th
+        timeout), the seat's resignation. One compare-and-set commit on the version read, so a
+        racing move or another replica's firing wins or loses it whole. Returns the game after
+        the firing, or None when there was nothing to fire (the game moved on, ended, or its
+        deadline has not come) or the commit lost the race."""
+        record = await self.store.load(game_id)
+        now = self._now_ms()
+        timing = record.timing
+        if (
+            record.status != ACTIVE
+            or record.time_control is None
+            or timing is None
+            or timing.deadline_ms is None
+            or timing.deadline_ms > now
+        ):
+            return None
+        tc = TimeControl.from_data(record.time_control)
+        clocks = Clocks.from_data(timing.clocks)
+        due = clock_rules.next_timeout(tc, clocks)
+        assert due is not None, "a deadline with no running clock"
+        seat = due[1]
+        rules, state = await self._state(record)
+        version = record.version + 1
+        forfeit = clock_rules.policy_for(tc, clocks, seat) == clock_rules.FORFEIT
+        if forfeit:
+            stopped = clock_rules.after_timeout(tc, clocks, seat, (), now)
+            step = Commit(
+                expected_version=record.version,
+                snapshot=record.snapshot,
+                batch=EventBatch(
+                    version=version,
+                    seat=seat,
+                    events=(event_to_data(TimedOut(seat=seat, auto_move=False)),),
+                    resigned_seat=seat,
+                ),
+                status=ABANDONED,
+                resigned_seat=seat,
+                timing=_timing(tc, stopped),
+            )
+            new_state = state
+        else:
+            legal = rules.legal_moves(state, seat)
+            move = legal[clock_rules.auto_move_index(record.seed, version, len(legal))]
+            new_state, events = rules.apply(state, seat, move)
+            must = () if new_state.finished else rules.to_act(new_state)
+            after = clock_rules.after_timeout(tc, clocks, seat, must, now)
+            step = Commit(
+                expected_version=record.version,
+                snapshot=rules.snapshot(new_state),
+                batch=EventBatch(
+                    version=version,
+                    seat=seat,
+                    events=tuple(
+                        event_to_data(e) for e in (TimedOut(seat=seat, auto_move=True), *events)
+                    ),
+                ),
+                status=FINISHED if new_state.finished else ACTIVE,
+                move=MoveRecord(seat=seat, move=move_to_data(move)),
+                timing=_timing(tc, after),
+            )
+        try:
+            await self.store.commit(game_id, step)
+        except VersionConflict:
+            return None  # a move, or another replica's firing, came first
+        fired = dataclasses.replace(
+            record,
+            version=version,
+            status=step.status,
+            snapshot=step.snapshot,
+            resigned_seat=step.resigned_seat,
+            timing=step.timing,
+        )
+        if forfeit:
+            self.cache.drop(game_id)
+        else:
+            self.cache.put(fired, new_state)
+        if fired.status != ACTIVE:
+            self.metrics.game_ended(record.game_type, fired.status)
+        log.info("clock ran out", game_id=game_id, seat=seat, version=version, forfeit=forfeit)
+        return fired
 
     # -- reading and playing -----------------------------------------------------------------
 
@@ -280,19 +416,61 @@ class GameService:
         return seat if record.full else None
 
     async def get_game(
-        self, game_id: str, token: str | None, *, wait_s: float = 0.0
+        self,
+        game_id: str,
+        token: str | None,
+        *,
+        wait_s: float = 0.0,
+        wait_for_turn: bool | None = None,
+        after_version: int | None = None,
     ) -> tuple[GameRecord, View]:
-        """The caller's view; with ``wait_s`` (a seat's token needed), once the seat is to act
-        or the game has ended, or when ``wait_s`` has passed."""
+        """The caller's view. Within ``wait_s``: with ``after_version`` (anyone, spectators
+        too), once the game's version is later than it or the game has ended; with
+        ``wait_for_turn`` (a seat's token needed; the default when ``wait_s`` is given without
+        ``after_version``), once the seat must act or the game has ended. Both: the one, then
+        the other."""
+        if wait_for_turn is None:
+            wait_for_turn = wait_s > 0 and after_version is None
         record = await self.store.load(game_id)
         viewer = self._viewer(record, token)
-        if wait_s > 0 and token is None:
+        if wait_for_turn and token is None:
             raise Unauthenticated("waiting for a turn needs a seat token", reason="MISSING_TOKEN")
         rules, state = await self._state(record)
         self.cache.put(record, state)
-        if wait_s > 0 and viewer is not None:
-            record, state = await self._wait_for_turn(record, rules, state, viewer, wait_s)
+        deadline = time.monotonic() + wait_s
+        if wait_s > 0 and after_version is not None:
+            record, state = await self._wait_for_change(record, rules, state, after_version, wait_s)
+            viewer = self._viewer(record, token)
+        if wait_for_turn and viewer is not None:
+            left = deadline - time.monotonic()
+            record, state = await self._wait_for_turn(record, rules, state, viewer, left)
         return record, rules.view(state, viewer)
+
+    async def _wait_for_change(
+        self, record: GameRecord, rules: Rules[Any], state: Any, after: int, wait_s: float
+    ) -> tuple[GameRecord, Any]:
+        """The game once its version is later than ``after`` or it has ended; the latest seen
+        after ``wait_s``."""
+        deadline = time.monotonic() + wait_s
+        while record.version <= after and record.status == ACTIVE and not self._closing.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            wait = min(remaining, self._stream_wait_s)
+            version = await self.store.wait_for_version(record.game_id, record.version, wait)
+            if version is not None:
+                record, state = await self._reload(record.game_id, version)
+        return record, state
+
+    async def _reload(self, game_id: str, version: int) -> tuple[GameRecord, Any]:
+        """The game at ``version`` or later, from this replica's cache or the store."""
+        cached = await self._cached_soon(game_id, version)
+        if cached is not None:
+            return cached
+        record = await self.store.load(game_id)
+        _, state = await self._state(record)
+        self.cache.put(record, state)
+        return record, state
 
     def turn_wait(self, remaining_s: float | None) -> float:
         """How long a wait_for_turn call may wait: the server's limit, within the deadline."""
@@ -303,7 +481,8 @@ class GameService:
     async def _wait_for_turn(
         self, record: GameRecord, rules: Rules[Any], state: Any, seat: int, wait_s: float
     ) -> tuple[GameRecord, Any]:
-        """The game once ``seat`` is to act or it has ended; the latest seen after ``wait_s``."""
+        """The game once ``seat`` must act or it has ended; the latest seen after ``wait_s``.
+        A seat offered only optional moves (``may_act``) is not woken for them."""
         deadline = time.monotonic() + wait_s
         while (
             record.status == ACTIVE
@@ -316,15 +495,8 @@ class GameService:
                 break
             wait = min(remaining, self._stream_wait_s)
             version = await self.store.wait_for_version(record.game_id, record.version, wait)
-            if version is None:
-                continue
-            cached = await self._cached_soon(record.game_id, version)
-            if cached is not None:
-                record, state = cached
-            else:
-                record = await self.store.load(record.game_id)
-                rules, state = await self._state(record)
-                self.cache.put(record, state)
+            if version is not None:
+                record, state = await self._reload(record.game_id, version)
         return record, state
 
     async def _cached_soon(self, game_id: str, version: int) -> tuple[GameRecord, Any] | None:
@@ -381,6 +553,7 @@ class GameService:
             events=projected,
             view=rules.view(new_state, mover),
             view_version=record.version,
+            clocks=self.clocks(record),
         )
 
     async def _commit_from_cache(self, asked: _MoveRequest) -> _Committed | None:
@@ -472,6 +645,13 @@ class GameService:
         move, request_id = asked.move, asked.request_id
         status = FINISHED if new_state.finished else ACTIVE
         snapshot = rules.snapshot(new_state)
+        timing = (
+            None
+            if record.time_control is None
+            else self._timing_after(
+                record, () if new_state.finished else rules.to_act(new_state), mover
+            )
+        )
         version = await self.store.commit(
             record.game_id,
             Commit(
@@ -485,9 +665,16 @@ class GameService:
                 ),
                 status=status,
                 move=MoveRecord(seat=mover, move=move_to_data(move), request_id=request_id),
+                timing=timing,
             ),
         )
-        new_record = dataclasses.replace(record, version=version, status=status, snapshot=snapshot)
+        new_record = dataclasses.replace(
+            record,
+            version=version,
+            status=status,
+            snapshot=snapshot,
+            timing=timing if timing is not None else record.timing,
+        )
         self.cache.put(new_record, new_state)
         return new_record
 
@@ -503,6 +690,7 @@ class GameService:
             events=[rules.project(event_from_data(e), mover) for e in batch.events],
             view=rules.view(state, mover),
             view_version=record.version,
+            clocks=self.clocks(record),
         )
 
     async def stream_events(
@@ -566,6 +754,7 @@ class GameService:
                 batch=EventBatch(version=record.version + 1, seat=seat, resigned_seat=seat),
                 status=ABANDONED,
                 resigned_seat=seat,
+                timing=self._timing_after(record, (), None),
             ),
         )
         self.cache.drop(game_id)
@@ -605,6 +794,11 @@ class GameService:
             resigned_seat=game.resigned_seat,
         )
         return game, record
+
+
+def _timing(tc: TimeControl, clocks: Clocks) -> Timing:
+    due = clock_rules.next_timeout(tc, clocks)
+    return Timing(clocks.to_data(), due[0] if due is not None else None)
 
 
 def _read_page_token(token: str) -> LobbyPosition | None:

@@ -24,6 +24,7 @@ from service.game_service import GameService
 from service.interceptors import ErrorInterceptor
 from service.metrics import Metrics, PrometheusMetrics
 from service.readiness import StoreHealth
+from service.scheduler import Scheduler
 from service.servicer import GameServicer
 from service.store.base import GameStore
 from service.store.memory import MemoryStore
@@ -57,6 +58,7 @@ class Server:
             turn_wait_s=config.turn_wait_s,
             metrics=self.metrics,
         )
+        self.scheduler = Scheduler(self.games, interval_s=config.sweep_interval_s)
         self._health = health.aio.HealthServicer()
         limit = config.max_message_bytes
         self.grpc = grpc.aio.server(
@@ -96,6 +98,7 @@ class Server:
         await self.grpc.start()
         if self.web is not None:
             self.web_port = await self.web.start()
+        self.scheduler.start()
         await self.readiness.start()
         log.info(
             "serving",
@@ -114,6 +117,7 @@ class Server:
         self.games.close_streams()
         web = self.web.stop() if self.web is not None else asyncio.sleep(0)
         await asyncio.gather(self.grpc.stop(self.config.grace_s), web)
+        await self.scheduler.stop()
         await self.store.close()
         if isinstance(self.metrics, PrometheusMetrics):
             self.metrics.stop_http()

@@ -47,7 +47,14 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     ) -> pb.CreateGameResponse:
         validate.create_game(request)
         options = convert.options_from_proto(request.options)
-        record = await self._games.create_game(request.game_type, options, request.seed or None)
+        clock = (
+            validate.time_control(request.time_control)
+            if request.HasField("time_control")
+            else None
+        )
+        record = await self._games.create_game(
+            request.game_type, options, request.seed or None, time_control=clock
+        )
         return pb.CreateGameResponse(game=convert.summary_to_proto(record))
 
     async def ListGames(
@@ -72,10 +79,18 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         )
 
     async def GetGame(self, request: pb.GetGameRequest, context: CallContext) -> pb.GetGameResponse:
-        validate.game_id(request.game_id)
-        wait = self._games.turn_wait(context.time_remaining()) if request.wait_for_turn else 0.0
-        record, view = await self._games.get_game(request.game_id, _token(context), wait_s=wait)
-        return convert.get_game_response(record, view)
+        validate.get_game(request)
+        after = request.after_version if request.HasField("after_version") else None
+        waits = request.wait_for_turn or after is not None
+        wait = self._games.turn_wait(context.time_remaining()) if waits else 0.0
+        record, view = await self._games.get_game(
+            request.game_id,
+            _token(context),
+            wait_s=wait,
+            wait_for_turn=request.wait_for_turn,
+            after_version=after,
+        )
+        return convert.get_game_response(record, view, self._games.clocks(record))
 
     async def SubmitMove(
         self, request: pb.SubmitMoveRequest, context: CallContext

@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from tricktable.v1 import cards_pb2, game_types_pb2, moves_pb2
+from tricktable.v1 import cards_pb2, clocks_pb2, game_types_pb2, moves_pb2
 from tricktable.v1 import game_service_pb2 as pb
 
+from service.clocks import BadTimeControl, TimeControl
 from service.errors import InvalidRequest
 
 MAX_ID = 64
@@ -65,6 +66,42 @@ def create_game(request: pb.CreateGameRequest) -> None:
     options(request.options)
     if len(request.seed) > MAX_SEED:
         raise _bad(f"the seed is longer than {MAX_SEED} bytes")
+    if request.HasField("time_control"):
+        time_control(request.time_control)
+
+
+_POLICIES = {
+    clocks_pb2.TIMEOUT_POLICY_UNSPECIFIED: "auto_move",  # the default
+    clocks_pb2.TIMEOUT_POLICY_AUTO_MOVE: "auto_move",
+    clocks_pb2.TIMEOUT_POLICY_FORFEIT: "forfeit",
+}
+
+
+def time_control(msg: clocks_pb2.TimeControl) -> TimeControl:
+    """The checked time control of a request; INVALID_ARGUMENT names the field out of range
+    (``time_control.move_ms``, ...; the ranges are in proto/tricktable/v1/clocks.proto)."""
+    policy = _POLICIES.get(msg.on_timeout)
+    if policy is None:
+        raise _bad(
+            f"time_control.on_timeout: no timeout policy {msg.on_timeout}",
+            reason="INVALID_TIME_CONTROL",
+        )
+    tc = TimeControl(
+        move_ms=msg.move_ms,
+        bank_ms=msg.bank_ms,
+        increment_ms=msg.increment_ms,
+        on_timeout=policy,
+        forfeit_after=msg.forfeit_after,
+    )
+    try:
+        tc.check()
+    except BadTimeControl as bad:
+        raise InvalidRequest(
+            f"time_control.{bad.field}: {bad}",
+            reason="INVALID_TIME_CONTROL",
+            metadata={"field": f"time_control.{bad.field}"},
+        ) from None
+    return tc
 
 
 def list_games(request: pb.ListGamesRequest) -> None:
@@ -112,6 +149,12 @@ def submit_move(request: pb.SubmitMoveRequest) -> None:
     if request.HasField("seat"):
         _seat(request.seat)
     move(request.move)
+
+
+def get_game(request: pb.GetGameRequest) -> None:
+    game_id(request.game_id)
+    if request.HasField("after_version") and request.after_version < 0:
+        raise _bad("after_version must not be negative")
 
 
 def stream_events(request: pb.StreamEventsRequest) -> None:

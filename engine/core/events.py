@@ -326,6 +326,17 @@ class PartnerRevealed(_Public):
     partner: int | None
 
 
+@dataclass(frozen=True, slots=True)
+class TimedOut(_Public):
+    """A seat's clock ran out. The rules never emit it: the service's clock does, first in the
+    version it makes, before the events of the move it played for the seat (``auto_move``) or
+    as the whole of the seat's forfeit (a resignation). A record re-plays it as the clock's."""
+
+    kind: ClassVar[str] = "timed_out"
+    seat: int
+    auto_move: bool
+
+
 Event = (
     DealStarted
     | CardsLaidAside
@@ -347,6 +358,7 @@ Event = (
     | ContractDeclared
     | PartnerNotice
     | PartnerRevealed
+    | TimedOut
 )
 
 EVENT_TYPES: dict[str, type[Any]] = {
@@ -372,6 +384,7 @@ EVENT_TYPES: dict[str, type[Any]] = {
         ContractDeclared,
         PartnerNotice,
         PartnerRevealed,
+        TimedOut,
     )
 }
 

@@ -195,8 +195,17 @@ class Rules(ABC, Generic[S]):
         return [self.deal_started(state)]
 
     def to_act(self, state: S) -> tuple[int, ...]:
-        """Seats the rules wait for now, ascending; several while bid cards are laid aside."""
+        """Seats that MUST move now, ascending; several while bid cards are laid aside.
+
+        The game waits on these seats (DESIGN.md decision 11): their clocks run, and a turn
+        waiter wakes for them. A seat offered only optional moves (a Sixty-Six claim or trump
+        exchange while the other seat leads) is not listed here, only in ``may_act``."""
         return self._to_act[state.phase](state)
+
+    def may_act(self, state: S) -> tuple[int, ...]:
+        """Seats with any legal move now, ascending: ``to_act`` plus the seats that are offered
+        only optional moves. The same as ``to_act`` in a game without optional moves."""
+        return self.to_act(state)
 
     def legal_moves(self, state: S, seat: int) -> Sequence[Move]:
         """Every legal move of ``seat`` now, in a deterministic order (empty if none): the
@@ -326,6 +335,7 @@ class Rules(ABC, Generic[S]):
             deal_no=s.deal_no,
             dealer=s.dealer,
             to_act=self.to_act(s),
+            may_act=self.may_act(s),
             seats=tuple(self.seat_view(s, seat, viewer) for seat in range(self.seats)),
             trick=self.trick_shown(s),
             tricks=self.tricks_shown(s),

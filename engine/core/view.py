@@ -44,7 +44,8 @@ class View:
     phase: str
     deal_no: int
     dealer: int
-    to_act: tuple[int, ...]
+    to_act: tuple[int, ...]  # the seats that must move (their clocks run)
+    may_act: tuple[int, ...]  # every seat with a legal move: to_act and optional movers
     seats: tuple[SeatView, ...]
     trick: TrickView | None
     tricks: tuple[TrickView, ...]  # this deal's completed tricks (public history)

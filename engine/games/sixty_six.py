@@ -25,8 +25,9 @@ Moves, and when they are legal (§10):
   after winning a trick or declaring a marriage (``after_own_trick_or_marriage``).
 * ``Call("pass")``: decline to claim in the end window after the last trick (§9.1).
 
-``to_act`` lists every seat with a legal move now: between tricks under ``between_tricks`` both
-seats may claim, so both are listed.
+``to_act`` lists the seat the game waits on; ``may_act`` every seat with a legal move now:
+between tricks under ``between_tricks`` the seat not on lead may claim, so it is listed in
+``may_act`` only (its claim is optional, DESIGN.md decision 11), likewise an exchange out of turn.
 
 Points the spec leaves open, as decided here:
 
@@ -700,13 +701,7 @@ class SixtySix(Rules[SixtySixState]):
             # The leader's card is on the table, so only the follower can act.
             return _ONLY[1 - s.leader]
         if phase in (_LEAD, _POST_TRICK):
-            if s.options.claim_window == "between_tricks":
-                return _BOTH  # the other seat may always claim between tricks
-            other = 1 - s.leader
-            if s.hands[other] >> (s.trump * 16 + _NINE) & 1 and (
-                self.exchange_problem(s, other) is None
-            ):
-                return _BOTH
+            # Only the leader must move; the other seat's claim or exchange is optional.
             return _ONLY[s.leader]
         if phase == _CLOSE_EXCHANGE:
             assert s.closer is not None
@@ -715,6 +710,17 @@ class SixtySix(Rules[SixtySixState]):
             assert s.window_seat is not None
             return (s.window_seat,)
         return ()
+
+    def may_act(self, s: SixtySixState) -> tuple[int, ...]:
+        if not s.finished and s.phase in (_LEAD, _POST_TRICK):
+            if s.options.claim_window == "between_tricks":
+                return _BOTH  # the other seat may always claim between tricks
+            other = 1 - s.leader
+            if s.hands[other] >> (s.trump * 16 + _NINE) & 1 and (
+                self.exchange_problem(s, other) is None
+            ):
+                return _BOTH
+        return self.to_act(s)
 
     def legal_moves(self, s: SixtySixState, seat: int) -> Sequence[Move]:
         # The order of the moves is part of the behaviour (a random playout picks by index):
@@ -1113,6 +1119,7 @@ class SixtySix(Rules[SixtySixState]):
             deal_no=s.deal_no,
             dealer=s.dealer,
             to_act=self.to_act(s),
+            may_act=self.may_act(s),
             seats=seats,
             trick=trick_view(s.leader, list(s.trick), None, _SEATS) if in_play else None,
             tricks=tricks,

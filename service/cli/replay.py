@@ -20,7 +20,7 @@ from typing import Any
 from tricktable.client import Client
 from tricktable.errors import TricktableError
 
-from engine.record import RecordMismatch, verify
+from engine.record import RecordMismatch, timed_out, verify
 from service.records import record_from_json, record_from_proto, record_to_json
 
 
@@ -75,12 +75,17 @@ def _check(text: str, name: str) -> int:
         print(f"{name}: the record does NOT re-play: {exc}", file=sys.stderr, flush=True)
         return 1
     moves = sum(1 for s in record.steps if s.move is not None)
-    if outcome is None:
+    by_clock = sum(1 for s in record.steps if s.move is not None and timed_out(s))
+    moves_text = f"{moves} moves" + (f" ({by_clock} made by the clock)" if by_clock else "")
+    forfeit = record.steps[-1] if record.steps else None
+    if outcome is None and forfeit is not None and timed_out(forfeit):
+        result = f"abandoned: seat {record.resigned_seat} forfeited on time"
+    elif outcome is None:
         result = f"abandoned: seat {record.resigned_seat} resigned"
     else:
         result = f"totals {list(outcome.totals)}, winners {list(outcome.winners)}"
     print(
-        f"{name}: checked {record.game_type}, {len(record.deals)} deals, {moves} moves; {result}",
+        f"{name}: checked {record.game_type}, {len(record.deals)} deals, {moves_text}; {result}",
         file=sys.stderr,
         flush=True,
     )

@@ -9,6 +9,13 @@ Every write that advances a game is one atomic compare-and-set (:meth:`GameStore
 version check, the new snapshot, the appended move, the request id and the event batch succeed or
 fail together. The contract is the test suite in ``tests/store/test_contract.py``, run against
 every adapter.
+
+Time is in the store (DESIGN.md decision 9): a clocked game's clocks and its next deadline
+(:class:`Timing`) are written by the same atomic step as the commit (or the seat taken) that
+changes them, and every store keeps an index of deadlines that any replica sweeps
+(:meth:`GameStore.due`). The index may hold stale or early entries, never a late one: a sweeper
+checks the game's own timing and fires through an ordinary compare-and-set commit, so a deadline
+fires exactly once whichever replica gets there first.
 """
 
 from __future__ import annotations
@@ -45,6 +52,33 @@ class SeatRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class Timing:
+    """A clocked game's clocks (``service.clocks.Clocks`` data) and its next deadline (server
+    time in ms since the epoch; None when nothing is scheduled)."""
+
+    clocks: Mapping[str, Any]
+    deadline_ms: int | None
+
+    def to_json(self) -> str:
+        return json.dumps({"clocks": self.clocks, "deadline_ms": self.deadline_ms})
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Timing:
+        data = json.loads(text)
+        return cls(clocks=data["clocks"], deadline_ms=data["deadline_ms"])
+
+
+@dataclass(frozen=True, slots=True)
+class Due:
+    """An entry of the deadline index that has come due: a game to look at. ``key`` is the
+    store's own handle on the entry (given back to :meth:`GameStore.done`)."""
+
+    game_id: str
+    deadline_ms: int
+    key: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class GameRecord:
     game_id: str
     game_type: str
@@ -57,6 +91,8 @@ class GameRecord:
     seats: tuple[SeatRecord | None, ...] = ()
     resigned_seat: int | None = None
     snapshot: bytes = b""
+    time_control: Mapping[str, Any] | None = None  # service.clocks.TimeControl data; None: no clock
+    timing: Timing | None = None  # once play has begun in a clocked game
 
     @property
     def full(self) -> bool:
@@ -121,6 +157,7 @@ class Commit:
     status: str = ACTIVE
     move: MoveRecord | None = None  # None for a resignation
     resigned_seat: int | None = None
+    timing: Timing | None = None  # a clocked game's timing after this step; None: unclocked
 
 
 class RequestSeen(Exception):  # a signal from store to service, never shown to a client
@@ -159,8 +196,12 @@ class GameStore(ABC):
         """The version a request id produced, if that request was accepted before."""
 
     @abstractmethod
-    async def take_seat(self, game_id: str, seat: int, record: SeatRecord) -> bool:
-        """Give an open seat to a player; False (nothing written) if it is taken."""
+    async def take_seat(
+        self, game_id: str, seat: int, record: SeatRecord, timing: Timing | None = None
+    ) -> bool:
+        """Give an open seat to a player; False (nothing written) if it is taken. ``timing``
+        is written with it, in the same atomic step, if this seat fills the table (play, and
+        a clocked game's clocks, begin then)."""
 
     @abstractmethod
     async def free_seat(self, game_id: str, seat: int, token_hash: str) -> bool:
@@ -184,6 +225,20 @@ class GameStore(ABC):
         """Games with an open seat of ``game_type`` (empty: any), ordered by (creation time,
         game id), strictly after ``after`` (None: from the start); at most ``limit``. A position
         stays valid when the game at it fills or ends, so pages never repeat or skip."""
+
+    @abstractmethod
+    async def due(self, now_ms: int, limit: int) -> list[Due]:
+        """Up to ``limit`` deadline index entries due at ``now_ms``, earliest first. Entries are
+        hints: the game's own timing is the truth (an entry may be stale, never late)."""
+
+    @abstractmethod
+    async def done(self, entry: Due) -> None:
+        """Drop an index entry that was handled (fired, stale, or its game gone)."""
+
+    async def next_deadline(self) -> int | None:
+        """The earliest entry of the deadline index (a hint for how long a sweeper may sleep),
+        or None when it is empty."""
+        return None
 
     async def close(self) -> None:
         """Release connections."""

@@ -4,12 +4,16 @@ Every method runs without awaiting between its reads and writes, so on one event
 is atomic, which is all the compare-and-set needs. Games expire like in Redis: a finished or
 abandoned game is dropped ``finished_ttl_s`` seconds after its last step, and with ``open_ttl_s``
 a game whose seats never all fill is dropped that long after its creation (checked lazily).
+
+The deadline index is the games' own deadlines, kept by the same step that writes a game's
+timing, so it is never stale: :meth:`MemoryStore.done` only forgets the games that are gone.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import heapq
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +22,7 @@ from service.errors import GameNotFound, VersionConflict
 from service.store.base import (
     ACTIVE,
     Commit,
+    Due,
     EventBatch,
     GameRecord,
     GameStore,
@@ -25,6 +30,7 @@ from service.store.base import (
     MoveRecord,
     RequestSeen,
     SeatRecord,
+    Timing,
 )
 
 
@@ -46,6 +52,7 @@ class MemoryStore(GameStore):
         open_ttl_s: float = 0.0,
     ) -> None:
         self._games: dict[str, _Game] = {}
+        self._deadlines: dict[str, int] = {}  # game id -> its timing's deadline
         self._ttl = finished_ttl_s
         self._open_ttl = open_ttl_s  # 0: a game waiting for players never expires
         self._clock = clock
@@ -54,6 +61,7 @@ class MemoryStore(GameStore):
         game = self._games.get(game_id)
         if game is not None and game.expires_at is not None and self._clock() >= game.expires_at:
             del self._games[game_id]
+            self._deadlines.pop(game_id, None)
             game = None
         if game is None:
             raise GameNotFound(game_id)
@@ -88,7 +96,10 @@ class MemoryStore(GameStore):
             resigned_seat=step.resigned_seat
             if step.resigned_seat is not None
             else game.record.resigned_seat,
+            timing=step.timing if step.timing is not None else game.record.timing,
         )
+        if step.timing is not None:
+            self._schedule(game_id, step.timing)
         if step.move is not None:
             game.moves.append(step.move)
         if step.batch.request_id:
@@ -108,7 +119,9 @@ class MemoryStore(GameStore):
     async def request_version(self, game_id: str, request_id: str) -> int | None:
         return self._get(game_id).requests.get(request_id)
 
-    async def take_seat(self, game_id: str, seat: int, record: SeatRecord) -> bool:
+    async def take_seat(
+        self, game_id: str, seat: int, record: SeatRecord, timing: Timing | None = None
+    ) -> bool:
         game = self._get(game_id)
         seats = list(game.record.seats)
         if seats[seat] is not None:
@@ -117,7 +130,30 @@ class MemoryStore(GameStore):
         game.record = dataclasses.replace(game.record, seats=tuple(seats))
         if game.record.full and game.record.status == ACTIVE:
             game.expires_at = None  # a full table is kept until it finishes
+            if timing is not None:
+                game.record = dataclasses.replace(game.record, timing=timing)
+                self._schedule(game_id, timing)
         return True
+
+    def _schedule(self, game_id: str, timing: Timing) -> None:
+        if timing.deadline_ms is None:
+            self._deadlines.pop(game_id, None)
+        else:
+            self._deadlines[game_id] = timing.deadline_ms
+
+    async def due(self, now_ms: int, limit: int) -> list[Due]:
+        ready = [(d, g) for g, d in self._deadlines.items() if d <= now_ms]
+        return [Due(g, d) for d, g in heapq.nsmallest(limit, ready)]
+
+    async def done(self, entry: Due) -> None:
+        # The index is the games' own deadlines, so only a game that is gone leaves one behind.
+        try:
+            self._get(entry.game_id)
+        except GameNotFound:
+            self._deadlines.pop(entry.game_id, None)
+
+    async def next_deadline(self) -> int | None:
+        return min(self._deadlines.values(), default=None)
 
     async def free_seat(self, game_id: str, seat: int, token_hash: str) -> bool:
         game = self._get(game_id)

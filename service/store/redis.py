@@ -4,7 +4,7 @@ Keys of one game share the hash tag ``{game_id}`` (DESIGN.md decision 4), so eve
 touches one cluster slot:
 
     tt:{id}:meta      hash    game_type, options, seed, seat_count, created_at_ms, version,
-                              status, resigned_seat
+                              status, resigned_seat, time_control, timing (Timing json)
     tt:{id}:seats     hash    seat -> SeatRecord json
     tt:{id}:snapshot  string  engine snapshot (a cache: rebuilt from the moves when unreadable)
     tt:{id}:moves     list    MoveRecord json, in order
@@ -20,6 +20,21 @@ also publishes the new version on the channel ``tt:{id}:moved``, which wakes the
 every replica (:mod:`service.store.redis_notify`). With
 ``open_ttl_s`` a game waiting for players expires that long after its creation unless its seats
 all fill (:data:`_TAKE_SEAT` then removes the expiry).
+
+Deadlines (DESIGN.md decision 9). A clocked game's timing (its clocks and next deadline) is a
+field of its meta hash, written by the commit script (or the seat-taking script that fills the
+table) in the same atomic step as the version: that field is the truth. Replicas find due games
+through the index ``tt:deadlines``, a sorted set scored by deadline whose members are
+``<game id>|<version>|<deadline ms>``. Choice for Redis Cluster (issue 14): the commit script
+never touches the index, which lives in another slot; the member is written by a separate,
+idempotent ZADD *before* the script runs. So every deadline a commit can write is indexed before
+it exists, a commit refused or a crash between the two steps leaves only a stale entry (never a
+missing one), and no member is ever rescored later (two writers of one member write the same
+score). A sweeper (:mod:`service.scheduler`) reads due members, loads the game, fires only if
+the game's own timing is due (an ordinary compare-and-set commit on its version) and then drops
+the member (:meth:`RedisStore.done`); a member whose game moved on, ended or expired is just
+dropped. Should one index key grow hot, it can be split into buckets by a hash of the game id
+with no change to this reasoning.
 """
 
 from __future__ import annotations
@@ -37,6 +52,7 @@ from service.errors import GameNotFound, StoreUnavailable, VersionConflict
 from service.store.base import (
     ACTIVE,
     Commit,
+    Due,
     EventBatch,
     GameRecord,
     GameStore,
@@ -44,17 +60,19 @@ from service.store.base import (
     MoveRecord,
     RequestSeen,
     SeatRecord,
+    Timing,
 )
 from service.store.redis_notify import MoveNotifier, moved_channel
 from service.store.redis_pipe import Arg, PipelinedRedis, Script, pipelined_for
 
 T = TypeVar("T")
 _LOBBY = "tt:lobby"
+_DEADLINES = "tt:deadlines"
 _PARTS = ("meta", "seats", "snapshot", "moves", "requests", "events")
 
 # KEYS: meta seats snapshot moves requests events
 # ARGV: expected_version snapshot move_json request_id batch_json status resigned_seat ttl_s
-#       moved_channel
+#       moved_channel timing_json ('' leaves the timing as it is)
 # The PUBLISH wakes the turn waiters of every replica (service.store.redis_notify). It comes
 # before the first write: a script error does not undo earlier writes, and a PUBLISH that an ACL
 # refuses must fail the commit whole. Subscribers get the message only once the script is done.
@@ -70,6 +88,11 @@ local nv = tonumber(v) + 1
 redis.call('PUBLISH', ARGV[9], nv)
 redis.call('HSET', KEYS[1], 'version', nv, 'status', ARGV[6])
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'resigned_seat', ARGV[7]) end
+local replaced = ''
+if ARGV[10] ~= '' then
+  replaced = redis.call('HGET', KEYS[1], 'timing') or ''
+  redis.call('HSET', KEYS[1], 'timing', ARGV[10])
+end
 redis.call('SET', KEYS[3], ARGV[2])
 if ARGV[3] ~= '' then redis.call('RPUSH', KEYS[4], ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[5], ARGV[4], nv) end
@@ -78,7 +101,7 @@ local ttl = tonumber(ARGV[8])
 if ARGV[6] ~= 'active' and ttl > 0 then
   for i = 1, 6 do redis.call('EXPIRE', KEYS[i], ttl) end
 end
-return {1, nv}
+return {1, nv, replaced}
 """
 
 # KEYS: meta seats snapshot   The record as one reply (the snapshot '' when there is none).
@@ -90,13 +113,17 @@ return {redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2]),
 _COMMIT_SCRIPT = Script(_COMMIT)
 _LOAD_SCRIPT = Script(_LOAD)
 
-# KEYS: meta seats snapshot moves requests events   ARGV: seat seat_json
+# KEYS: meta seats snapshot moves requests events   ARGV: seat seat_json timing_json
 # A game waiting for players may carry an expiry (open_ttl_s): the seats hash, created here,
-# shares it, and a table that fills is kept (PERSIST) until it finishes.
+# shares it, and a table that fills is kept (PERSIST) until it finishes. The timing (a clocked
+# game's clocks, which start when play can) is written only by the take that fills the table.
 _TAKE_SEAT = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
 local taken = redis.call('HLEN', KEYS[2])
+if ARGV[3] ~= '' and taken >= tonumber(redis.call('HGET', KEYS[1], 'seat_count')) then
+  redis.call('HSET', KEYS[1], 'timing', ARGV[3])
+end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then
   if taken >= tonumber(redis.call('HGET', KEYS[1], 'seat_count')) then
@@ -199,6 +226,8 @@ class RedisStore(GameStore):
             "version": 0,
             "status": game.status,
         }
+        if game.time_control is not None:
+            fields["time_control"] = json.dumps(dict(game.time_control))
 
         async def write() -> None:
             async with self._r.pipeline(transaction=True) as pipe:
@@ -227,7 +256,14 @@ class RedisStore(GameStore):
         raw = await self._call(self._r.lrange(key, 0, -1))
         return [MoveRecord.from_json(x) for x in raw]
 
+    async def _index(self, game_id: str, version: int, timing: Timing | None) -> None:
+        """Index a deadline before the step that may write it (see the module docstring)."""
+        if timing is not None and timing.deadline_ms is not None:
+            member = f"{game_id}|{version}|{timing.deadline_ms}"
+            await self._call(self._hot("ZADD", _DEADLINES, timing.deadline_ms, member))
+
     async def commit(self, game_id: str, step: Commit) -> int:
+        await self._index(game_id, step.expected_version + 1, step.timing)
         move = step.move.to_json() if step.move is not None else ""
         resigned = "" if step.resigned_seat is None else str(step.resigned_seat)
         args: list[Arg] = [
@@ -240,8 +276,10 @@ class RedisStore(GameStore):
             resigned,
             self._ttl,
             moved_channel(game_id),
+            step.timing.to_json() if step.timing is not None else "",
         ]
-        outcome, version = await self._call(self._hot_script(_COMMIT_SCRIPT, _keys(game_id), args))
+        reply = await self._call(self._hot_script(_COMMIT_SCRIPT, _keys(game_id), args))
+        outcome, version = reply[0], reply[1]
         if outcome == -1:
             raise GameNotFound(game_id)
         if outcome == 0:
@@ -250,15 +288,28 @@ class RedisStore(GameStore):
             raise RequestSeen(int(version))
         if step.status != ACTIVE:
             await self._call(self._hot("ZREM", _LOBBY, game_id))
+        if len(reply) > 2 and reply[2]:
+            await self._unindex(game_id, step.expected_version, Timing.from_json(reply[2]))
         return int(version)
+
+    async def _unindex(self, game_id: str, version: int, replaced: Timing) -> None:
+        """Drop the index entry of a deadline this commit replaced: it can only be stale now.
+        (Left behind, as after a crash here, a sweeper drops it once it comes due.)"""
+        if replaced.deadline_ms is not None:
+            member = f"{game_id}|{version}|{replaced.deadline_ms}"
+            await self._call(self._hot("ZREM", _DEADLINES, member))
 
     async def request_version(self, game_id: str, request_id: str) -> int | None:
         raw = await self._call(self._hot("HGET", _keys(game_id)[4], request_id))
         return None if raw is None else int(raw)
 
-    async def take_seat(self, game_id: str, seat: int, record: SeatRecord) -> bool:
+    async def take_seat(
+        self, game_id: str, seat: int, record: SeatRecord, timing: Timing | None = None
+    ) -> bool:
         keys = _keys(game_id)
-        taken = await self._call(self._take(keys=keys, args=[seat, record.to_json()]))
+        await self._index(game_id, 0, timing)
+        args = [seat, record.to_json(), timing.to_json() if timing is not None else ""]
+        taken = await self._call(self._take(keys=keys, args=args))
         if taken == -1:
             raise GameNotFound(game_id)
         if taken == 0:
@@ -304,6 +355,23 @@ class RedisStore(GameStore):
                 return None
             # Woken early to re-read (the subscription came back) and nothing new: wait on.
 
+    async def due(self, now_ms: int, limit: int) -> list[Due]:
+        raw = await self._call(
+            self._hot("ZRANGEBYSCORE", _DEADLINES, "-inf", now_ms, "WITHSCORES", "LIMIT", 0, limit)
+        )
+        out = []
+        for member, score in _scored(raw):
+            key = member.decode()
+            out.append(Due(key.split("|", 1)[0], int(float(score)), key))
+        return out
+
+    async def done(self, entry: Due) -> None:
+        await self._call(self._hot("ZREM", _DEADLINES, entry.key))
+
+    async def next_deadline(self) -> int | None:
+        raw = await self._call(self._hot("ZRANGE", _DEADLINES, 0, 0, "WITHSCORES"))
+        return int(float(_scored(raw)[0][1])) if raw else None
+
     async def list_open(
         self, game_type: str, limit: int, after: LobbyPosition | None = None
     ) -> list[GameRecord]:
@@ -337,6 +405,14 @@ class RedisStore(GameStore):
         return out
 
 
+def _scored(raw: list[Any]) -> list[tuple[bytes, Any]]:
+    """(member, score) pairs of a WITHSCORES reply: flat from the pipelined connection, already
+    paired by redis-py's response callbacks."""
+    if raw and isinstance(raw[0], list | tuple):
+        return [(m, sc) for m, sc in raw]
+    return list(zip(raw[::2], raw[1::2], strict=True))
+
+
 def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:
     """A hash from a script's HGETALL reply: field, value, field, value, …"""
     return dict(zip(flat[::2], flat[1::2], strict=True))
@@ -350,6 +426,8 @@ def _record(
     taken = {int(k): SeatRecord.from_json(v) for k, v in seats.items()}
     options: dict[str, OptionValue] = json.loads(m["options"])
     resigned = m.get("resigned_seat")
+    time_control = m.get("time_control")
+    timing = m.get("timing")
     return GameRecord(
         game_id=game_id,
         game_type=m["game_type"],
@@ -362,4 +440,6 @@ def _record(
         seats=tuple(taken.get(i) for i in range(count)),
         resigned_seat=None if resigned is None else int(resigned),
         snapshot=snapshot,
+        time_control=None if time_control is None else json.loads(time_control),
+        timing=None if timing is None else Timing.from_json(timing),
     )

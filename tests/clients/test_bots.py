@@ -160,6 +160,45 @@ def test_the_random_bot_lets_optional_chances_pass() -> None:
     claim = Move(claim=moves_pb2.Claim())
     assert may_wait(view, [claim]) and RandomBot(0)(view, [claim]) is None
     assert not may_wait(View(viewer=1, to_act=[1]), [claim])
+    # A server that tells must from may: a seat in may_act but not in to_act may wait.
+    assert may_wait(View(viewer=1, to_act=[0], may_act=[0, 1]), [claim])
+    assert not may_wait(View(viewer=1, to_act=[1], may_act=[0, 1]), [claim])
+
+
+@pytest.mark.parametrize("style", ["stream", "poll"])
+def test_a_bot_still_makes_an_optional_move_it_wants(client: Client, style: str) -> None:
+    """The seat not on lead is not to act in Sixty-Six between tricks, but it may claim: a
+    runner whose bot wants to claim does so without waiting for the other seat."""
+    game = client.create("sixty-six", {"preset": "gamefarm"}, seed=f"claim:{style}".encode())
+    seats = [client.join(game.game_id, n, f"p{n}") for n in range(2)]
+    (leader,) = client.get(game.game_id).view.to_act
+    other = seats[1 - leader]
+
+    def claims(view: View, legal: Sequence[Move]) -> Move | None:
+        return next((m for m in legal if m.WhichOneof("kind") == "claim"), None)
+
+    stop = threading.Event()
+    runner = BotRunner(other, claims, style="stream" if style == "stream" else "poll", stop=stop)
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            runner.run()
+        except BaseException as error:  # reported below
+            errors.append(error)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 20
+        while client.get(game.game_id).game.version < 1 and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        stop.set()  # the runner ends at its next look at the game
+    thread.join(2)
+    assert not errors and runner.moves_made >= 1
+    public = client.get(game.game_id).view
+    assert public.deal_no >= 2 or public.finished  # the claim ended the first deal
 
 
 #: Games per game type for the margin test, and the wins each heuristic bot must reach. Under

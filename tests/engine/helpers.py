@@ -46,7 +46,7 @@ def random_steps(
     for _ in range(max_moves):
         if state.finished:
             return
-        acting = rules.to_act(state)
+        acting = rules.may_act(state)
         assert acting, "a running game must have a seat to act"
         seat = rng.choice(acting)
         legal = rules.legal_moves(state, seat)

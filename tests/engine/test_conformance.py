@@ -136,11 +136,14 @@ def run_conformance(game: str, options: dict[str, object], seed: bytes, bot: int
                 last_totals = list(e.totals)
         check_event_consistency(rules, step)
         if n % check_every == 0 or step.after.finished:
-            # whose turn: exactly the seats with legal moves
-            acting = set(rules.to_act(step.after))
+            # may act: exactly the seats with legal moves; must act: some of them, never none
+            acting = set(rules.may_act(step.after))
             for seat in range(rules.seats):
                 has_moves = len(rules.legal_moves(step.after, seat)) > 0
-                assert has_moves == (seat in acting), f"seat {seat}: to_act and legal moves differ"
+                assert has_moves == (seat in acting), f"seat {seat}: may_act and legal moves differ"
+            must = rules.to_act(step.after)
+            assert set(must) <= acting and list(must) == sorted(must)
+            assert bool(must) != step.after.finished, "a running game waits on some seat"
             check_view_consistency(rules, step.after)
             assert rules.restore(snapshot_before) == step.after
             if not step.after.finished:
@@ -151,7 +154,7 @@ def run_conformance(game: str, options: dict[str, object], seed: bytes, bot: int
         events.extend(step.events)
         final = step.after
     assert final.finished and rules.outcome(final) is not None
-    assert rules.to_act(final) == ()
+    assert rules.to_act(final) == () and rules.may_act(final) == ()
     replayed, replay_events = rules.replay(options, seed, moves)
     assert rules.snapshot(replayed) == snapshot_before
     assert replay_events == events

@@ -550,7 +550,8 @@ def test_dealing_gives_three_and_three_to_each_starting_with_the_non_dealer() ->
     assert t.s.turn_up == pack[12] and t.s.stock == pack[13:]
     view = RULES.view(t.s, N)
     assert view.detail.stock_size == 12 and view.detail.stock_state == "open"
-    assert view.to_act == (0, 1) and view.phase == "lead" and view.turn_up == pack[12]
+    assert view.to_act == (N,) and view.phase == "lead" and view.turn_up == pack[12]
+    assert view.may_act == (0, 1)  # D may claim between tricks (gamefarm), but need not
     deal = t.events[0]
     assert isinstance(deal, DealStarted) and deal.trump == C.HEARTS and deal.turn_up == pack[12]
 
@@ -770,7 +771,7 @@ def test_any_time_exchange_out_of_turn_between_tricks() -> None:
     # D leads KD, N wins with TD: D, not on lead, may exchange before N's lead and before draw.
     t.trick(D, "KD", "TD")
     assert t.s.phase == "post_trick" and EXCHANGE in t.legal(D)
-    assert RULES.to_act(t.s) == (0, 1)
+    assert RULES.may_act(t.s) == (0, 1) and RULES.to_act(t.s) == (N,)  # D's exchange is optional
     t.do(N, DRAW)
     assert EXCHANGE in t.legal(D)
 
@@ -778,7 +779,7 @@ def test_any_time_exchange_out_of_turn_between_tricks() -> None:
 def test_before_own_lead_lists_the_non_leader_only_when_he_can_act() -> None:
     t = tv4_after_trick_1(preset="pagat")
     t.trick(D, "KD", "TD")
-    assert RULES.to_act(t.s) == (N,)  # D has no claim and no exchange under pagat
+    assert RULES.to_act(t.s) == RULES.may_act(t.s) == (N,)  # D has no claim nor exchange (pagat)
     t.refused(D, EXCHANGE, Reason.EXCHANGE_NOT_ALLOWED)
     t.refused(D, CLAIM, Reason.CLAIM_NOT_ALLOWED)
 

@@ -22,6 +22,7 @@ from service.store.base import (
     MoveRecord,
     RequestSeen,
     SeatRecord,
+    Timing,
 )
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
@@ -85,6 +86,61 @@ def step(version: int, seat: int = 0, request_id: str = "", status: str = ACTIVE
             seat=seat, move={"type": "call", "call": f"c{version}"}, request_id=request_id
         ),
     )
+
+
+def timed(version: int, deadline_ms: int | None) -> Commit:
+    clocks = {"seats": [[0, None, version], [0, deadline_ms, 0]]}
+    return dataclasses.replace(step(version), timing=Timing(clocks, deadline_ms))
+
+
+async def due_here(store: GameStore, game_id: str, now_ms: int) -> list[int]:
+    """The deadlines of ``game_id`` due at ``now_ms`` (the index is shared by every test)."""
+    return [d.deadline_ms for d in await store.due(now_ms, 10_000) if d.game_id == game_id]
+
+
+def test_timing_is_written_with_the_commit_and_indexed(run: Callable[[Body], None]) -> None:
+    async def body(store: GameStore) -> None:
+        record = new_record()
+        await store.create(record, OPENING)
+        first = Timing({"seats": [[5, 1000, 0], [5, None, 0]]}, 1000)
+        assert await store.take_seat(record.game_id, 0, SeatRecord("a", "a"), first)
+        assert (await store.load(record.game_id)).timing is None  # not yet full: no clock
+        assert await store.take_seat(record.game_id, 1, SeatRecord("b", "b"), first)
+        assert (await store.load(record.game_id)).timing == first
+        assert await due_here(store, record.game_id, 999) == []
+        assert 1000 in await due_here(store, record.game_id, 1000)
+
+        await store.commit(record.game_id, timed(0, 2000))
+        loaded = await store.load(record.game_id)
+        assert loaded.timing == timed(0, 2000).timing
+        # A refused step writes no timing (its index entry may stay: a stale hint).
+        with pytest.raises(VersionConflict):
+            await store.commit(record.game_id, timed(0, 1500))
+        assert (await store.load(record.game_id)).timing == loaded.timing
+        for entry in await store.due(10_000, 10_000):
+            if entry.game_id == record.game_id:
+                await store.done(entry)
+        # Handled entries are gone (Redis), or were never more than the game's own deadline.
+        assert await due_here(store, record.game_id, 10_000) in ([], [2000])
+
+        await store.commit(record.game_id, timed(1, None))  # no clock runs: nothing is due
+        assert (await store.load(record.game_id)).timing == timed(1, None).timing
+        assert await due_here(store, record.game_id, 10_000) == []
+        # A step without timing leaves the game's timing as it is.
+        await store.commit(record.game_id, step(2))
+        assert (await store.load(record.game_id)).timing == timed(1, None).timing
+
+    run(body)
+
+
+def test_the_time_control_is_stored_with_the_game(run: Callable[[Body], None]) -> None:
+    async def body(store: GameStore) -> None:
+        tc = {"move_ms": 1, "bank_ms": 2, "increment_ms": 3, "on_timeout": "forfeit"}
+        record = dataclasses.replace(new_record(), time_control=tc)
+        await store.create(record, OPENING)
+        assert (await store.load(record.game_id)).time_control == tc
+
+    run(body)
 
 
 def test_a_created_game_loads_as_stored(run: Callable[[Body], None]) -> None:

@@ -163,11 +163,19 @@ class AsyncClient:
         return AsyncSeat(self, game_id, seat, token)
 
     async def get(
-        self, game_id: str, token: str | None = None, *, wait_for_turn: bool = False
+        self,
+        game_id: str,
+        token: str | None = None,
+        *,
+        wait_for_turn: bool = False,
+        after_version: int | None = None,
     ) -> pb.GetGameResponse:
         """The game as the token's seat sees it (no token: the public view); ``wait_for_turn``
-        holds the answer until the seat is to act or the game ends."""
-        request = pb.GetGameRequest(game_id=game_id, wait_for_turn=wait_for_turn)
+        holds the answer until the seat must act or the game ends, ``after_version`` until the
+        game's version is later than it or the game ends (anyone may wait so)."""
+        request = pb.GetGameRequest(
+            game_id=game_id, wait_for_turn=wait_for_turn, after_version=after_version
+        )
         response: pb.GetGameResponse = await self._call(self.stub.GetGame, request, token)
         return response
 
@@ -264,8 +272,12 @@ class AsyncSeat(SeatBase):
         super().__init__(game_id, seat, token)
         self.client = client
 
-    async def get(self, *, wait_for_turn: bool = False) -> pb.GetGameResponse:
-        state = await self.client.get(self.game_id, self.token, wait_for_turn=wait_for_turn)
+    async def get(
+        self, *, wait_for_turn: bool = False, after_version: int | None = None
+    ) -> pb.GetGameResponse:
+        state = await self.client.get(
+            self.game_id, self.token, wait_for_turn=wait_for_turn, after_version=after_version
+        )
         self.version = state.game.version
         return state
 

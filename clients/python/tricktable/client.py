@@ -217,12 +217,20 @@ class Client:
         return Seat(self, game_id, seat, token)
 
     def get(
-        self, game_id: str, token: str | None = None, *, wait_for_turn: bool = False
+        self,
+        game_id: str,
+        token: str | None = None,
+        *,
+        wait_for_turn: bool = False,
+        after_version: int | None = None,
     ) -> pb.GetGameResponse:
         """The game as the token's seat sees it (no token: the public view). ``wait_for_turn``
-        holds the answer until the seat is to act or the game ends (or the server's wait limit,
-        or this call's deadline, comes first)."""
-        request = pb.GetGameRequest(game_id=game_id, wait_for_turn=wait_for_turn)
+        holds the answer until the seat must act or the game ends; ``after_version`` (anyone,
+        spectators too) until the game's version is later than it or the game ends. Either
+        wait ends at the server's wait limit or this call's deadline if that comes first."""
+        request = pb.GetGameRequest(
+            game_id=game_id, wait_for_turn=wait_for_turn, after_version=after_version
+        )
         response: pb.GetGameResponse = self._call(self.stub.GetGame, request, token)
         return response
 
@@ -356,8 +364,12 @@ class Seat(SeatBase):
         super().__init__(game_id, seat, token)
         self.client = client
 
-    def get(self, *, wait_for_turn: bool = False) -> pb.GetGameResponse:
-        state = self.client.get(self.game_id, self.token, wait_for_turn=wait_for_turn)
+    def get(
+        self, *, wait_for_turn: bool = False, after_version: int | None = None
+    ) -> pb.GetGameResponse:
+        state = self.client.get(
+            self.game_id, self.token, wait_for_turn=wait_for_turn, after_version=after_version
+        )
         self.version = state.game.version
         return state
 

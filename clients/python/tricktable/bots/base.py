@@ -5,9 +5,10 @@
 
 A bot may be a function or an object with ``__call__`` (one object per seat and game, so it
 may remember what it has seen). It returns one of ``legal`` (the ready-to-send moves of
-``view.legal_moves``), or ``None`` to let a chance go by: some games let a seat act while
-another seat is also to act (a Sixty-Six claim between tricks), and the bot may wait for the
-game to move on instead. The SDK (:mod:`tricktable.bots.runner`) does everything else.
+``view.legal_moves``), or ``None`` to let a chance go by: some games offer a seat optional
+moves while another seat must act (a Sixty-Six claim between tricks: the seat is in
+``view.may_act`` but not in ``view.to_act``), and the bot may wait for the game to move on.
+The SDK (:mod:`tricktable.bots.runner`) does everything else.
 """
 
 from __future__ import annotations
@@ -34,8 +35,13 @@ def kind(move: Move) -> str:
 
 
 def may_wait(view: View, legal: Sequence[Move]) -> bool:
-    """True when the game does not need this seat's move now: all it can do is optional
-    (claim, exchange) and another seat is to act as well."""
-    if view.viewer is None or len(view.to_act) < 2:
+    """True when the game does not need this seat's move now: it may act but need not (in
+    ``may_act``, not in ``to_act``). A server older than ``may_act`` lists optional movers in
+    ``to_act``: then all it can do is optional (claim, exchange) and another seat is to act."""
+    if view.viewer is None or not legal:
+        return False
+    if view.may_act:
+        return view.viewer not in view.to_act
+    if len(view.to_act) < 2:
         return False
     return all(kind(m) in OPTIONAL_KINDS for m in legal)

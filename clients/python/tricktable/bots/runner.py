@@ -121,8 +121,9 @@ class BotRunner:
                 self.stop.wait(self.poll_interval_s)
 
     def _act(self, position: _Position) -> _Position:
-        """Move while the game waits on this seat and the bot has something to play."""
-        while not position.over and self.seat.seat in position.view.to_act:
+        """Move while this seat may act and the bot has something to play: the moves the game
+        waits on (``to_act``) and, when the bot wants them, optional ones (``may_act``)."""
+        while not position.over and self.seat.seat in _acting(position.view):
             legal = list(position.view.legal_moves)
             if not legal:
                 break
@@ -165,6 +166,11 @@ class BotRunner:
                 raise
             self.timeouts += 1
             return self.fallback(view, legal)
+
+
+def _acting(view: View) -> Sequence[int]:
+    """The seats that may act now (a server older than ``may_act`` lists them in ``to_act``)."""
+    return view.may_act or view.to_act
 
 
 def _position(state: pb.GetGameResponse) -> _Position:
@@ -221,7 +227,7 @@ def play_seats(seats: Sequence[Seat], bots: Sequence[Bot], max_moves: int = 100_
     while moves < max_moves:
         if view.finished or not view.to_act:
             return GameResult(game_id, client.get(game_id), moves)
-        for number in sorted(view.to_act):
+        for number in sorted(_acting(view)):
             state = seats[number].get()
             legal = list(state.view.legal_moves)
             move = bots[number](state.view, legal) if legal else None

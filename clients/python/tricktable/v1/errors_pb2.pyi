@@ -46,6 +46,8 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """A seat number the game does not have."""
     REQUEST_ID_REUSED: _ErrorReason.ValueType  # 9
     """A request id already used by another seat of the game."""
+    INVALID_TIME_CONTROL: _ErrorReason.ValueType  # 50
+    """A time_control field out of its documented range (the message names the field)."""
     MISSING_TOKEN: _ErrorReason.ValueType  # 10
     """--- who is asking (UNAUTHENTICATED, PERMISSION_DENIED) ---
     The call needs a seat token and has none.
@@ -167,6 +169,8 @@ UNKNOWN_SEAT: ErrorReason.ValueType  # 8
 """A seat number the game does not have."""
 REQUEST_ID_REUSED: ErrorReason.ValueType  # 9
 """A request id already used by another seat of the game."""
+INVALID_TIME_CONTROL: ErrorReason.ValueType  # 50
+"""A time_control field out of its documented range (the message names the field)."""
 MISSING_TOKEN: ErrorReason.ValueType  # 10
 """--- who is asking (UNAUTHENTICATED, PERMISSION_DENIED) ---
 The call needs a seat token and has none.

@@ -48,6 +48,7 @@ class Event(_message.Message):
     CONTRACT_DECLARED_FIELD_NUMBER: _builtins.int
     PARTNER_NOTICE_FIELD_NUMBER: _builtins.int
     PARTNER_REVEALED_FIELD_NUMBER: _builtins.int
+    TIMED_OUT_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def deal_started(self) -> Global___DealStarted: ...
     @_builtins.property
@@ -88,6 +89,8 @@ class Event(_message.Message):
     def partner_notice(self) -> Global___PartnerNotice: ...
     @_builtins.property
     def partner_revealed(self) -> Global___PartnerRevealed: ...
+    @_builtins.property
+    def timed_out(self) -> Global___TimedOut: ...
     def __init__(
         self,
         *,
@@ -111,12 +114,13 @@ class Event(_message.Message):
         contract_declared: Global___ContractDeclared | None = ...,
         partner_notice: Global___PartnerNotice | None = ...,
         partner_revealed: Global___PartnerRevealed | None = ...,
+        timed_out: Global___TimedOut | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "auction_won", b"auction_won", "bid_made", b"bid_made", "called", b"called", "card_drawn", b"card_drawn", "card_played", b"card_played", "cards_exposed", b"cards_exposed", "cards_laid_aside", b"cards_laid_aside", "contract_declared", b"contract_declared", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "game_over", b"game_over", "kind", b"kind", "marriage_declared", b"marriage_declared", "pack_cut", b"pack_cut", "partner_notice", b"partner_notice", "partner_revealed", b"partner_revealed", "seat_chosen", b"seat_chosen", "stock_closed", b"stock_closed", "trick_won", b"trick_won", "trump_exchanged", b"trump_exchanged"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "auction_won", b"auction_won", "bid_made", b"bid_made", "called", b"called", "card_drawn", b"card_drawn", "card_played", b"card_played", "cards_exposed", b"cards_exposed", "cards_laid_aside", b"cards_laid_aside", "contract_declared", b"contract_declared", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "game_over", b"game_over", "kind", b"kind", "marriage_declared", b"marriage_declared", "pack_cut", b"pack_cut", "partner_notice", b"partner_notice", "partner_revealed", b"partner_revealed", "seat_chosen", b"seat_chosen", "stock_closed", b"stock_closed", "timed_out", b"timed_out", "trick_won", b"trick_won", "trump_exchanged", b"trump_exchanged"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "auction_won", b"auction_won", "bid_made", b"bid_made", "called", b"called", "card_drawn", b"card_drawn", "card_played", b"card_played", "cards_exposed", b"cards_exposed", "cards_laid_aside", b"cards_laid_aside", "contract_declared", b"contract_declared", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "game_over", b"game_over", "kind", b"kind", "marriage_declared", b"marriage_declared", "pack_cut", b"pack_cut", "partner_notice", b"partner_notice", "partner_revealed", b"partner_revealed", "seat_chosen", b"seat_chosen", "stock_closed", b"stock_closed", "trick_won", b"trick_won", "trump_exchanged", b"trump_exchanged"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "auction_won", b"auction_won", "bid_made", b"bid_made", "called", b"called", "card_drawn", b"card_drawn", "card_played", b"card_played", "cards_exposed", b"cards_exposed", "cards_laid_aside", b"cards_laid_aside", "contract_declared", b"contract_declared", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "game_over", b"game_over", "kind", b"kind", "marriage_declared", b"marriage_declared", "pack_cut", b"pack_cut", "partner_notice", b"partner_notice", "partner_revealed", b"partner_revealed", "seat_chosen", b"seat_chosen", "stock_closed", b"stock_closed", "timed_out", b"timed_out", "trick_won", b"trick_won", "trump_exchanged", b"trump_exchanged"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["deal_started", "cards_laid_aside", "called", "seat_chosen", "cards_exposed", "card_played", "trick_won", "deal_scored", "game_over", "card_drawn", "trump_exchanged", "marriage_declared", "stock_closed", "bid_made", "auction_won", "all_passed", "pack_cut", "contract_declared", "partner_notice", "partner_revealed"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["deal_started", "cards_laid_aside", "called", "seat_chosen", "cards_exposed", "card_played", "trick_won", "deal_scored", "game_over", "card_drawn", "trump_exchanged", "marriage_declared", "stock_closed", "bid_made", "auction_won", "all_passed", "pack_cut", "contract_declared", "partner_notice", "partner_revealed", "timed_out"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -758,3 +762,30 @@ class PartnerRevealed(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__partner) -> _WhichOneofReturnType__partner | None: ...
 
 Global___PartnerRevealed: _TypeAlias = PartnerRevealed  # noqa: Y015
+
+@_typing.final
+class TimedOut(_message.Message):
+    """A seat's clock ran out. With `auto_move` the server played the move that follows in the same
+    version (the seat's own move, as seen like any move of it); without, the seat forfeited and
+    the game is abandoned (the version is the seat's resignation). Everyone sees it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    AUTO_MOVE_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    auto_move: _builtins.bool
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        auto_move: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["auto_move", b"auto_move", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TimedOut: _TypeAlias = TimedOut  # noqa: Y015

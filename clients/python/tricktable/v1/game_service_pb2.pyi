@@ -9,6 +9,7 @@ from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from tricktable.v1 import cards_pb2 as _cards_pb2
+from tricktable.v1 import clocks_pb2 as _clocks_pb2
 from tricktable.v1 import events_pb2 as _events_pb2
 from tricktable.v1 import game_types_pb2 as _game_types_pb2
 from tricktable.v1 import moves_pb2 as _moves_pb2
@@ -116,6 +117,7 @@ class GameSummary(_message.Message):
     VERSION_FIELD_NUMBER: _builtins.int
     CREATED_AT_MS_FIELD_NUMBER: _builtins.int
     RESIGNED_SEAT_FIELD_NUMBER: _builtins.int
+    TIME_CONTROL_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     game_type: _builtins.str
     status: Global___GameStatus.ValueType
@@ -131,6 +133,10 @@ class GameSummary(_message.Message):
 
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatStatus]: ...
+    @_builtins.property
+    def time_control(self) -> _clocks_pb2.TimeControl:
+        """The game's time control; absent when the game has no clock."""
+
     def __init__(
         self,
         *,
@@ -142,10 +148,11 @@ class GameSummary(_message.Message):
         version: _builtins.int = ...,
         created_at_ms: _builtins.int = ...,
         resigned_seat: _builtins.int | None = ...,
+        time_control: _clocks_pb2.TimeControl | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_resigned_seat", b"_resigned_seat", "resigned_seat", b"resigned_seat"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_resigned_seat", b"_resigned_seat", "resigned_seat", b"resigned_seat", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_resigned_seat", b"_resigned_seat", "created_at_ms", b"created_at_ms", "game_id", b"game_id", "game_type", b"game_type", "options", b"options", "resigned_seat", b"resigned_seat", "seats", b"seats", "status", b"status", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_resigned_seat", b"_resigned_seat", "created_at_ms", b"created_at_ms", "game_id", b"game_id", "game_type", b"game_type", "options", b"options", "resigned_seat", b"resigned_seat", "seats", b"seats", "status", b"status", "time_control", b"time_control", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__resigned_seat: _TypeAlias = _typing.Literal["resigned_seat"]  # noqa: Y015
     _WhichOneofArgType__resigned_seat: _TypeAlias = _typing.Literal["_resigned_seat", b"_resigned_seat"]  # noqa: Y015
@@ -216,6 +223,7 @@ class CreateGameRequest(_message.Message):
     GAME_TYPE_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
+    TIME_CONTROL_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """A GameType name."""
     seed: _builtins.bytes
@@ -226,16 +234,23 @@ class CreateGameRequest(_message.Message):
     def options(self) -> _containers.MessageMap[_builtins.str, _game_types_pb2.OptionValue]:
         """Options by name; unnamed options take their defaults."""
 
+    @_builtins.property
+    def time_control(self) -> _clocks_pb2.TimeControl:
+        """Optional clocks for every seat (see TimeControl for the ranges); absent: no clock, a game
+        waits for its players forever.
+        """
+
     def __init__(
         self,
         *,
         game_type: _builtins.str = ...,
         options: _abc.Mapping[_builtins.str, _game_types_pb2.OptionValue] | None = ...,
         seed: _builtins.bytes = ...,
+        time_control: _clocks_pb2.TimeControl | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "options", b"options", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "options", b"options", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -375,23 +390,32 @@ class GetGameRequest(_message.Message):
 
     GAME_ID_FIELD_NUMBER: _builtins.int
     WAIT_FOR_TURN_FIELD_NUMBER: _builtins.int
+    AFTER_VERSION_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     wait_for_turn: _builtins.bool
     """Hold the reply until the caller's seat is to act or the game has ended (or the server's
     wait limit or the call's deadline passes first: check view.to_act). Needs a seat token.
     While seats are still open it answers at once.
     """
+    after_version: _builtins.int
+    """Hold the reply until the game's version is later than this (or the game has ended, or the
+    server's wait limit or the call's deadline passes first: check game.version). Anyone may
+    wait so, spectators too: a watcher passes the version it last saw instead of polling.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         wait_for_turn: _builtins.bool = ...,
+        after_version: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_after_version", b"_after_version", "after_version", b"after_version"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "wait_for_turn", b"wait_for_turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_version", b"_after_version", "after_version", b"after_version", "game_id", b"game_id", "wait_for_turn", b"wait_for_turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__after_version: _TypeAlias = _typing.Literal["after_version"]  # noqa: Y015
+    _WhichOneofArgType__after_version: _TypeAlias = _typing.Literal["_after_version", b"_after_version"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__after_version) -> _WhichOneofReturnType__after_version | None: ...
 
 Global___GetGameRequest: _TypeAlias = GetGameRequest  # noqa: Y015
 

@@ -8,6 +8,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from tricktable.v1 import cards_pb2 as _cards_pb2
+from tricktable.v1 import clocks_pb2 as _clocks_pb2
 from tricktable.v1 import events_pb2 as _events_pb2
 from tricktable.v1 import moves_pb2 as _moves_pb2
 from tricktable.v1 import values_pb2 as _values_pb2
@@ -44,6 +45,8 @@ class View(_message.Message):
     FINISHED_FIELD_NUMBER: _builtins.int
     WINNERS_FIELD_NUMBER: _builtins.int
     TURN_UP_FIELD_NUMBER: _builtins.int
+    MAY_ACT_FIELD_NUMBER: _builtins.int
+    CLOCKS_FIELD_NUMBER: _builtins.int
     NINETY_NINE_DETAIL_FIELD_NUMBER: _builtins.int
     COUNTERPOINT_DETAIL_FIELD_NUMBER: _builtins.int
     SIXTY_SIX_DETAIL_FIELD_NUMBER: _builtins.int
@@ -60,7 +63,9 @@ class View(_message.Message):
     finished: _builtins.bool
     @_builtins.property
     def to_act(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """The seats that may move now (several while bid cards are laid aside)."""
+        """The seats that must move now (several while bid cards are laid aside): the game waits on
+        them, and their clocks run.
+        """
 
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatView]: ...
@@ -80,6 +85,17 @@ class View(_message.Message):
     def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
     @_builtins.property
     def turn_up(self) -> _cards_pb2.Card: ...
+    @_builtins.property
+    def may_act(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Every seat with a legal move now: to_act, and the seats offered only optional moves (a
+        Sixty-Six claim or trump exchange while the other seat leads). Those optional moves run no
+        clock and the game does not wait for them.
+        """
+
+    @_builtins.property
+    def clocks(self) -> _containers.RepeatedCompositeFieldContainer[_clocks_pb2.SeatClock]:
+        """One clock per seat, in seat order, when the game has a time control (else empty)."""
+
     @_builtins.property
     def ninety_nine_detail(self) -> Global___NinetyNineDetail: ...
     @_builtins.property
@@ -105,6 +121,8 @@ class View(_message.Message):
         finished: _builtins.bool = ...,
         winners: _abc.Iterable[_builtins.int] | None = ...,
         turn_up: _cards_pb2.Card | None = ...,
+        may_act: _abc.Iterable[_builtins.int] | None = ...,
+        clocks: _abc.Iterable[_clocks_pb2.SeatClock] | None = ...,
         ninety_nine_detail: Global___NinetyNineDetail | None = ...,
         counterpoint_detail: Global___CounterpointDetail | None = ...,
         sixty_six_detail: Global___SixtySixDetail | None = ...,
@@ -112,7 +130,7 @@ class View(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_viewer", b"_viewer", "counterpoint_detail", b"counterpoint_detail", "detail", b"detail", "ninety_nine_detail", b"ninety_nine_detail", "nominations_detail", b"nominations_detail", "sixty_six_detail", b"sixty_six_detail", "trick", b"trick", "turn_up", b"turn_up", "viewer", b"viewer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer", b"_viewer", "counterpoint_detail", b"counterpoint_detail", "deal_no", b"deal_no", "dealer", b"dealer", "detail", b"detail", "finished", b"finished", "game", b"game", "legal_moves", b"legal_moves", "ninety_nine_detail", b"ninety_nine_detail", "nominations_detail", b"nominations_detail", "phase", b"phase", "seats", b"seats", "sixty_six_detail", b"sixty_six_detail", "to_act", b"to_act", "trick", b"trick", "tricks", b"tricks", "trump", b"trump", "turn_up", b"turn_up", "viewer", b"viewer", "winners", b"winners"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer", b"_viewer", "clocks", b"clocks", "counterpoint_detail", b"counterpoint_detail", "deal_no", b"deal_no", "dealer", b"dealer", "detail", b"detail", "finished", b"finished", "game", b"game", "legal_moves", b"legal_moves", "may_act", b"may_act", "ninety_nine_detail", b"ninety_nine_detail", "nominations_detail", b"nominations_detail", "phase", b"phase", "seats", b"seats", "sixty_six_detail", b"sixty_six_detail", "to_act", b"to_act", "trick", b"trick", "tricks", b"tricks", "trump", b"trump", "turn_up", b"turn_up", "viewer", b"viewer", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__viewer: _TypeAlias = _typing.Literal["viewer"]  # noqa: Y015
     _WhichOneofArgType__viewer: _TypeAlias = _typing.Literal["_viewer", b"_viewer"]  # noqa: Y015

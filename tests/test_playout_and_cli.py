@@ -54,13 +54,14 @@ def test_options_are_validated_once_per_values_and_types() -> None:
 
 
 def test_random_move_with_two_seats_draws_as_the_general_rule() -> None:
-    # Sixty-Six's gamefarm preset lists both seats between tricks (either may claim).
+    # Sixty-Six's gamefarm preset offers both seats a move between tricks (either may claim:
+    # the leader must lead, the other may claim), so a random playout draws from both.
     rules = get_rules("sixty-six")
     state = rules.new_game({}, b"two")
     rng, ref = random.Random(5), random.Random(5)
     seen = set()
     while not state.finished:
-        acting = rules.to_act(state)
+        acting = rules.may_act(state)
         pool = [(seat, m) for seat in acting for m in rules.legal_moves(state, seat)]
         expected = pool[ref.randrange(len(pool))]
         seat, move = random_move(rules, state, rng.randrange)
@@ -81,6 +82,9 @@ class _Stuck:
     def to_act(self, state: object) -> tuple[int, ...]:
         return self.acting
 
+    def may_act(self, state: object) -> tuple[int, ...]:
+        return self.acting
+
     def legal_moves(self, state: object, seat: int) -> list[object]:
         return []
 
@@ -89,7 +93,7 @@ class _Stuck:
 def test_random_move_reports_seats_with_no_legal_move(acting: tuple[int, ...]) -> None:
     rng = random.Random(0)
     with pytest.raises(RuntimeError, match="no legal move"):
-        random_move(_Stuck(acting), None, rng._randbelow)  # type: ignore[arg-type, attr-defined]
+        random_move(_Stuck(acting), None, rng.randrange)  # type: ignore[arg-type]
 
 
 def test_variants_are_editions_and_presets() -> None:

@@ -79,7 +79,15 @@ class Rules(ABC, Generic[S]):
         self._legacy = self.phases() is None  # TRANSITION: a game not yet on the phase table
         table = PhaseTable.of(self.phases() or ())
         self._phases = table.phases
-        self._listing = table.listing
+        # Per phase, how each offer lists its moves: (rule, move, (move,)) for one fixed move
+        # judged by its rule, else (None, the offer's legal function, ()).
+        self._listing = {
+            name: tuple(
+                (o.single[0], o.single[1], (o.single[1],)) if o.single else (None, o.legal, ())
+                for o in offers
+            )
+            for name, offers in table.listing.items()
+        }
         self._by_type = table.by_type
         self._to_act = {name: phase.to_act for name, phase in table.phases.items()}
 
@@ -206,12 +214,15 @@ class Rules(ABC, Generic[S]):
         """
         if state.finished:
             return []
-        offers = self._listing[state.phase]
-        if len(offers) == 1:
-            return offers[0].legal(state, seat)
+        listing = self._listing[state.phase]
+        if len(listing) == 1 and listing[0][0] is None:
+            return listing[0][1](state, seat)
         moves: list[Move] = []
-        for offer in offers:
-            moves += offer.legal(state, seat)
+        for rule, how, one in listing:
+            if rule is None:
+                moves += how(state, seat)
+            elif rule(state, seat, how) is None:
+                moves += one
         return moves
 
     def apply(self, state: S, seat: int, move: Move) -> tuple[S, list[Event]]:

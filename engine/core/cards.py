@@ -121,13 +121,35 @@ def mask_of(cards: Iterable[Card]) -> Hand:
     return m
 
 
+class _Lane(dict[int, tuple[Card, ...]]):
+    """The cards of one suit's 16-bit lane, by the lane's bits, remembered as they are met:
+    hands and tricks are read on every move, and a lane has at most 2**13 values (ranks
+    2..14), so a lookup replaces a walk over the bits."""
+
+    __slots__ = ("suit",)
+
+    def __init__(self, suit: int) -> None:
+        super().__init__()
+        self.suit = suit
+
+    def __missing__(self, bits: int) -> tuple[Card, ...]:
+        cards = self[bits] = tuple(self.suit * 16 + r for r in range(16) if bits >> r & 1)
+        return cards
+
+
+_CLUBS_LANE, _HEARTS_LANE, _SPADES_LANE, _DIAMONDS_LANE = (_Lane(s) for s in SUITS)
+
+
 def cards_of(mask: Hand) -> list[Card]:
     """The cards of a mask in ascending id order (suit by suit, low rank first)."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
+    out = [
+        *_CLUBS_LANE[mask & 0xFFFF],
+        *_HEARTS_LANE[mask >> 16 & 0xFFFF],
+        *_SPADES_LANE[mask >> 32 & 0xFFFF],
+        *_DIAMONDS_LANE[mask >> 48 & 0xFFFF],
+    ]
+    if mask >> JOKER:
+        out.append(JOKER)
     return out
 
 

@@ -9,58 +9,13 @@ every projected event mechanically.
 from __future__ import annotations
 
 import dataclasses
-import types
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from engine.core.codec import from_data, to_data
 from engine.core.fields import card_field, cards_field, per_seat_cards_field
 
 Viewer = int | None
-E = TypeVar("E")
-
-
-def builder(cls: type[E]) -> Callable[..., E]:
-    """A fast constructor for a frozen, slotted dataclass: ``builder(TrickWon)(1, 0, 1, (3, 5),
-    10)`` equals ``TrickWon(trick_no=1, winner=0, leader=1, cards=(3, 5), points=10)``.
-
-    The generated ``__init__`` of a frozen dataclass sets each field through
-    ``object.__setattr__(self, name, value)``, which looks the slot up by name every time, after
-    a keyword call. A hot path that makes an event on most moves calls this instead: it creates
-    the object without ``__init__`` and fills each slot through the slot's own descriptor.
-    The parameters are the fields in order, with the fields' defaults. Only classes where that
-    gives the same object are accepted: frozen, slotted (every field a slot), no
-    ``__post_init__``, every field in ``__init__`` and no default factory.
-    """
-    params = dataclasses.fields(cls)  # type: ignore[arg-type]
-    frozen = getattr(cls, "__dataclass_params__", None)
-    if not (frozen and frozen.frozen) or hasattr(cls, "__post_init__"):
-        raise TypeError(f"{cls.__name__} is not a frozen dataclass without __post_init__")
-    # With slots=True the decorator makes a new class whose fields are member descriptors;
-    # a field default left as a class attribute (no slots) would not be one.
-    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
-    args: list[str] = []
-    body: list[str] = []
-    for i, f in enumerate(params):
-        slot = getattr(cls, f.name, None)
-        if not isinstance(slot, types.MemberDescriptorType):
-            raise TypeError(f"{cls.__name__}.{f.name} is not a slot")
-        if not f.init or f.kw_only is True or f.default_factory is not dataclasses.MISSING:
-            raise TypeError(f"{cls.__name__}.{f.name} is not a plain __init__ parameter")
-        namespace[f"_set{i}"] = slot.__set__
-        if f.default is dataclasses.MISSING:
-            args.append(f.name)
-        else:
-            namespace[f"_default{i}"] = f.default
-            args.append(f"{f.name}=_default{i}")
-        body.append(f"    _set{i}(o, {f.name})\n")
-    # Generated like dataclasses' own __init__: one straight-line function per class.
-    source = f"def build({', '.join(args)}):\n    o = _new(_cls)\n{''.join(body)}    return o\n"
-    exec(source, namespace)
-    build: Callable[..., E] = namespace["build"]
-    build.__qualname__ = build.__name__ = f"build_{cls.__name__}"
-    return build
 
 
 class _Public:

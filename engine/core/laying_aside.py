@@ -117,7 +117,7 @@ class LayAsides(Offer[S]):
     """The offer of a lay-aside phase: every seat that has not laid aside yet lays aside
     exactly ``count`` cards of its hand (read from the state's ``hands`` and ``aside``)."""
 
-    __slots__ = ("count", "effect", "optional")
+    __slots__ = ("count", "effect", "legal", "optional")
     move_type = LayAside
 
     def __init__(self, count: int, effect: Effect[S]) -> None:
@@ -125,10 +125,10 @@ class LayAsides(Offer[S]):
         self.effect = effect
         self.optional = False
 
-    def legal(self, s: S, seat: int) -> Sequence[LayAside]:
-        if s.aside[seat]:  # type: ignore[attr-defined]
-            return []
-        return LayAsideChoices(s.hands[seat], self.count)  # type: ignore[attr-defined]
+        def legal(s: Any, seat: int) -> Sequence[LayAside]:
+            return [] if s.aside[seat] else LayAsideChoices(s.hands[seat], count)
+
+        self.legal = legal
 
     def check(self, s: S, seat: int, move: Any) -> None:
         check_lay_aside(s.hands[seat], s.aside[seat], move, self.count)  # type: ignore[attr-defined]

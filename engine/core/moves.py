@@ -166,14 +166,37 @@ MOVE_TYPES: dict[str, type[Any]] = {
 _PLAYS: tuple[PlayCard, ...] = tuple(PlayCard(c) for c in range(65))
 
 
+class _PlayLane(dict[int, tuple[PlayCard, ...]]):
+    """The plays of one suit's 16-bit lane of a hand, by the lane's bits, remembered as they
+    are met (at most 2**13 values): a hand's plays are then four lookups, not a bit walk."""
+
+    __slots__ = ("suit",)
+
+    def __init__(self, suit: int) -> None:
+        super().__init__()
+        self.suit = suit
+
+    def __missing__(self, bits: int) -> tuple[PlayCard, ...]:
+        plays = self[bits] = tuple(_PLAYS[self.suit * 16 + r] for r in range(16) if bits >> r & 1)
+        return plays
+
+
+_LANE0, _LANE1, _LANE2, _LANE3 = (_PlayLane(suit) for suit in range(4))
+
+
 def play_moves(mask: int) -> list[PlayCard]:
     """A ``PlayCard`` for every card of a mask, in ascending card order."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(_PLAYS[low.bit_length() - 1])
-        mask ^= low
-    return out
+    if not mask:
+        return []
+    plays = [
+        *_LANE0[mask & 0xFFFF],
+        *_LANE1[mask >> 16 & 0xFFFF],
+        *_LANE2[mask >> 32 & 0xFFFF],
+        *_LANE3[mask >> 48 & 0xFFFF],
+    ]
+    if mask >> 64:  # the Joker
+        plays.append(_PLAYS[64])
+    return plays
 
 
 def move_to_data(move: Move) -> dict[str, Any]:

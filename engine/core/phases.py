@@ -48,10 +48,14 @@ class Offer(ABC, Generic[S]):
     move_type: type
     effect: Effect[S]
     optional: bool
-
-    @abstractmethod
-    def legal(self, s: S, seat: int) -> Sequence[Move]:
-        """The legal moves of this kind for ``seat`` now, in a deterministic order."""
+    #: ``legal(s, seat)``: the legal moves of this kind for ``seat`` now, in a deterministic
+    #: order. A function made once per offer from its rule (it runs for every seat on every
+    #: move, so it is specialised to the offer's shape rather than branching on it each time).
+    legal: Callable[[S, int], Sequence[Move]]
+    #: For an offer of one fixed move judged by its rule alone (a claim, a close): the rule
+    #: and the move, which ``Rules.legal_moves`` asks directly (it runs for every seat on
+    #: every move); else None.
+    single: tuple[Callable[[S, int, Any], Problem | None], Any] | None = None
 
     @abstractmethod
     def check(self, s: S, seat: int, move: Any) -> None:
@@ -63,7 +67,7 @@ class Plays(Offer[S]):
     (0 when it is not its card to play). ``refusal(s, seat, card)`` names why a card outside
     that mask is refused; it is asked only about such a card."""
 
-    __slots__ = ("effect", "optional", "playable", "refusal")
+    __slots__ = ("effect", "legal", "optional", "playable", "refusal")
     move_type = PlayCard
 
     def __init__(
@@ -77,8 +81,10 @@ class Plays(Offer[S]):
         self.effect = effect
         self.optional = False
 
-    def legal(self, s: S, seat: int) -> Sequence[Move]:
-        return play_moves(self.playable(s, seat))
+        def legal(s: S, seat: int) -> Sequence[Move]:
+            return play_moves(playable(s, seat))
+
+        self.legal = legal
 
     def check(self, s: S, seat: int, move: Any) -> None:
         card = move.card
@@ -100,7 +106,7 @@ class Choice(Offer[S], Generic[S, M]):
     candidates is then reached once, not on every listing (a declarer has 260 declarations).
     """
 
-    __slots__ = ("_accepted", "candidates", "effect", "gate", "move_type", "optional", "rule")
+    __slots__ = ("candidates", "effect", "gate", "legal", "move_type", "optional", "rule", "single")
 
     def __init__(
         self,
@@ -119,27 +125,10 @@ class Choice(Offer[S], Generic[S, M]):
         self.gate = gate
         self.effect = effect
         self.optional = optional
-        self._accepted: tuple[Any, ...] | None = None
-        if by_form:
-            if callable(candidates):
-                raise ValueError("a rule of form alone judges fixed candidates")
-            self._accepted = tuple(
-                m
-                for m in candidates
-                if rule(None, None, m) is None  # type: ignore[arg-type]
-            )
-
-    def legal(self, s: S, seat: int) -> Sequence[Move]:
-        gate = self.gate
-        if gate is not None and gate(s, seat) is not None:
-            return ()
-        if self._accepted is not None:
-            return self._accepted
-        candidates = self.candidates
-        if callable(candidates):
-            candidates = candidates(s)
-        rule = self.rule
-        return [m for m in candidates if rule(s, seat, m) is None]  # type: ignore[misc]
+        self.legal = _lister(candidates, rule, gate, by_form)
+        self.single = None
+        if not callable(candidates) and len(candidates) == 1 and gate is None and not by_form:
+            self.single = (rule, candidates[0])
 
     def check(self, s: S, seat: int, move: Any) -> None:
         gate = self.gate
@@ -150,19 +139,54 @@ class Choice(Offer[S], Generic[S, M]):
             raise IllegalMove(*problem)
 
 
+def _lister(
+    candidates: Any,
+    rule: Callable[[S, int, Any], Problem | None],
+    gate: Callable[[S, int], Problem | None] | None,
+    by_form: bool,
+) -> Callable[[S, int], Sequence[Move]]:
+    """The ``legal`` function of a Choice: its candidates that the gate and the rule accept."""
+    if by_form:
+        if callable(candidates):
+            raise ValueError("a rule of form alone judges fixed candidates")
+        accepted = tuple(m for m in candidates if rule(None, None, m) is None)  # type: ignore[arg-type]
+
+        def of_form(s: S, seat: int) -> Sequence[Move]:
+            return accepted if gate is None or gate(s, seat) is None else ()
+
+        return of_form
+    if not callable(candidates) and len(candidates) == 1 and gate is None:
+        one = tuple(candidates)  # a claim, a close: listed as this tuple when accepted
+
+        def single(s: S, seat: int) -> Sequence[Move]:
+            return one if rule(s, seat, one[0]) is None else ()
+
+        return single
+
+    def judged(s: S, seat: int) -> Sequence[Move]:
+        if gate is not None and gate(s, seat) is not None:
+            return ()
+        moves = candidates(s) if callable(candidates) else candidates
+        return [m for m in moves if rule(s, seat, m) is None]
+
+    return judged
+
+
 @dataclass(frozen=True)
 class Phase(Generic[S]):
     """A phase of a deal: who must act, what may be played, and how other moves are refused.
 
-    ``to_act(s)`` gives the seats the rules wait for, ascending. ``offers`` are in the order
-    their moves are listed. A move of the game that this phase does not offer is refused with
-    ``refusals[its type]`` if given, else as WRONG_PHASE.
+    ``to_act(s)`` gives the seats the rules wait for, ascending; ``may_act(s)``, when the phase
+    also offers optional moves to other seats, every seat with a legal move (None: the same as
+    ``to_act``). ``offers`` are in the order their moves are listed. A move of the game that this
+    phase does not offer is refused with ``refusals[its type]`` if given, else as WRONG_PHASE.
     """
 
     name: str
     to_act: Callable[[S], tuple[int, ...]]
     offers: tuple[Offer[S], ...] = ()
     refusals: Mapping[type, Problem] = field(default_factory=dict)
+    may_act: Callable[[S], tuple[int, ...]] | None = None
 
 
 def nobody(s: object) -> tuple[int, ...]:

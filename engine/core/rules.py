@@ -20,7 +20,7 @@ test holds every game to that), and an effect may assume legality.
 
 from __future__ import annotations
 
-from abc import ABC
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
@@ -76,16 +76,24 @@ class Rules(ABC, Generic[S]):
     move_types: ClassVar[tuple[type[Move], ...]]
 
     def __init__(self) -> None:
-        self._legacy = self.phases() is None  # TRANSITION: a game not yet on the phase table
-        table = PhaseTable.of(self.phases() or ())
+        table = PhaseTable.of(self.phases())
         self._phases = table.phases
-        self._listing = table.listing
+        # Per phase, how each offer lists its moves: (rule, move, (move,)) for one fixed move
+        # judged by its rule, else (None, the offer's legal function, ()).
+        self._listing = {
+            name: tuple(
+                (o.single[0], o.single[1], (o.single[1],)) if o.single else (None, o.legal, ())
+                for o in offers
+            )
+            for name, offers in table.listing.items()
+        }
         self._by_type = table.by_type
         self._to_act = {name: phase.to_act for name, phase in table.phases.items()}
+        self._may_act = {name: p.may_act or p.to_act for name, p in table.phases.items()}
 
+    @abstractmethod
     def phases(self) -> Sequence[Phase[S]]:
         """The game's phase table (see :mod:`engine.core.phases`), read once."""
-        return None  # type: ignore[return-value]
 
     # -- declaration -------------------------------------------------------------------------
 
@@ -162,6 +170,7 @@ class Rules(ABC, Generic[S]):
         self.begin(s, 0 if seat0 else chance.randint("first_dealer", 0, self.seats - 1))
         return s
 
+    @abstractmethod
     def begin(self, s: S, first_dealer: int) -> None:
         """The game's own fields of a new match, and its first deal by ``first_dealer``."""
 
@@ -204,8 +213,8 @@ class Rules(ABC, Generic[S]):
 
     def may_act(self, state: S) -> tuple[int, ...]:
         """Seats with any legal move now, ascending: ``to_act`` plus the seats that are offered
-        only optional moves. The same as ``to_act`` in a game without optional moves."""
-        return self.to_act(state)
+        only optional moves. The same as ``to_act`` in a phase without optional moves."""
+        return self._may_act[state.phase](state)
 
     def legal_moves(self, state: S, seat: int) -> Sequence[Move]:
         """Every legal move of ``seat`` now, in a deterministic order (empty if none): the
@@ -215,12 +224,15 @@ class Rules(ABC, Generic[S]):
         """
         if state.finished:
             return []
-        offers = self._listing[state.phase]
-        if len(offers) == 1:
-            return offers[0].legal(state, seat)
+        listing = self._listing[state.phase]
+        if len(listing) == 1 and listing[0][0] is None:
+            return listing[0][1](state, seat)
         moves: list[Move] = []
-        for offer in offers:
-            moves += offer.legal(state, seat)
+        for rule, how, one in listing:
+            if rule is None:
+                moves += how(state, seat)
+            elif rule(state, seat, how) is None:
+                moves += one
         return moves
 
     def apply(self, state: S, seat: int, move: Move) -> tuple[S, list[Event]]:
@@ -244,17 +256,6 @@ class Rules(ABC, Generic[S]):
 
     def _check(self, state: S, seat: int, move: Move) -> Offer[S]:
         """The checks of every move, in order; the offer that plays the move."""
-        if self._legacy:
-            if state.finished:
-                raise IllegalMove(Reason.GAME_OVER, "the game is over")
-            if not (type(seat) is int and 0 <= seat < self.seats):
-                raise InvalidMove(Reason.UNKNOWN_SEAT, f"{self.name} has seats 0..{self.seats - 1}")
-            if type(move) not in self.move_types:
-                raise IllegalMove(
-                    Reason.MOVE_NOT_ALLOWED, f"{self.name} has no move {type(move).__name__}"
-                )
-            self.validate(state, seat, move)
-            return _Legacy(self._apply)  # type: ignore[attr-defined, return-value]
         if state.finished:
             raise IllegalMove(Reason.GAME_OVER, "the game is over")
         if not (type(seat) is int and 0 <= seat < self.seats):
@@ -313,6 +314,7 @@ class Rules(ABC, Generic[S]):
         s.phase = OVER
         events.append(GameOver(totals=tuple(s.scores), winners=winners))
 
+    @abstractmethod
     def match_winners(self, s: S) -> tuple[int, ...] | None:
         """The winners once the match is over (after a deal's result), else None."""
 
@@ -320,6 +322,7 @@ class Rules(ABC, Generic[S]):
         """The match's final totals (a game may add an end bonus)."""
         return list(s.scores)
 
+    @abstractmethod
     def next_deal(self, s: S, events: list[Event]) -> None:
         """Deal the next deal of a match that goes on, appending its events."""
 
@@ -347,16 +350,17 @@ class Rules(ABC, Generic[S]):
             turn_up=self.turn_up_shown(s),
         )
 
+    @abstractmethod
     def seat_view(self, s: S, seat: int, viewer: Viewer) -> SeatView:
         """What ``viewer`` may see of ``seat``: its hand only if its own or exposed."""
-        raise NotImplementedError
 
+    @abstractmethod
     def trick_shown(self, s: S) -> TrickView | None:
         """The trick on the table, while one is being played."""
 
+    @abstractmethod
     def tricks_shown(self, s: S) -> tuple[TrickView, ...]:
         """The completed tricks of this deal that everyone may still look at."""
-        raise NotImplementedError
 
     def trump_shown(self, s: S) -> int | None:
         return None
@@ -364,6 +368,7 @@ class Rules(ABC, Generic[S]):
     def turn_up_shown(self, s: S) -> int | None:
         return None
 
+    @abstractmethod
     def detail(self, s: S, viewer: Viewer) -> Any:
         """The game's own public state, as ``viewer`` sees it (``View.detail``)."""
 
@@ -377,11 +382,6 @@ class Rules(ABC, Generic[S]):
         if not state.finished:
             return None
         return Outcome(totals=tuple(state.scores), winners=tuple(state.winners))
-
-
-class _Legacy:
-    def __init__(self, effect: Any) -> None:
-        self.effect = effect
 
 
 _REGISTRY: dict[str, Rules[Any]] = {}

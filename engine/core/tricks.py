@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.core.cards import SUIT_MASK, Hand, describe, is_card
-from engine.core.errors import IllegalMove, Reason
+from engine.core.errors import Reason
 from engine.core.phases import Problem
 
 
@@ -48,9 +48,3 @@ def play_refusal(seat: int, turn: int, hand: Hand, card: object) -> Problem:
 
 
 _MUST_FOLLOW: Problem = (Reason.MUST_FOLLOW_SUIT, "you must follow the suit led")
-
-
-def check_card_play(seat: int, turn: int, hand: Hand, playable: Hand, card: object) -> None:
-    """TRANSITION: the old check, for games not yet on the phase table."""
-    if seat != turn or not is_card(card) or not hand >> card & 1 or not playable >> card & 1:
-        raise IllegalMove(*play_refusal(seat, turn, hand, card))

@@ -26,8 +26,8 @@ Moves, and when they are legal (§10):
 * ``Call("pass")``: decline to claim in the end window after the last trick (§9.1).
 
 ``to_act`` lists the seat the game waits on; ``may_act`` every seat with a legal move now:
-between tricks under ``between_tricks`` the seat not on lead may claim, so it is listed in
-``may_act`` only (its claim is optional, DESIGN.md decision 11), likewise an exchange out of turn.
+between tricks the seat not on lead may claim (under ``between_tricks``) or exchange, moves it
+may make but is never waited for, so it is listed in ``may_act`` only (DESIGN.md decision 11).
 
 Points the spec leaves open, as decided here:
 
@@ -47,26 +47,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final, cast
+from typing import Final
 
 from engine.core import cards as C
 from engine.core.cards import SUIT_MASK
-from engine.core.chance import Chance
-from engine.core.errors import IllegalMove, InvalidOptions, Reason
+from engine.core.errors import InvalidOptions, Reason
 from engine.core.events import (
     Called,
     CardDrawn,
     CardsExposed,
     DealScored,
-    DealStarted,
     Event,
-    GameOver,
     MarriageDeclared,
     StockClosed,
     TrickWon,
     TrumpExchanged,
     Viewer,
-    builder,
     card_played,
 )
 from engine.core.fields import cards_field, per_seat_cards_field
@@ -77,14 +73,13 @@ from engine.core.moves import (
     DeclareMarriage,
     DrawCards,
     ExchangeTrump,
-    Move,
     PlayCard,
-    play_moves,
 )
 from engine.core.options import first_dealer_option, option
-from engine.core.rules import Outcome, Rules, register
+from engine.core.phases import Choice, Phase, Plays, Problem
+from engine.core.rules import Rules, register
 from engine.core.state import GameState
-from engine.core.view import SeatView, TrickView, View, trick_view
+from engine.core.view import SeatView, TrickView, trick_view
 
 _SEATS: Final = 2
 _HAND: Final = 6
@@ -108,14 +103,12 @@ MARRIAGE_POINTS: Final = 20
 ROYAL_MARRIAGE_POINTS: Final = 40
 
 
-# The phases, as plain strings: the hot paths compare against them on every move (a plain
-# string compares faster than an enum member), and a snapshot stores them as strings anyway.
-_LEAD: Final = "lead"  # the trick area is empty; the leader may exchange, marry, close, claim, play
-_FOLLOW: Final = "follow"  # the lead card is down; the follower plays
-_POST_TRICK: Final = "post_trick"  # the winner chooses to draw or to close before drawing
-_CLOSE_EXCHANGE: Final = "close_exchange"  # the non-closer answers the exchange offer at a close
-_END_WINDOW: Final = "end_window"  # all cards played: claim or pass, last-trick winner first
-_OVER: Final = "over"
+# The phases of a deal (the game's last phase is the core's OVER).
+LEAD: Final = "lead"  # the trick area is empty; the leader may exchange, marry, close, claim, play
+FOLLOW: Final = "follow"  # the lead card is down; the follower plays
+POST_TRICK: Final = "post_trick"  # the winner chooses to draw or to close before drawing
+CLOSE_EXCHANGE: Final = "close_exchange"  # the non-closer answers the exchange offer at a close
+END_WINDOW: Final = "end_window"  # all cards played: claim or pass, last-trick winner first
 
 
 # The pagat preset (§11); gamefarm is every option's own default.
@@ -272,20 +265,14 @@ class SixtySixState(GameState):
 
     game = "sixty-six"
     schema = 2  # 2: last_result holds the DealScored event
-    _event_fields = frozenset({"last_result"})
     copied = ("hands", "tricks_won", "card_points")
 
     options: SixtySixOptions
     # match
-    deal_no: int
-    dealer: int
     scores: Sequence[int]
     carry: int
-    finished: bool
     winners: Sequence[int]
-    last_result: DealScored | None  # the last deal's result, for views
     # deal
-    phase: str
     hands: list[int]
     shown: Sequence[int]  # cards publicly known to have gone into each hand this deal
     trump: int
@@ -309,9 +296,8 @@ class SixtySixState(GameState):
 
 _BOTH: Final = (0, 1)
 _ONLY: Final = ((0,), (1,))
-_KINGS: Final = sum(1 << (suit * 16 + _KING) for suit in C.SUITS)
 
-# Pre-built moves: listing legal moves allocates nothing but the list.
+# The moves without parameters, built once.
 _EXCHANGE: Final = ExchangeTrump()
 _CLOSE: Final = CloseStock()
 _CLAIM: Final = Claim()
@@ -322,26 +308,7 @@ _MARRY: Final = tuple(DeclareMarriage(s) for s in C.SUITS)
 # Each suit's King and Queen: after a marriage, the lead must be one of them.
 _PAIR: Final = tuple((1 << (suit * 16 + _KING)) | (1 << (suit * 16 + _QUEEN)) for suit in C.SUITS)
 
-# Events on the hot paths (events are immutable, so equal ones may be shared): the draws, for
-# every seat, stock count after the draw and card, and fast constructors for the rest.
-_DRAWN: Final = tuple(
-    tuple(tuple(CardDrawn(seat, left, False, c) for c in range(64)) for left in range(12))
-    for seat in range(_SEATS)
-)
-_DRAWN_TURN_UP: Final = tuple(
-    tuple(CardDrawn(seat, 0, True, c) for c in range(64)) for seat in range(_SEATS)
-)
-_trick_won: Final = builder(TrickWon)  # trick_no, winner, leader, cards, points
-_cards_exposed: Final = builder(CardsExposed)  # seat, what, cards
-_deal_started: Final = builder(DealStarted)  # deal_no, dealer, hand_sizes, hands, turn_up, trump
-# deal_no, bids, taken, made, points, totals, bid_cards, premium_seat, premium, note
-_deal_scored: Final = builder(DealScored)
-_NO_BIDS: Final = (None, None)
-_HAND_SIZES: Final = (_HAND, _HAND)
-
-# Rejection reasons, as constants so the hot predicates return without building anything.
-Problem = tuple[Reason, str]
-_P_WRONG_PHASE: Final = (Reason.WRONG_PHASE, "that move is not possible at this point")
+# Why a move is refused, named once (the rules below return these).
 _P_NOT_LEADER: Final = (Reason.NOT_YOUR_TURN, "only the leader may do that")
 _P_STOCK: Final = (Reason.STOCK_NOT_OPEN, "the stock is closed or exhausted")
 _P_NO_NINE: Final = (Reason.NO_TRUMP_NINE, "you do not hold the nine of trumps")
@@ -367,42 +334,17 @@ _P_CLAIM_TIME: Final = (
     "a claim is allowed only right after winning a trick or declaring a marriage",
 )
 _P_WINDOW_TURN: Final = (Reason.NOT_YOUR_TURN, "the other player speaks first after the last trick")
-
-
-# The cards of one suit lane (ranks 9..A are bits 9..14), for every subset: a hand of the
-# 24-card pack becomes a tuple with four lookups instead of a bit-by-bit walk.
-_LANES: Final = tuple(
-    tuple(tuple(suit * 16 + 9 + i for i in range(6) if bits >> i & 1) for bits in range(64))
-    for suit in C.SUITS
+_P_NO_CALL: Final = (
+    Reason.CALL_NOT_ALLOWED,
+    "no call is answered now: 'decline' answers the exchange offer at a close, 'pass' the end "
+    "window after the last trick",
 )
-
-
-# The same per suit lane as ``PlayCard`` moves, so a hand's plays are four lookups.
-_PLAY_LANES: Final = tuple(
-    tuple(tuple(cast("list[Move]", play_moves(bits << (suit * 16 + 9)))) for bits in range(64))
-    for suit in C.SUITS
-)
-
-
-def _plays(mask: int) -> list[Move]:
-    """A ``PlayCard`` for every card of a mask of the 24-card pack, in ascending card order
-    (as ``play_moves``)."""
-    return [
-        *_PLAY_LANES[0][mask >> 9 & 63],
-        *_PLAY_LANES[1][mask >> 25 & 63],
-        *_PLAY_LANES[2][mask >> 41 & 63],
-        *_PLAY_LANES[3][mask >> 57 & 63],
-    ]
-
-
-def cards_tuple(mask: int) -> tuple[int, ...]:
-    """The cards of a mask of the 24-card pack, in ascending id order (as ``C.cards_of``)."""
-    return (
-        _LANES[0][mask >> 9 & 63]
-        + _LANES[1][mask >> 25 & 63]
-        + _LANES[2][mask >> 41 & 63]
-        + _LANES[3][mask >> 57 & 63]
-    )
+_P_DRAW_TIME: Final = (Reason.WRONG_PHASE, "cards are drawn only right after a trick")
+_P_NOT_WINNER: Final = (Reason.NOT_YOUR_TURN, "the trick's winner decides when to draw")
+_P_LEAD_MARRIAGE: Final = (Reason.MUST_LEAD_MARRIAGE, "after a marriage, lead its King or Queen")
+_P_FOLLOW: Final = (Reason.MUST_FOLLOW_SUIT, "you must follow the suit led")
+_P_BEAT: Final = (Reason.MUST_BEAT, "you must beat the card led if you can")
+_P_TRUMP: Final = (Reason.MUST_TRUMP, "with no card of the suit led, you must trump")
 
 
 def leader_wins(lead: int, follow: int, trump: int) -> bool:
@@ -507,6 +449,192 @@ def _with_bit(masks: Sequence[int], seat: int, card: int) -> list[int]:
     return out
 
 
+# -- named rules -----------------------------------------------------------------------------
+
+
+def stock_open(s: SixtySixState) -> bool:
+    """§3: neither closed nor exhausted (then it holds the turn-up and a face-down card)."""
+    return s.closer is None and s.turn_up_in_stock
+
+
+def stock_size(s: SixtySixState) -> int:
+    return len(s.stock) + s.turn_up_in_stock
+
+
+def stock_state(s: SixtySixState) -> str:
+    if s.closer is not None:
+        return "closed"
+    return "open" if s.turn_up_in_stock else "exhausted"
+
+
+def count(s: SixtySixState, seat: int) -> int:
+    """A player's count as a claim would be judged now (§8)."""
+    total = s.card_points[seat]
+    if s.tricks_won[seat]:
+        total += s.marriage_points[seat]
+    if s.bonus_seat == seat:
+        total += LAST_TRICK_BONUS
+    return total
+
+
+def leads(s: SixtySixState, seat: int) -> int:
+    """The cards ``seat`` may lead now: any, or after a marriage only its King or Queen (§6)."""
+    if seat != s.leader:
+        return 0
+    hand = s.hands[seat]
+    return hand if s.marriage_suit is None else hand & _PAIR[s.marriage_suit]
+
+
+def lead_problem(s: SixtySixState, seat: int, card: object) -> Problem:
+    if seat != s.leader:
+        return (Reason.NOT_YOUR_TURN, f"it is seat {s.leader}'s turn to play")
+    if not (type(card) is int and 0 <= card < 64) or not s.hands[seat] >> card & 1:
+        return (Reason.CARD_NOT_IN_HAND, f"{C.describe(card)} is not in your hand")
+    return _P_LEAD_MARRIAGE
+
+
+def follows(s: SixtySixState, seat: int) -> int:
+    """The cards ``seat`` may play to the lead (§4.2): any while the stock is open; after, the
+    follow rule of ``endgame_follow``."""
+    if seat == s.leader:
+        return 0
+    hand = s.hands[seat]
+    if stock_open(s):
+        return hand
+    return follow_mask(hand, s.trick[0], s.trump, True, s.options.endgame_follow == "strict")
+
+
+def follow_problem(s: SixtySixState, seat: int, card: object) -> Problem:
+    if seat == s.leader:
+        return (Reason.NOT_YOUR_TURN, f"it is seat {1 - seat}'s turn to play")
+    if not (type(card) is int and 0 <= card < 64) or not s.hands[seat] >> card & 1:
+        return (Reason.CARD_NOT_IN_HAND, f"{C.describe(card)} is not in your hand")
+    lead = s.trick[0]
+    same = s.hands[seat] & SUIT_MASK[lead >> 4]
+    if same and card >> 4 != lead >> 4:
+        return _P_FOLLOW
+    return _P_BEAT if same else _P_TRUMP
+
+
+def exchange_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
+    """Why ``seat`` may not exchange the trump nine now (§5), or None if it may."""
+    phase = s.phase
+    if phase == CLOSE_EXCHANGE:
+        # §16.3: the offer ignores the trick and stock-size conditions.
+        assert s.closer is not None
+        return None if seat != s.closer else _P_CLOSE_EXCHANGE_ONLY
+    o = s.options
+    if not stock_open(s):
+        return _P_STOCK
+    if not s.hands[seat] >> (s.trump * 16 + _NINE) & 1:
+        return _P_NO_NINE
+    if not s.tricks_won[seat]:
+        return _P_NO_TRICK
+    if len(s.stock) + 1 < o.exchange_min_stock:
+        return _P_MIN_STOCK
+    if o.exchange_window == "any_time":
+        # Anything but while one's own card lies in the unfinished trick.
+        if phase == FOLLOW and seat == s.leader:
+            return _P_EXCHANGE_TIME
+        return None
+    return None if phase == LEAD and seat == s.leader else _P_EXCHANGE_TIME
+
+
+def may_marry(s: SixtySixState, seat: int) -> Problem | None:
+    """§6 and §16.1: the leader, before his lead card, while the stock is open (or with
+    ``marriage_when_stock_gone``), one marriage per lead."""
+    if seat != s.leader:
+        return _P_NOT_LEADER
+    if not (stock_open(s) or s.options.marriage_when_stock_gone):
+        return _P_STOCK
+    if s.marriage_suit is not None:
+        return _P_MARRIED
+    return None
+
+
+def marriage_problem(s: SixtySixState, seat: int, move: DeclareMarriage) -> Problem | None:
+    """§6: the King and Queen of the suit named are both in hand."""
+    suit = move.suit
+    if not (type(suit) is int and 0 <= suit < 4):
+        return _P_NO_MARRIAGE
+    pair = _PAIR[suit]
+    return None if s.hands[seat] & pair == pair else _P_NO_MARRIAGE
+
+
+def close_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
+    """§7: the leader, or the trick winner before drawing, while the stock is open."""
+    if seat != s.leader:
+        return _P_NOT_LEADER
+    if not stock_open(s):
+        return _P_STOCK
+    if s.phase == POST_TRICK and len(s.stock) == 1:
+        return None if s.options.close_before_final_draw else _P_FINAL_DRAW
+    return None
+
+
+def claim_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
+    """§8 and §16.2/§16.4: when ``seat`` may declare out."""
+    phase = s.phase
+    if phase == END_WINDOW:
+        return None if seat == s.window_seat else _P_WINDOW_TURN
+    if s.options.claim_window == "between_tricks":
+        return None
+    if seat != s.leader:
+        return _P_CLAIM_TIME
+    # The leader of trick 2 onwards just won the previous trick; N before trick 1 has not,
+    # but a marriage on this lead also opens the window.
+    if phase == POST_TRICK or s.tricks_played or s.marriage_suit is not None:
+        return None
+    return _P_CLAIM_TIME
+
+
+def draw_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
+    """§4.3: the trick's winner draws first (and the loser with him)."""
+    return None if seat == s.leader else _P_NOT_WINNER
+
+
+def decline_problem(s: SixtySixState, seat: int, move: Call) -> Problem | None:
+    """§5: the answer "decline" to the exchange offer at a close, by its holder."""
+    if move.call != "decline":
+        return (Reason.CALL_NOT_ALLOWED, "the exchange offer is answered by exchange or decline")
+    return exchange_problem(s, seat)
+
+
+def pass_problem(s: SixtySixState, seat: int, move: Call) -> Problem | None:
+    """§9.1: "pass" (no claim) in the end window, in turn."""
+    if move.call != "pass":
+        return (Reason.CALL_NOT_ALLOWED, "after the last trick: claim, or pass")
+    return None if seat == s.window_seat else _P_WINDOW_TURN
+
+
+def _leader(s: SixtySixState) -> tuple[int, ...]:
+    """``to_act`` between tricks: the leader (or the trick's winner) alone must move."""
+    return _ONLY[s.leader]
+
+
+def between_tricks(s: SixtySixState) -> tuple[int, ...]:
+    """``may_act`` between tricks: the leader, and the other seat too when it may make an
+    optional move (a claim under ``between_tricks``, an exchange)."""
+    other = 1 - s.leader
+    if claim_problem(s, other) is None or exchange_problem(s, other) is None:
+        return _BOTH
+    return _ONLY[s.leader]
+
+
+def _follower(s: SixtySixState) -> tuple[int, ...]:
+    return _ONLY[1 - s.leader]
+
+
+def _non_closer(s: SixtySixState) -> tuple[int, ...]:
+    assert s.closer is not None
+    return _ONLY[1 - s.closer]
+
+
+def _window_seat(s: SixtySixState) -> tuple[int, ...]:
+    assert s.window_seat is not None
+    return _ONLY[s.window_seat]
+
+
 class SixtySix(Rules[SixtySixState]):
     name = "sixty-six"
     title = "Sixty-Six"
@@ -525,33 +653,85 @@ class SixtySix(Rules[SixtySixState]):
                 f"(got {opts.exchange_min_stock})",
             )
 
-    # -- setup -------------------------------------------------------------------------------
+    def phases(self) -> Sequence[Phase[SixtySixState]]:
+        exchange = Choice(ExchangeTrump, (_EXCHANGE,), exchange_problem, self.exchange)
+        close = Choice(CloseStock, (_CLOSE,), close_problem, self.close)
+        # Between tricks a claim is a move a seat may make, never one the rules wait for.
+        may_claim = Choice(Claim, (_CLAIM,), claim_problem, self.claim, optional=True)
+        not_a_call: dict[type, Problem] = {Call: _P_NO_CALL}
+        return (
+            Phase(
+                LEAD,
+                _leader,
+                (
+                    Plays(leads, lead_problem, self.lead),
+                    Choice(DeclareMarriage, _MARRY, marriage_problem, self.marry, gate=may_marry),
+                    exchange,
+                    close,
+                    may_claim,
+                ),
+                {**not_a_call, DrawCards: _P_DRAW_TIME},
+                may_act=between_tricks,
+            ),
+            Phase(
+                FOLLOW,
+                _follower,
+                (Plays(follows, follow_problem, self.follow), exchange),
+                {**not_a_call, DrawCards: _P_DRAW_TIME, Claim: _P_TRICK_ON_TABLE},
+            ),
+            Phase(
+                POST_TRICK,
+                _leader,
+                (Choice(DrawCards, (_DRAW,), draw_problem, self.draw), close, exchange, may_claim),
+                not_a_call,
+                may_act=between_tricks,
+            ),
+            Phase(
+                CLOSE_EXCHANGE,
+                _non_closer,
+                (exchange, Choice(Call, (_DECLINE,), decline_problem, self.decline)),
+                {DrawCards: _P_DRAW_TIME},
+            ),
+            Phase(
+                END_WINDOW,
+                _window_seat,
+                (
+                    Choice(Claim, (_CLAIM,), claim_problem, self.claim),
+                    Choice(Call, (_PASS,), pass_problem, self.pass_),
+                ),
+                {ExchangeTrump: _P_STOCK, DrawCards: _P_DRAW_TIME},
+            ),
+        )
 
-    def _new(self, opts: SixtySixOptions, chance: Chance) -> SixtySixState:
-        s = SixtySixState()
-        s.options = opts
-        s.chance = chance
-        s.deal_no = 0
-        first = 0 if opts.first_dealer == "seat0" else chance.randint("first_dealer", 0, 1)
-        s.scores = [0, 0]
+    # -- dealing (§2) ------------------------------------------------------------------------
+
+    def begin(self, s: SixtySixState, first_dealer: int) -> None:
         s.carry = 0
-        s.finished = False
-        s.winners = []
-        s.last_result = None
-        self._start_deal(s, first)  # its DealStarted is the opening event
-        return s
+        self.deal(s, first_dealer)
 
-    def opening_events(self, state: SixtySixState) -> list[Event]:
-        return [self._deal_event(state)]
+    def next_deal(self, s: SixtySixState, events: list[Event]) -> None:
+        """§16.7: the dealer alternates, or the deal's scorer deals (the same dealer after a
+        deal where nobody scored)."""
+        if s.options.next_dealer == "alternate":
+            dealer = 1 - s.dealer
+        else:
+            points = s.last_result.points
+            dealer = 0 if points[0] else 1 if points[1] else s.dealer
+        self.deal(s, dealer)
+        events.append(self.deal_started(s))
 
-    def _start_deal(self, s: SixtySixState, dealer: int) -> None:
+    def dealt_turn_up(self, s: SixtySixState) -> int | None:
+        return s.turn_up
+
+    def dealt_trump(self, s: SixtySixState) -> int | None:
+        return s.trump
+
+    def deal(self, s: SixtySixState, dealer: int) -> None:
         s.deal_no += 1
         s.dealer = dealer
         non_dealer = 1 - dealer
-        chance = s.chance
-        pack = chance.shuffled(f"pack:{s.deal_no}", _DECK)
-        if chance.log is not None:  # chance.dealt(), only while a record is being made
-            chance.dealt(s.deal_no, pack)
+        pack = s.chance.shuffled(f"pack:{s.deal_no}", _DECK)
+        s.chance.dealt(s.deal_no, pack)
         # §2: three to N, three to D, three to N, three to D; deck[0] is the top card.
         n_hand = 1 << pack[0] | 1 << pack[1] | 1 << pack[2]
         n_hand |= 1 << pack[6] | 1 << pack[7] | 1 << pack[8]
@@ -565,7 +745,7 @@ class SixtySix(Rules[SixtySixState]):
         s.stock = pack[13:]
         s.closer = None
         s.closer_opp_tricks = 0
-        s.phase = _LEAD
+        s.phase = LEAD
         s.leader = non_dealer
         s.trick = []
         s.marriage_suit = None
@@ -578,349 +758,24 @@ class SixtySix(Rules[SixtySixState]):
         s.last_trick = []
         s.window_seat = None
 
-    def _deal_event(self, s: SixtySixState) -> DealStarted:
-        hands = (cards_tuple(s.hands[0]), cards_tuple(s.hands[1]))
-        return _deal_started(s.deal_no, s.dealer, _HAND_SIZES, hands, s.turn_up, s.trump)
+    # -- the moves ---------------------------------------------------------------------------
 
-    # -- named rules -------------------------------------------------------------------------
-
-    @staticmethod
-    def stock_open(s: SixtySixState) -> bool:
-        """§3: neither closed nor exhausted (then it holds the turn-up and a face-down card)."""
-        return s.closer is None and s.turn_up_in_stock
-
-    @staticmethod
-    def stock_size(s: SixtySixState) -> int:
-        return len(s.stock) + s.turn_up_in_stock
-
-    @staticmethod
-    def count(s: SixtySixState, seat: int) -> int:
-        """A player's count as a claim would be judged now (§8)."""
-        total = s.card_points[seat]
-        if s.tricks_won[seat]:
-            total += s.marriage_points[seat]
-        if s.bonus_seat == seat:
-            total += LAST_TRICK_BONUS
-        return total
-
-    def exchange_problem(self, s: SixtySixState, seat: int) -> Problem | None:
-        """Why ``seat`` may not exchange the trump nine now (§5), or None if it may."""
-        phase = s.phase
-        if phase == _CLOSE_EXCHANGE:
-            # §16.3: the offer ignores the trick and stock-size conditions.
-            assert s.closer is not None
-            return None if seat != s.closer else _P_CLOSE_EXCHANGE_ONLY
-        o = s.options
-        if phase not in (_LEAD, _FOLLOW, _POST_TRICK) or not self.stock_open(s):
-            return _P_STOCK
-        if not s.hands[seat] >> (s.trump * 16 + _NINE) & 1:
-            return _P_NO_NINE
-        if not s.tricks_won[seat]:
-            return _P_NO_TRICK
-        if len(s.stock) + 1 < o.exchange_min_stock:
-            return _P_MIN_STOCK
-        if o.exchange_window == "any_time":
-            # Anything but while one's own card lies in the unfinished trick.
-            if phase == _FOLLOW and seat == s.leader:
-                return _P_EXCHANGE_TIME
-            return None
-        return None if phase == _LEAD and seat == s.leader else _P_EXCHANGE_TIME
-
-    def marriage_problem(self, s: SixtySixState, seat: int, suit: object) -> Problem | None:
-        """§6 and §16.1: the leader, in the lead state, stock open, one per lead, K+Q held."""
-        if s.phase != _LEAD:
-            return _P_WRONG_PHASE
-        if seat != s.leader:
-            return _P_NOT_LEADER
-        if not (self.stock_open(s) or s.options.marriage_when_stock_gone):
-            return _P_STOCK
-        if s.marriage_suit is not None:
-            return _P_MARRIED
-        if not (type(suit) is int and 0 <= suit < 4):
-            return _P_NO_MARRIAGE
-        pair = _PAIR[suit]
-        return None if s.hands[seat] & pair == pair else _P_NO_MARRIAGE
-
-    def close_problem(self, s: SixtySixState, seat: int) -> Problem | None:
-        """§7: the leader, or the trick winner before drawing, while the stock is open."""
-        phase = s.phase
-        if phase not in (_LEAD, _POST_TRICK):
-            return _P_WRONG_PHASE
-        if seat != s.leader:
-            return _P_NOT_LEADER
-        if not self.stock_open(s):
-            return _P_STOCK
-        if phase == _POST_TRICK and len(s.stock) == 1:
-            return None if s.options.close_before_final_draw else _P_FINAL_DRAW
-        return None
-
-    def claim_problem(self, s: SixtySixState, seat: int) -> Problem | None:
-        """§8 and §16.2/§16.4: when ``seat`` may declare out."""
-        phase = s.phase
-        if phase == _END_WINDOW:
-            return None if seat == s.window_seat else _P_WINDOW_TURN
-        if phase == _FOLLOW:
-            return _P_TRICK_ON_TABLE
-        if phase not in (_LEAD, _POST_TRICK):
-            return _P_WRONG_PHASE
-        if s.options.claim_window == "between_tricks":
-            return None
-        if seat != s.leader:
-            return _P_CLAIM_TIME
-        # The leader of trick 2 onwards just won the previous trick; N before trick 1 has not,
-        # but a marriage on this lead also opens the window.
-        if phase == _POST_TRICK or s.tricks_played or s.marriage_suit is not None:
-            return None
-        return _P_CLAIM_TIME
-
-    def playable(self, s: SixtySixState, seat: int) -> int:
-        """The cards ``seat`` may play now (0 if it is not its card to play)."""
-        phase = s.phase
-        if phase == _LEAD:
-            if seat != s.leader:
-                return 0
-            hand = s.hands[seat]
-            if s.marriage_suit is not None:
-                return hand & _PAIR[s.marriage_suit]
-            return hand
-        if phase == _FOLLOW and seat != s.leader:
-            hand = s.hands[seat]
-            if s.closer is None and s.turn_up_in_stock:  # stock_open(): no follow rule yet
-                return hand
-            strict = s.options.endgame_follow == "strict"
-            return follow_mask(hand, s.trick[0], s.trump, True, strict)
-        return 0
-
-    # -- turn and legal moves ----------------------------------------------------------------
-
-    def to_act(self, s: SixtySixState) -> tuple[int, ...]:
-        phase = s.phase
-        if s.finished:
-            return ()
-        if phase == _FOLLOW:
-            # The leader's card is on the table, so only the follower can act.
-            return _ONLY[1 - s.leader]
-        if phase in (_LEAD, _POST_TRICK):
-            # Only the leader must move; the other seat's claim or exchange is optional.
-            return _ONLY[s.leader]
-        if phase == _CLOSE_EXCHANGE:
-            assert s.closer is not None
-            return (1 - s.closer,)
-        if phase == _END_WINDOW:
-            assert s.window_seat is not None
-            return (s.window_seat,)
-        return ()
-
-    def may_act(self, s: SixtySixState) -> tuple[int, ...]:
-        if not s.finished and s.phase in (_LEAD, _POST_TRICK):
-            if s.options.claim_window == "between_tricks":
-                return _BOTH  # the other seat may always claim between tricks
-            other = 1 - s.leader
-            if s.hands[other] >> (s.trump * 16 + _NINE) & 1 and (
-                self.exchange_problem(s, other) is None
-            ):
-                return _BOTH
-        return self.to_act(s)
-
-    def legal_moves(self, s: SixtySixState, seat: int) -> Sequence[Move]:
-        # The order of the moves is part of the behaviour (a random playout picks by index):
-        # plays in card order, marriages by suit, exchange, close, claim. The conditions of
-        # playable(), marriage_problem(), close_problem() and claim_problem() are spelled out
-        # here for the phases at hand, since this runs for every seat on every move.
-        if s.finished:
-            return []
-        phase = s.phase
-        hand = s.hands[seat]
-        # The cheap "holds the trump nine" test first: most of the time nobody can exchange.
-        holds_nine = hand >> (s.trump * 16 + _NINE) & 1
-        leader = s.leader
-        if phase == _FOLLOW:
-            if seat == leader:
-                return []
-            if not (s.closer is None and s.turn_up_in_stock):  # §4.2 once the stock is gone
-                hand = follow_mask(
-                    hand, s.trick[0], s.trump, True, s.options.endgame_follow == "strict"
-                )
-            moves = _plays(hand)
-            if holds_nine and self.exchange_problem(s, seat) is None:
-                moves.append(_EXCHANGE)
-            return moves
-        if phase == _LEAD:
-            if seat == leader:
-                stock_open = s.closer is None and s.turn_up_in_stock
-                married = s.marriage_suit
-                if married is None:
-                    moves = _plays(hand)
-                    pairs = hand & (hand << 1) & _KINGS  # a King whose Queen is also held
-                    if pairs and (stock_open or s.options.marriage_when_stock_gone):
-                        for suit in C.SUITS:
-                            if pairs >> (suit * 16 + _KING) & 1:
-                                moves.append(_MARRY[suit])
-                else:
-                    moves = _plays(hand & _PAIR[married])
-                if holds_nine and self.exchange_problem(s, seat) is None:
-                    moves.append(_EXCHANGE)
-                if stock_open:
-                    moves.append(_CLOSE)
-                # §16.4: the leader of trick 2 onwards just won a trick; a marriage also counts.
-                if (
-                    s.tricks_played
-                    or married is not None
-                    or s.options.claim_window == "between_tricks"
-                ):
-                    moves.append(_CLAIM)
-                return moves
-            moves = []
-            if holds_nine and self.exchange_problem(s, seat) is None:
-                moves.append(_EXCHANGE)
-            if s.options.claim_window == "between_tricks":
-                moves.append(_CLAIM)
-            return moves
-        if phase == _POST_TRICK:
-            if seat == leader:
-                moves = [_DRAW]
-                if (
-                    s.closer is None
-                    and s.turn_up_in_stock
-                    and (len(s.stock) != 1 or s.options.close_before_final_draw)
-                ):
-                    moves.append(_CLOSE)
-                if holds_nine and self.exchange_problem(s, seat) is None:
-                    moves.append(_EXCHANGE)
-                moves.append(_CLAIM)  # the trick's winner may always claim here
-                return moves
-            moves = []
-            if holds_nine and self.exchange_problem(s, seat) is None:
-                moves.append(_EXCHANGE)
-            if s.options.claim_window == "between_tricks":
-                moves.append(_CLAIM)
-            return moves
-        if phase == _CLOSE_EXCHANGE:
-            return [_EXCHANGE, _DECLINE] if self.exchange_problem(s, seat) is None else []
-        if phase == _END_WINDOW:
-            return [_CLAIM, _PASS] if seat == s.window_seat else []
-        return []
-
-    def apply_in_place(self, s: SixtySixState, seat: int, move: Move) -> list[Event]:
-        # A card play, the commonest move, goes straight to its own check and apply: the same
-        # steps as Rules._check, validate and _apply take for it. Anything else, and every
-        # seat or finished-game error, takes the general path.
-        if type(move) is PlayCard and type(seat) is int and 0 <= seat < _SEATS and not s.finished:
-            card = move.card
-            self._validate_play(s, seat, card)
-            events: list[Event] = []
-            self._play(s, seat, card, events)
-            return events
-        return super().apply_in_place(s, seat, move)
-
-    def validate(self, s: SixtySixState, seat: int, move: Move) -> None:
-        problem: Problem | None
-        kind = type(move)
-        if kind is PlayCard:
-            assert isinstance(move, PlayCard)
-            self._validate_play(s, seat, move.card)
-            return
-        if kind is DeclareMarriage:
-            assert isinstance(move, DeclareMarriage)
-            problem = self.marriage_problem(s, seat, move.suit)
-        elif kind is ExchangeTrump:
-            problem = self.exchange_problem(s, seat)
-        elif kind is CloseStock:
-            problem = self.close_problem(s, seat)
-        elif kind is Claim:
-            problem = self.claim_problem(s, seat)
-        elif kind is DrawCards:
-            if s.phase != _POST_TRICK:
-                problem = (Reason.WRONG_PHASE, "cards are drawn only right after a trick")
-            elif seat != s.leader:
-                problem = (Reason.NOT_YOUR_TURN, "the trick's winner decides when to draw")
-            else:
-                problem = None
-        else:
-            assert isinstance(move, Call)
-            problem = self._call_problem(s, seat, move.call)
-        if problem is not None:
-            raise IllegalMove(*problem)
-
-    def _call_problem(self, s: SixtySixState, seat: int, call: object) -> Problem | None:
-        if call == "pass":
-            if s.phase != _END_WINDOW:
-                return (Reason.CALL_NOT_ALLOWED, "'pass' answers the end window after trick 12")
-            return None if seat == s.window_seat else _P_WINDOW_TURN
-        if call == "decline":
-            if s.phase != _CLOSE_EXCHANGE:
-                return (Reason.CALL_NOT_ALLOWED, "'decline' answers the exchange offer at a close")
-            return self.exchange_problem(s, seat)
-        return (Reason.CALL_NOT_ALLOWED, f"no call {call!r} in sixty-six; calls: pass, decline")
-
-    def _validate_play(self, s: SixtySixState, seat: int, c: object) -> None:
-        # The common case first: a card the seat may play now (playable() is 0 out of turn or
-        # phase). Anything else goes through the checks below, which name what is wrong.
-        if type(c) is int and 0 <= c < 64 and self.playable(s, seat) >> c & 1:
-            return
-        phase = s.phase
-        if phase not in (_LEAD, _FOLLOW):
-            raise IllegalMove(Reason.WRONG_PHASE, f"no card is played now ({phase})")
-        turn = s.leader if phase == _LEAD else 1 - s.leader
-        if seat != turn:
-            raise IllegalMove(Reason.NOT_YOUR_TURN, f"it is seat {turn}'s turn to play")
-        if not (type(c) is int and 0 <= c < 64) or not s.hands[seat] >> c & 1:
-            raise IllegalMove(Reason.CARD_NOT_IN_HAND, f"{C.describe(c)} is not in your hand")
-        if phase == _LEAD:
-            raise IllegalMove(Reason.MUST_LEAD_MARRIAGE, "after a marriage, lead its King or Queen")
-        hand, lead = s.hands[seat], s.trick[0]
-        same = hand & SUIT_MASK[lead >> 4]
-        if same and c >> 4 != lead >> 4:
-            raise IllegalMove(Reason.MUST_FOLLOW_SUIT, "you must follow the suit led")
-        if same:
-            raise IllegalMove(Reason.MUST_BEAT, "you must beat the card led if you can")
-        raise IllegalMove(Reason.MUST_TRUMP, "with no card of the suit led, you must trump")
-
-    # -- applying moves ----------------------------------------------------------------------
-
-    def _apply(self, s: SixtySixState, seat: int, move: Move, events: list[Event]) -> None:
-        kind = type(move)
-        if kind is PlayCard:
-            assert isinstance(move, PlayCard)
-            self._play(s, seat, move.card, events)
-        elif kind is DrawCards:
-            self._draw(s, seat, events)
-        elif kind is DeclareMarriage:
-            assert isinstance(move, DeclareMarriage)
-            self._marry(s, seat, move.suit, events)
-        elif kind is ExchangeTrump:
-            self._exchange(s, seat, events)
-        elif kind is CloseStock:
-            self._close(s, seat, events)
-        elif kind is Claim:
-            events.append(Called(seat=seat, call="claim"))
-            self._end_deal(s, seat, events)
-        else:
-            assert isinstance(move, Call)
-            events.append(Called(seat=seat, call=move.call))
-            if move.call == "decline":
-                s.phase = _LEAD
-            elif s.options.claim_window == "between_tricks" and seat == s.leader:
-                s.window_seat = 1 - seat  # §16.2: the other player may claim after the pass
-            else:
-                self._end_deal(s, None, events)
-
-    def _play(self, s: SixtySixState, seat: int, c: int, events: list[Event]) -> None:
+    def lead(self, s: SixtySixState, seat: int, move: PlayCard, events: list[Event]) -> None:
+        c = move.card
         s.hands[seat] &= ~(1 << c)
-        events.append(card_played(seat, c))  # a shared event object: events are immutable
-        if s.phase == _LEAD:
-            s.trick = [c]
-            s.marriage_suit = None
-            s.last_trick = []  # §4.4: the previous trick may be reviewed until this card
-            s.phase = _FOLLOW
-            return
+        events.append(card_played(seat, c))
+        s.trick = [c]
+        s.marriage_suit = None
+        s.last_trick = []  # §4.4: the previous trick may be reviewed until this card
+        s.phase = FOLLOW
+
+    def follow(self, s: SixtySixState, seat: int, move: PlayCard, events: list[Event]) -> None:
+        c = move.card
+        s.hands[seat] &= ~(1 << c)
+        events.append(card_played(seat, c))
         leader = s.leader
         lead = s.trick[0]
-        # leader_wins(), inline: the same suit goes to the higher rank, else a trump wins.
-        if lead >> 4 == c >> 4:
-            winner = leader if STRENGTH[lead] > STRENGTH[c] else seat
-        else:
-            winner = seat if c >> 4 == s.trump else leader
+        winner = leader if leader_wins(lead, c, s.trump) else seat
         points = POINTS[lead] + POINTS[c]
         s.tricks_won[winner] += 1
         s.card_points[winner] += points
@@ -928,39 +783,50 @@ class SixtySix(Rules[SixtySixState]):
         s.last_trick = [leader, winner, lead, c]
         s.trick = []
         s.leader = winner
-        events.append(_trick_won(s.tricks_played, winner, leader, (lead, c), points))
+        events.append(
+            TrickWon(
+                trick_no=s.tricks_played,
+                winner=winner,
+                leader=leader,
+                cards=(lead, c),
+                points=points,
+            )
+        )
         if not s.hands[winner]:
             if s.closer is None:  # §1: the last trick's 10 only in a deal played out unclosed
                 s.bonus_seat = winner
-            s.phase = _END_WINDOW
+            s.phase = END_WINDOW
             s.window_seat = winner
-        elif s.closer is None and s.turn_up_in_stock:  # stock_open()
-            s.phase = _POST_TRICK
+        elif stock_open(s):
+            s.phase = POST_TRICK
         else:
-            s.phase = _LEAD
+            s.phase = LEAD
 
-    def _draw(self, s: SixtySixState, winner: int, events: list[Event]) -> None:
+    def draw(self, s: SixtySixState, winner: int, move: DrawCards, events: list[Event]) -> None:
         # §4.3: the winner takes the top card, the loser the next one, or the turn-up last.
         loser = 1 - winner
         stock = s.stock
         first = stock[0]
         s.hands[winner] |= 1 << first
         left = len(stock)  # after this draw: the rest of the stock and the turn-up
-        events.append(_DRAWN[winner][left][first])
+        events.append(CardDrawn(seat=winner, stock_left=left, card=first))
         if left > 1:
             second = stock[1]
             s.stock = stock[2:]
-            events.append(_DRAWN[loser][left - 1][second])  # stock_size() after both draws
+            events.append(CardDrawn(seat=loser, stock_left=left - 1, card=second))
         else:
             second = s.turn_up
             s.stock = []
             s.turn_up_in_stock = False
             s.shown = _with_bit(s.shown, loser, second)
-            events.append(_DRAWN_TURN_UP[loser][second])  # face up, nothing left
+            events.append(CardDrawn(seat=loser, stock_left=0, face_up=True, card=second))
         s.hands[loser] |= 1 << second
-        s.phase = _LEAD
+        s.phase = LEAD
 
-    def _marry(self, s: SixtySixState, seat: int, suit: int, events: list[Event]) -> None:
+    def marry(
+        self, s: SixtySixState, seat: int, move: DeclareMarriage, events: list[Event]
+    ) -> None:
+        suit = move.suit
         points = ROYAL_MARRIAGE_POINTS if suit == s.trump else MARRIAGE_POINTS
         king, queen = suit * 16 + _KING, suit * 16 + _QUEEN
         s.marriage_suit = suit
@@ -971,42 +837,58 @@ class SixtySix(Rules[SixtySixState]):
         s.shown = _with_bit(_with_bit(s.shown, seat, king), seat, queen)
         events.append(MarriageDeclared(seat=seat, suit=suit, points=points, cards=(king, queen)))
 
-    def _exchange(self, s: SixtySixState, seat: int, events: list[Event]) -> None:
+    def exchange(
+        self, s: SixtySixState, seat: int, move: ExchangeTrump, events: list[Event]
+    ) -> None:
         nine = s.trump * 16 + _NINE
         taken = s.turn_up
         s.hands[seat] = (s.hands[seat] & ~(1 << nine)) | (1 << taken)
         s.shown = _with_bit(s.shown, seat, taken)
         s.turn_up = nine
-        at_close = s.phase == _CLOSE_EXCHANGE
+        at_close = s.phase == CLOSE_EXCHANGE
         events.append(TrumpExchanged(seat=seat, given=nine, taken=taken, at_close=at_close))
         if at_close:
-            s.phase = _LEAD
+            s.phase = LEAD
 
-    def _close(self, s: SixtySixState, seat: int, events: list[Event]) -> None:
+    def close(self, s: SixtySixState, seat: int, move: CloseStock, events: list[Event]) -> None:
         other = 1 - seat
         s.closer = seat
         s.closer_opp_tricks = s.tricks_won[other]
         events.append(
             StockClosed(
-                seat=seat, before_draw=s.phase == _POST_TRICK, opponent_tricks=s.tricks_won[other]
+                seat=seat, before_draw=s.phase == POST_TRICK, opponent_tricks=s.tricks_won[other]
             )
         )
-        s.phase = _LEAD
+        s.phase = LEAD
         nine = s.trump * 16 + _NINE
         if s.options.exchange_on_opponent_close and s.hands[other] >> nine & 1:
-            s.phase = _CLOSE_EXCHANGE
+            s.phase = CLOSE_EXCHANGE
 
-    # -- scoring and the end -----------------------------------------------------------------
+    def claim(self, s: SixtySixState, seat: int, move: Claim, events: list[Event]) -> None:
+        events.append(Called(seat=seat, call="claim"))
+        self.end_deal(s, seat, events)
 
-    def _end_deal(self, s: SixtySixState, claimant: int | None, events: list[Event]) -> None:
+    def decline(self, s: SixtySixState, seat: int, move: Call, events: list[Event]) -> None:
+        events.append(Called(seat=seat, call="decline"))
+        s.phase = LEAD
+
+    def pass_(self, s: SixtySixState, seat: int, move: Call, events: list[Event]) -> None:
+        events.append(Called(seat=seat, call="pass"))
+        if s.options.claim_window == "between_tricks" and seat == s.leader:
+            s.window_seat = 1 - seat  # §16.2: the other player may claim after the pass
+        else:
+            self.end_deal(s, None, events)
+
+    # -- scoring and the end (§8, §9) --------------------------------------------------------
+
+    def end_deal(self, s: SixtySixState, claimant: int | None, events: list[Event]) -> None:
         o = s.options
-        hands = s.hands
-        # §13: at the end of the deal the remaining cards are shown
-        if hands[0]:
-            events.append(_cards_exposed(0, "hand", cards_tuple(hands[0])))
-        if hands[1]:
-            events.append(_cards_exposed(1, "hand", cards_tuple(hands[1])))
-        counts = (self.count(s, 0), self.count(s, 1))
+        for seat in range(_SEATS):  # §13: at the end of the deal the remaining cards are shown
+            if s.hands[seat]:
+                events.append(
+                    CardsExposed(seat=seat, what="hand", cards=tuple(C.cards_of(s.hands[seat])))
+                )
+        counts = (count(s, 0), count(s, 1))
         scorer, award, why = score_deal(
             o,
             counts,
@@ -1028,28 +910,24 @@ class SixtySix(Rules[SixtySixState]):
             made = (ok, None) if claimant == 0 else (None, ok)
         # taken: each seat's final count (§8); made: the claimant's success (None for the other
         # seat, and for both when nobody claimed); note: the reason for the result.
-        s.last_result = _deal_scored(
-            s.deal_no, _NO_BIDS, counts, made, points, tuple(s.scores), _NO_BIDS, None, None, why
+        scored = DealScored(
+            deal_no=s.deal_no,
+            bids=(None, None),
+            taken=counts,
+            made=made,
+            points=points,
+            totals=tuple(s.scores),
+            bid_cards=(None, None),
+            note=why,
         )
-        events.append(s.last_result)
-        if max(s.scores) >= o.target_game_points:
-            # One deal scores for one seat only, so two seats never reach the target together.
-            s.winners = [0 if s.scores[0] > s.scores[1] else 1]
-            s.finished = True
-            s.phase = _OVER
-            events.append(GameOver(totals=tuple(s.scores), winners=tuple(s.winners)))
-            return
-        if o.next_dealer == "alternate":
-            dealer = 1 - s.dealer
-        else:
-            dealer = s.dealer if scorer is None else scorer  # §16.7
-        self._start_deal(s, dealer)
-        events.append(self._deal_event(s))
+        self.close_deal(s, scored, events)
 
-    def outcome(self, s: SixtySixState) -> Outcome | None:
-        if not s.finished:
+    def match_winners(self, s: SixtySixState) -> tuple[int, ...] | None:
+        """§9.6: the first to ``target_game_points``; one deal scores for one seat only, so two
+        seats never reach the target together."""
+        if max(s.scores) < s.options.target_game_points:
             return None
-        return Outcome(totals=tuple(s.scores), winners=tuple(s.winners))
+        return (0,) if s.scores[0] > s.scores[1] else (1,)
 
     @staticmethod
     def match_stakes(s: SixtySixState) -> int:
@@ -1060,38 +938,44 @@ class SixtySix(Rules[SixtySixState]):
 
     # -- projection (§13) --------------------------------------------------------------------
 
-    def view(self, s: SixtySixState, viewer: Viewer) -> View:
-        o = s.options
-        in_play = s.phase != _OVER
-        seats = tuple(
-            SeatView(
-                seat=seat,
-                hand_size=C.count(s.hands[seat]),
-                hand=cards_tuple(s.hands[seat]) if seat == viewer else None,
-                tricks_won=s.tricks_won[seat],
-                # Never the opponent's count; one's own only in assist mode.
-                points_taken=self.count(s, seat) if o.show_own_points and seat == viewer else None,
-                score=s.scores[seat],
-            )
-            for seat in range(_SEATS)
+    def seat_view(self, s: SixtySixState, seat: int, viewer: Viewer) -> SeatView:
+        own = seat == viewer
+        return SeatView(
+            seat=seat,
+            hand_size=C.count(s.hands[seat]),
+            hand=tuple(C.cards_of(s.hands[seat])) if own else None,
+            tricks_won=s.tricks_won[seat],
+            # Never the opponent's count; one's own only in assist mode.
+            points_taken=count(s, seat) if s.options.show_own_points and own else None,
+            score=s.scores[seat],
         )
-        if s.closer is not None:
-            stock_state = "closed"
-        elif s.turn_up_in_stock:
-            stock_state = "open"
-        else:
-            stock_state = "exhausted"
-        # §4.4: only the trick just completed, and only until the next lead card.
-        tricks: tuple[TrickView, ...] = ()
-        if o.review_last_trick and s.last_trick and in_play:
+
+    def trick_shown(self, s: SixtySixState) -> TrickView | None:
+        return trick_view(s.leader, list(s.trick), None, _SEATS) if not s.finished else None
+
+    def tricks_shown(self, s: SixtySixState) -> tuple[TrickView, ...]:
+        """§4.4: only the trick just completed, and only until the next lead card."""
+        if s.options.review_last_trick and s.last_trick and not s.finished:
             leader, winner, *cards = s.last_trick
-            tricks = (trick_view(leader, cards, winner, _SEATS),)
-        detail = SixtySixDetail(
+            return (trick_view(leader, cards, winner, _SEATS),)
+        return ()
+
+    def trump_shown(self, s: SixtySixState) -> int | None:
+        return s.trump
+
+    def turn_up_shown(self, s: SixtySixState) -> int | None:
+        # The turn-up's identity stays public while it lies in the stock, face up or not.
+        return s.turn_up if s.turn_up_in_stock and not s.finished else None
+
+    def detail(self, s: SixtySixState, viewer: Viewer) -> SixtySixDetail:
+        o = s.options
+        state = stock_state(s)
+        return SixtySixDetail(
             preset=o.preset,
             non_dealer=1 - s.dealer,
-            stock_size=self.stock_size(s),
-            stock_state=stock_state,
-            turn_up_face_up=stock_state == "open",
+            stock_size=stock_size(s),
+            stock_state=state,
+            turn_up_face_up=state == "open",
             closer=s.closer,
             closer_opponent_tricks=s.closer_opp_tricks if s.closer is not None else None,
             marriages=tuple(
@@ -1105,31 +989,14 @@ class SixtySix(Rules[SixtySixState]):
                 for m_seat, suit, points in s.marriages
             ),
             marriage_suit=s.marriage_suit,
-            end_window_seat=s.window_seat if s.phase == _END_WINDOW else None,
+            end_window_seat=s.window_seat if s.phase == END_WINDOW else None,
             carry=s.carry,
             target_game_points=o.target_game_points,
             match_stakes=self.match_stakes(s),
-            known_cards=tuple(cards_tuple(s.shown[seat] & s.hands[seat]) for seat in range(_SEATS)),
+            known_cards=tuple(
+                tuple(C.cards_of(s.shown[seat] & s.hands[seat])) for seat in range(_SEATS)
+            ),
             last_deal=s.last_result,
-        )
-        return View(
-            game=self.name,
-            viewer=viewer,
-            phase=str(s.phase),
-            deal_no=s.deal_no,
-            dealer=s.dealer,
-            to_act=self.to_act(s),
-            may_act=self.may_act(s),
-            seats=seats,
-            trick=trick_view(s.leader, list(s.trick), None, _SEATS) if in_play else None,
-            tricks=tricks,
-            trump=s.trump,
-            legal_moves=tuple(self.legal_moves(s, viewer)) if viewer is not None else (),
-            detail=detail,
-            finished=s.finished,
-            winners=tuple(s.winners),
-            # The turn-up's identity stays public while it lies in the stock, face up or not.
-            turn_up=s.turn_up if s.turn_up_in_stock and in_play else None,
         )
 
 

@@ -42,6 +42,7 @@ from engine.games.sixty_six import (
     POINTS,
     SixtySixOptions,
     SixtySixState,
+    count,
     failed_claim_award,
     follow_mask,
     leader_wins,
@@ -106,7 +107,7 @@ class Table:
         return list(RULES.legal_moves(self.s, seat))
 
     def count(self, seat: int) -> int:
-        return int(RULES.count(self.s, seat))
+        return count(self.s, seat)
 
     def last_scored(self) -> DealScored:
         return [e for e in self.events if isinstance(e, DealScored)][-1]

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import grpc
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
 
 from engine.core.errors import (
     EngineError,
@@ -93,6 +95,12 @@ class StoreUnavailable(TricktableError):
     reason = "STORE_UNAVAILABLE"
 
 
+class ShuttingDown(TricktableError):
+    """The server is shutting down: a long-lived call ends so its client reconnects elsewhere."""
+
+    reason = "SERVER_SHUTTING_DOWN"
+
+
 #: The one table: error class → status code. Looked up along the class's MRO, so a subclass
 #: inherits its parent's row unless it has its own.
 STATUS_CODES: Mapping[type[Exception], grpc.StatusCode] = {
@@ -104,6 +112,7 @@ STATUS_CODES: Mapping[type[Exception], grpc.StatusCode] = {
     GameNotPlayable: grpc.StatusCode.FAILED_PRECONDITION,
     VersionConflict: grpc.StatusCode.ABORTED,
     StoreUnavailable: grpc.StatusCode.UNAVAILABLE,
+    ShuttingDown: grpc.StatusCode.UNAVAILABLE,
     # engine errors
     IllegalMove: grpc.StatusCode.FAILED_PRECONDITION,
     InvalidMove: grpc.StatusCode.INVALID_ARGUMENT,
@@ -126,3 +135,13 @@ def status_of(exc: BaseException) -> tuple[grpc.StatusCode, str, str, dict[str, 
             return code, exc.message, exc.reason.value, {}
     # Anything else is a bug (an unreadable snapshot is repaired by a replay before this).
     return grpc.StatusCode.INTERNAL, GENERIC_MESSAGE, "INTERNAL", {}
+
+
+def status_proto(exc: BaseException) -> status_pb2.Status:
+    """The rich status of an exception: its code and message, with a ``google.rpc.ErrorInfo``
+    (domain ``tricktable``, the reason and metadata) in its details."""
+    code, message, reason, metadata = status_of(exc)
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=ERROR_DOMAIN, metadata=metadata)
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    return status_pb2.Status(code=code.value[0], message=message, details=[detail])

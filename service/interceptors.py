@@ -14,23 +14,16 @@ from typing import Any
 
 import grpc
 import structlog
-from google.protobuf import any_pb2
-from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from service.errors import ERROR_DOMAIN, StoreUnavailable, status_of
+from service.errors import StoreUnavailable, status_proto
 from service.metrics import Metrics
 
 log = structlog.get_logger("tricktable.rpc")
 
 
 def error_status(exc: BaseException) -> grpc.Status:
-    code, message, reason, metadata = status_of(exc)
-    info = error_details_pb2.ErrorInfo(reason=reason, domain=ERROR_DOMAIN, metadata=metadata)
-    detail = any_pb2.Any()
-    detail.Pack(info)
-    status = status_pb2.Status(code=code.value[0], message=message, details=[detail])
-    return rpc_status.to_status(status)
+    return rpc_status.to_status(status_proto(exc))
 
 
 async def _abort(
@@ -100,26 +93,39 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
-        if handler.unary_stream is not None and inspect.isasyncgenfunction(handler.unary_stream):
-            inner_stream = handler.unary_stream
-
-            async def stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-                structlog.contextvars.clear_contextvars()
-                try:
-                    async for item in inner_stream(request, context):
-                        yield item
-                except grpc.aio.AbortError:
-                    metrics.rpc_handled(method, _own_code(context))
-                    raise
-                except Exception as exc:
-                    await _abort(context, method, exc, metrics)
-                metrics.rpc_handled(method, "OK")
-
-            return grpc.unary_stream_rpc_method_handler(
-                stream,
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
+        # Server streams and the play stream (both ways) are async generators, handled alike:
+        # their first argument is the request, or the iterator of requests.
+        for kind, make in (
+            ("unary_stream", grpc.unary_stream_rpc_method_handler),
+            ("stream_stream", grpc.stream_stream_rpc_method_handler),
+        ):
+            inner = getattr(handler, kind)
+            if inner is not None and inspect.isasyncgenfunction(inner):
+                return make(
+                    _streaming(inner, method, metrics),
+                    request_deserializer=handler.request_deserializer,
+                    response_serializer=handler.response_serializer,
+                )
         # Streams written with context.write (health's Watch) are not ours; they keep their own
         # error handling.
         return handler
+
+
+def _streaming(
+    inner: Callable[[Any, grpc.aio.ServicerContext], AsyncIterator[Any]],
+    method: str,
+    metrics: Metrics,
+) -> Callable[[Any, grpc.aio.ServicerContext], AsyncIterator[Any]]:
+    async def stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        structlog.contextvars.clear_contextvars()
+        try:
+            async for item in inner(request, context):
+                yield item
+        except grpc.aio.AbortError:
+            metrics.rpc_handled(method, _own_code(context))
+            raise
+        except Exception as exc:
+            await _abort(context, method, exc, metrics)
+        metrics.rpc_handled(method, "OK")
+
+    return stream

@@ -49,8 +49,9 @@ from engine.core.options import OptionSpec, OptionValue
 from engine.core.rules import GameType
 from engine.core.view import View
 from service.clocks import FORFEIT, SeatClockView
-from service.errors import InvalidRequest
+from service.errors import InvalidRequest, rejection
 from service.game_service import MoveResult, ProjectedBatch
+from service.play import MoveAnswer, PlayItem, SeatView
 from service.store.base import ABANDONED, FINISHED, GameRecord
 
 _PROTO_MODULES = (cards_pb2, values_pb2, moves_pb2, events_pb2, views_pb2)
@@ -623,4 +624,25 @@ def batch_to_proto(batch: ProjectedBatch) -> game_service_pb2.StreamEventsRespon
         out.seat = batch.seat
     if batch.resigned_seat is not None:
         out.resigned_seat = batch.resigned_seat
+    return out
+
+
+# -- the play stream --------------------------------------------------------------------------
+
+
+def play_response(item: PlayItem) -> game_service_pb2.PlayResponse:
+    out = game_service_pb2.PlayResponse()
+    if isinstance(item, SeatView):
+        out.view.version = item.version
+        fill_view(out.view.view, item.view)
+    elif isinstance(item, MoveAnswer):
+        out.result.request_id = item.request_id
+        if item.error is not None:
+            # The same status SubmitMove would have ended with, carried as a message.
+            out.result.error.CopyFrom(rejection(item.error).status())
+        else:
+            assert item.version is not None
+            out.result.version = item.version
+    else:
+        out.events.CopyFrom(batch_to_proto(item))
     return out

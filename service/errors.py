@@ -10,8 +10,11 @@ class becomes; the interceptor reads it, and anything not in it is INTERNAL with
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import grpc
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
 
 from engine.core.errors import (
     EngineError,
@@ -107,6 +110,12 @@ class StoreUnavailable(TricktableError):
     reason = "STORE_UNAVAILABLE"
 
 
+class ShuttingDown(TricktableError):
+    """The server is shutting down: a long-lived call ends so its client reconnects elsewhere."""
+
+    reason = "SERVER_SHUTTING_DOWN"
+
+
 #: The one table: error class → status code. Looked up along the class's MRO, so a subclass
 #: inherits its parent's row unless it has its own.
 STATUS_CODES: Mapping[type[Exception], grpc.StatusCode] = {
@@ -119,6 +128,7 @@ STATUS_CODES: Mapping[type[Exception], grpc.StatusCode] = {
     VersionConflict: grpc.StatusCode.ABORTED,
     VersionAhead: grpc.StatusCode.OUT_OF_RANGE,
     StoreUnavailable: grpc.StatusCode.UNAVAILABLE,
+    ShuttingDown: grpc.StatusCode.UNAVAILABLE,
     # engine errors
     IllegalMove: grpc.StatusCode.FAILED_PRECONDITION,
     InvalidMove: grpc.StatusCode.INVALID_ARGUMENT,
@@ -141,3 +151,25 @@ def status_of(exc: BaseException) -> tuple[grpc.StatusCode, str, str, dict[str, 
             return code, exc.message, exc.reason.value, {}
     # Anything else is a bug (an unreadable snapshot is repaired by a replay before this).
     return grpc.StatusCode.INTERNAL, GENERIC_MESSAGE, "INTERNAL", {}
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """What a refused call answers, whichever door it came through (gRPC, Connect, gRPC-Web,
+    one move on the play stream): the status code, the message and the ErrorInfo."""
+
+    code: grpc.StatusCode
+    message: str
+    info: error_details_pb2.ErrorInfo
+
+    def status(self) -> status_pb2.Status:
+        """As a ``google.rpc.Status`` with the ErrorInfo in its details."""
+        detail = any_pb2.Any()
+        detail.Pack(self.info)
+        return status_pb2.Status(code=self.code.value[0], message=self.message, details=[detail])
+
+
+def rejection(exc: BaseException) -> Rejection:
+    code, message, reason, metadata = status_of(exc)
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=ERROR_DOMAIN, metadata=metadata)
+    return Rejection(code, message, info)

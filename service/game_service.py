@@ -139,6 +139,11 @@ class ProjectedBatch:
     events: list[Event]
     resigned_seat: int | None
 
+    @property
+    def last(self) -> bool:
+        """Whether the game ends with this batch: a resignation or the game's end."""
+        return self.resigned_seat is not None or any(type(e) is GameOver for e in self.events)
+
 
 @dataclass(frozen=True, slots=True)
 class _MoveRequest:
@@ -152,6 +157,12 @@ class _MoveRequest:
 
 #: A committed move: the game's new record, its rules, new state, full events and the mover.
 _Committed = tuple[GameRecord, Rules[Any], Any, list[Event], int]
+
+
+def project_batch(rules: Rules[Any], batch: EventBatch, viewer: int | None) -> ProjectedBatch:
+    """A stored batch as ``viewer`` (a seat, or None for a spectator) may see it."""
+    events = [rules.project(event_from_data(e), viewer) for e in batch.events]
+    return ProjectedBatch(batch.version, batch.seat, events, batch.resigned_seat)
 
 
 def new_game_id() -> str:
@@ -180,10 +191,28 @@ class GameService:
         self._new_seed = new_seed
         self._new_id = new_id
         self._closing = asyncio.Event()
+        self._on_close: set[Callable[[], None]] = set()
 
     def close_streams(self) -> None:
         """Ask every open event stream to end cleanly (graceful shutdown)."""
         self._closing.set()
+        for hook in list(self._on_close):
+            hook()
+
+    @property
+    def stream_wait_s(self) -> float:
+        """How long a stream waits for a commit before it looks at the store again."""
+        return self._stream_wait_s
+
+    @property
+    def closing(self) -> bool:
+        return self._closing.is_set()
+
+    def on_close(self, hook: Callable[[], None]) -> Callable[[], None]:
+        """Call ``hook`` when the server shuts down (a play stream ends itself then); returns
+        what unregisters it."""
+        self._on_close.add(hook)
+        return lambda: self._on_close.discard(hook)
 
     # -- game types and the lobby ------------------------------------------------------------
 
@@ -459,17 +488,7 @@ class GameService:
             wait = min(remaining, self._stream_wait_s)
             version = await self.store.wait_for_version(record.game_id, record.version, wait)
             if version is not None:
-                record, state = await self._reload(record.game_id, version)
-        return record, state
-
-    async def _reload(self, game_id: str, version: int) -> tuple[GameRecord, Any]:
-        """The game at ``version`` or later, from this replica's cache or the store."""
-        cached = await self._cached_soon(game_id, version)
-        if cached is not None:
-            return cached
-        record = await self.store.load(game_id)
-        _, state = await self._state(record)
-        self.cache.put(record, state)
+                record, state = await self.game_at(record.game_id, version)
         return record, state
 
     def turn_wait(self, remaining_s: float | None) -> float:
@@ -496,8 +515,34 @@ class GameService:
             wait = min(remaining, self._stream_wait_s)
             version = await self.store.wait_for_version(record.game_id, record.version, wait)
             if version is not None:
-                record, state = await self._reload(record.game_id, version)
+                record, state = await self.game_at(record.game_id, version)
         return record, state
+
+    async def game_at(self, game_id: str, version: int) -> tuple[GameRecord, Any]:
+        """The game at ``version`` (just notified) or later: this replica's copy when it holds
+        that version, else the store's latest, then kept."""
+        cached = await self._cached_soon(game_id, version)
+        if cached is not None:
+            return cached
+        record = await self.store.load(game_id)
+        _, state = await self._state(record)
+        self.cache.put(record, state)
+        return record, state
+
+    async def seat_game(self, game_id: str, token: str | None) -> tuple[GameRecord, Any, int]:
+        """The game as the store has it now and the token's seat, for that seat's play stream:
+        a seat token is needed and the table must be full (before that, the seat's cards are
+        not yet its to see)."""
+        record = await self.store.load(game_id)
+        if token is None:
+            raise Unauthenticated("a play stream needs a seat token", reason="MISSING_TOKEN")
+        seat = self._seat(record, token)
+        assert seat is not None
+        if not record.full:
+            raise GameNotPlayable("the game waits for players to take every seat")
+        _, state = await self._state(record)
+        self.cache.put(record, state)
+        return record, state, seat
 
     async def _cached_soon(self, game_id: str, version: int) -> tuple[GameRecord, Any] | None:
         """The cached game at ``version``. Usually this replica committed that move itself, and
@@ -724,10 +769,10 @@ class GameService:
                     continue
                 if batch.version > 0:  # moves are made only at a full table
                     viewer = seat
-                events = [rules.project(event_from_data(e), viewer) for e in batch.events]
-                yield ProjectedBatch(batch.version, batch.seat, events, batch.resigned_seat)
+                projected = project_batch(rules, batch, viewer)
+                yield projected
                 next_version = batch.version + 1
-                ended = batch.resigned_seat is not None or any(type(e) is GameOver for e in events)
+                ended = projected.last
             if ended:
                 return
             if not batches:

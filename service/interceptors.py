@@ -12,34 +12,16 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 import grpc
 import structlog
-from google.protobuf import any_pb2
-from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from service.errors import ERROR_DOMAIN, InvalidRequest, StoreUnavailable, status_of
+from service.errors import InvalidRequest, Rejection, StoreUnavailable, rejection
 from service.metrics import Metrics
 
 log = structlog.get_logger("tricktable.rpc")
-
-
-@dataclass(frozen=True, slots=True)
-class Rejection:
-    """What a failed call answers, whichever door it came through (gRPC, Connect, gRPC-Web)."""
-
-    code: grpc.StatusCode
-    message: str
-    info: error_details_pb2.ErrorInfo
-
-
-def rejection(exc: BaseException) -> Rejection:
-    code, message, reason, metadata = status_of(exc)
-    info = error_details_pb2.ErrorInfo(reason=reason, domain=ERROR_DOMAIN, metadata=metadata)
-    return Rejection(code, message, info)
 
 
 def reject(method: str, exc: Exception, metrics: Metrics) -> Rejection:
@@ -59,12 +41,7 @@ def reject(method: str, exc: Exception, metrics: Metrics) -> Rejection:
 
 
 def _status(refused: Rejection) -> grpc.Status:
-    detail = any_pb2.Any()
-    detail.Pack(refused.info)
-    status = status_pb2.Status(
-        code=refused.code.value[0], message=refused.message, details=[detail]
-    )
-    return rpc_status.to_status(status)
+    return rpc_status.to_status(refused.status())
 
 
 async def _abort(
@@ -157,15 +134,24 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
             return grpc.unary_stream_rpc_method_handler(writer, response_serializer=serializer)
         if handler.stream_stream is not None and inspect.isasyncgenfunction(handler.stream_stream):
-            # Request streams (reflection): each message is decoded as the handler reads it.
+            # Request streams (the play stream, reflection): each message is decoded as the
+            # handler reads it.
             inner_duplex = handler.stream_stream
 
             async def duplex(
                 raws: AsyncIterator[bytes], context: grpc.aio.ServicerContext
             ) -> AsyncIterator[Any]:
+                structlog.contextvars.clear_contextvars()
                 requests = _decoded(raws, decode, context, method, metrics)
-                async for item in inner_duplex(requests, context):
-                    yield item
+                try:
+                    async for item in inner_duplex(requests, context):
+                        yield item
+                except grpc.aio.AbortError:
+                    metrics.rpc_handled(method, _own_code(context))
+                    raise
+                except Exception as exc:
+                    await _abort(context, method, exc, metrics)
+                metrics.rpc_handled(method, "OK")
 
             return grpc.stream_stream_rpc_method_handler(duplex, response_serializer=serializer)
         return handler

@@ -9,6 +9,7 @@ same methods an adapter of a Connect request, so each RPC is written once for ev
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable
+from functools import partial
 from typing import Protocol
 
 import structlog
@@ -17,7 +18,9 @@ from tricktable.v1 import game_service_pb2_grpc
 
 from service import convert, records, validate
 from service.auth import bearer_token
+from service.errors import InvalidRequest
 from service.game_service import GameService
+from service.play import Incoming, MoveAsk, PlaySession
 
 DEFAULT_PAGE = 50
 
@@ -131,3 +134,27 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         validate.game_id(request.game_id)
         game, record = await self._games.game_record(request.game_id)
         return pb.GetGameRecordResponse(record=records.record_to_proto(game, record))
+
+    async def Play(
+        self, requests: AsyncIterator[pb.PlayRequest], context: CallContext
+    ) -> AsyncIterator[pb.PlayResponse]:
+        token = _token(context)
+        opening = validate.play_open(await anext(aiter(requests), None))
+        structlog.contextvars.bind_contextvars(game_id=opening.game_id)
+        session = PlaySession(self._games, opening.game_id, token, opening.from_version)
+        async for item in session.items(_moves(requests)):
+            yield convert.play_response(item)
+
+
+async def _moves(requests: AsyncIterator[pb.PlayRequest]) -> AsyncIterator[Incoming]:
+    async for request in requests:
+        if request.WhichOneof("kind") != "move":
+            raise InvalidRequest("a play stream is opened once; then it carries moves")
+        yield request.move.request_id, partial(_move_ask, request.move)
+
+
+def _move_ask(request: pb.PlayMove) -> MoveAsk:
+    validate.play_move(request)
+    return MoveAsk(
+        convert.incoming_move(request.move), request.expected_version, request.request_id
+    )

@@ -140,12 +140,16 @@ def move(msg: moves_pb2.Move) -> None:
         _text("bid contract", msg.bid.contract, MAX_CALL)
 
 
-def submit_move(request: pb.SubmitMoveRequest) -> None:
-    game_id(request.game_id)
+def _version_and_request(request: pb.SubmitMoveRequest | pb.PlayMove) -> None:
     if not _REQUEST_ID.fullmatch(request.request_id):
         raise _bad("request_id must be 1 to 64 printable characters without spaces")
     if request.expected_version < 0:
         raise _bad("expected_version must not be negative")
+
+
+def submit_move(request: pb.SubmitMoveRequest) -> None:
+    game_id(request.game_id)
+    _version_and_request(request)
     if request.HasField("seat"):
         _seat(request.seat)
     move(request.move)
@@ -155,6 +159,22 @@ def get_game(request: pb.GetGameRequest) -> None:
     game_id(request.game_id)
     if request.HasField("after_version") and request.after_version < 0:
         raise _bad("after_version must not be negative")
+
+
+def play_move(request: pb.PlayMove) -> None:
+    """A move on the play stream: SubmitMove's checks of the fields it carries."""
+    _version_and_request(request)
+    move(request.move)
+
+
+def play_open(request: pb.PlayRequest | None) -> pb.PlayOpen:
+    """The request that opens a play stream."""
+    if request is None or request.WhichOneof("kind") != "open":
+        raise _bad("a play stream opens with PlayOpen (then sends moves)")
+    game_id(request.open.game_id)
+    if request.open.from_version < 0:
+        raise _bad("from_version must not be negative")
+    return request.open
 
 
 def stream_events(request: pb.StreamEventsRequest) -> None:

@@ -14,7 +14,8 @@ from connectrpc.errors import ConnectError
 from connectrpc.request import RequestContext
 from tricktable.v1 import game_service_pb2 as pb
 
-from service.interceptors import Rejection, reject
+from service.errors import Rejection
+from service.interceptors import reject
 from service.metrics import Metrics
 from service.servicer import GameServicer
 
@@ -80,9 +81,15 @@ class ErrorsToConnect:
         try:
             async for item in call_next(request, ctx):
                 yield item
+        except ConnectError as chosen:  # a handler of this door chose its status itself
+            self._metrics.rpc_handled(method, chosen.code.name)
+            raise
         except Exception as exc:
             raise connect_error(reject(method, exc, self._metrics)) from None
         self._metrics.rpc_handled(method, "OK")
+
+    # A bidirectional stream is handled alike: its first argument is the requests' iterator.
+    intercept_bidi_stream = intercept_server_stream
 
 
 class ConnectGameService:
@@ -135,3 +142,15 @@ class ConnectGameService:
         self, request: pb.GetGameRecordRequest, ctx: RequestContext[Any, Any]
     ) -> pb.GetGameRecordResponse:
         return await self._rpc.GetGameRecord(request, ConnectCall(ctx))
+
+    async def play(
+        self, request: AsyncIterator[pb.PlayRequest], ctx: RequestContext[Any, Any]
+    ) -> AsyncIterator[pb.PlayResponse]:
+        """Not served here: a browser cannot stream both ways over HTTP/1.1, and the play
+        stream exists to make a bot's move cheap, which the native gRPC port does best."""
+        raise ConnectError(
+            Code.UNIMPLEMENTED,
+            "the play stream is served on the gRPC port; over the web, play with SubmitMove "
+            "(wait_for_turn) and StreamEvents",
+        )
+        yield  # an async generator, as the protocol's bidirectional stream wants

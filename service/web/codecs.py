@@ -13,8 +13,7 @@ from typing import Any
 
 from connectrpc import _codec
 
-from service.errors import InvalidRequest
-from service.interceptors import rejection
+from service.errors import InvalidRequest, rejection
 from service.web.adapter import connect_error
 
 

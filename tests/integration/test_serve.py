@@ -16,13 +16,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
+import pytest
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from tricktable.v1 import game_service_pb2 as pb
 
 from service.config import REDIS_URL_ENV
 from tests.conftest import free_port
-from tests.service.support import Client, auth
+from tests.service.support import Client, PlayLine, auth, error_info
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -213,3 +214,20 @@ def test_a_call_waiting_for_its_turn_answers_when_the_server_shuts_down() -> Non
         assert replies[0].game.version == 2 and follower not in replies[0].view.to_act
     finally:
         client.close()
+
+
+def test_sigterm_ends_play_streams_with_unavailable_so_their_clients_reconnect() -> None:
+    with serve() as (proc, client):
+        table = client.table("counterpoint")
+        line = PlayLine(client, table.game_id, table.tokens[0])
+        try:
+            line.until("view")
+            proc.send_signal(signal.SIGTERM)
+            with pytest.raises(grpc.RpcError) as caught:
+                while True:
+                    line.next()
+        finally:
+            line.close()
+        assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert error_info(caught.value).reason == "SERVER_SHUTTING_DOWN"
+        assert proc.wait(15) == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import queue
 import random
 import uuid
 from collections.abc import Callable, Iterator, Mapping
@@ -143,3 +144,42 @@ def option_value(value: bool | int | str) -> game_types_pb2.OptionValue:
     if isinstance(value, int):
         return game_types_pb2.OptionValue(int_value=value)
     return game_types_pb2.OptionValue(string_value=value)
+
+
+class PlayLine:
+    """A seat's raw play stream (GameService.Play) over the generated stub: requests go in
+    through a queue, responses are read one by one."""
+
+    def __init__(
+        self, client: Client, game_id: str, token: str | None, from_version: int = 0
+    ) -> None:
+        self._requests: queue.Queue[pb.PlayRequest | None] = queue.Queue()
+        self.send(pb.PlayRequest(open=pb.PlayOpen(game_id=game_id, from_version=from_version)))
+        self.call = client.stub.Play(iter(self._requests.get, None), metadata=auth(token))
+
+    def send(self, request: pb.PlayRequest) -> None:
+        self._requests.put(request)
+
+    def move(self, move: moves_pb2.Move, version: int, request_id: str | None = None) -> str:
+        """Send a move; returns its request id."""
+        request_id = request_id or uuid.uuid4().hex
+        play = pb.PlayMove(move=move, expected_version=version, request_id=request_id)
+        self.send(pb.PlayRequest(move=play))
+        return request_id
+
+    def next(self) -> pb.PlayResponse:
+        response: pb.PlayResponse = next(self.call)
+        return response
+
+    def until(self, kind: str) -> tuple[pb.PlayResponse, list[pb.PlayResponse]]:
+        """Responses up to the next one of ``kind``: (that one, those before it)."""
+        before: list[pb.PlayResponse] = []
+        while True:
+            response = self.next()
+            if response.WhichOneof("kind") == kind:
+                return response, before
+            before.append(response)
+
+    def close(self) -> None:
+        self._requests.put(None)
+        self.call.cancel()

@@ -6,6 +6,7 @@ StreamEvents live over both web protocols."""
 from __future__ import annotations
 
 import asyncio
+import json
 import queue
 import threading
 import time
@@ -16,6 +17,7 @@ from typing import Any
 import grpc
 import httpx
 import pytest
+from google.protobuf import json_format
 from google.protobuf.message import Message
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import moves_pb2
@@ -23,7 +25,7 @@ from tricktable.v1 import moves_pb2
 from service.running import ServerThread
 from tests.service.support import Client, Table, auth, error_info
 from tests.service.support import running_server as running
-from tests.web.support import PROTOCOLS, SERVICE, WebClient, WebError
+from tests.web.support import PROTOCOLS, SERVICE, WebClient, WebError, envelope, envelopes
 
 ORIGIN = "https://cards.example.com"
 
@@ -602,3 +604,20 @@ def test_the_web_table_is_served_at_the_root(served: tuple[ServerThread, Client]
     assert script.status_code == 200 and "javascript" in script.headers["content-type"]
     assert httpx.get(f"{base_url(served)}/no-such-file.png").status_code == 404
     assert httpx.get(f"{base_url(served)}/../pyproject.toml").status_code == 404
+
+
+def test_the_play_stream_is_refused_on_the_web_port_with_where_to_play(
+    served: tuple[ServerThread, Client],
+) -> None:
+    """Both-ways streaming is the native port's: over the web a clear UNIMPLEMENTED says so."""
+    opening = pb.PlayRequest(open=pb.PlayOpen(game_id="abc"))
+    reply = httpx.post(
+        f"{base_url(served)}/{SERVICE}/Play",
+        content=envelope(json_format.MessageToJson(opening).encode()),
+        headers={"content-type": "application/connect+json"},
+    )
+    frames = list(envelopes(reply.content))
+    flags, last = frames[-1]
+    assert flags == 0x02
+    error = json.loads(last)["error"]
+    assert error["code"] == "unimplemented" and "gRPC port" in error["message"]

@@ -130,6 +130,8 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """--- the server (UNAVAILABLE, INTERNAL) ---
     The game store cannot be reached: retry later (a move with the same request id).
     """
+    SERVER_SHUTTING_DOWN: _ErrorReason.ValueType  # 51
+    """The server is shutting down: reconnect (to another replica) and resume from the last version."""
     BAD_SNAPSHOT: _ErrorReason.ValueType  # 46
     """A game's stored state could not be read (the server rebuilds it from the moves)."""
     INTERNAL: _ErrorReason.ValueType  # 47
@@ -253,6 +255,8 @@ STORE_UNAVAILABLE: ErrorReason.ValueType  # 45
 """--- the server (UNAVAILABLE, INTERNAL) ---
 The game store cannot be reached: retry later (a move with the same request id).
 """
+SERVER_SHUTTING_DOWN: ErrorReason.ValueType  # 51
+"""The server is shutting down: reconnect (to another replica) and resume from the last version."""
 BAD_SNAPSHOT: ErrorReason.ValueType  # 46
 """A game's stored state could not be read (the server rebuilds it from the moves)."""
 INTERNAL: ErrorReason.ValueType  # 47

@@ -44,6 +44,9 @@ class GameService(Protocol):
     async def get_game_record(self, request: tricktable_dot_v1_dot_game__service__pb2.GetGameRecordRequest, ctx: RequestContext) -> tricktable_dot_v1_dot_game__service__pb2.GetGameRecordResponse:
         raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
 
+    def play(self, request: AsyncIterator[tricktable_dot_v1_dot_game__service__pb2.PlayRequest], ctx: RequestContext) -> AsyncIterator[tricktable_dot_v1_dot_game__service__pb2.PlayResponse]:
+        raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
+
 
 class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
     def __init__(self, service: GameService | AsyncGenerator[GameService], *, interceptors: Iterable[Interceptor]=(), read_max_bytes: int | None = None, compressions: Iterable[Compression] | None = None) -> None:
@@ -139,6 +142,16 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                         idempotency_level=IdempotencyLevel.UNKNOWN,
                     ),
                     function=svc.get_game_record,
+                ),
+                "/tricktable.v1.GameService/Play": Endpoint.bidi_stream(
+                    method=MethodInfo(
+                        name="Play",
+                        service_name="tricktable.v1.GameService",
+                        input=tricktable_dot_v1_dot_game__service__pb2.PlayRequest,
+                        output=tricktable_dot_v1_dot_game__service__pb2.PlayResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                    ),
+                    function=svc.play,
                 ),
             },
             interceptors=interceptors,
@@ -333,6 +346,26 @@ class GameServiceClient(ConnectClient):
             timeout_ms=timeout_ms,
         )
 
+    def play(
+        self,
+        request: AsyncIterator[tricktable_dot_v1_dot_game__service__pb2.PlayRequest],
+        *,
+        headers: Headers | Mapping[str, str] | None = None,
+        timeout_ms: int | None = None,
+    ) -> AsyncIterator[tricktable_dot_v1_dot_game__service__pb2.PlayResponse]:
+        return self.execute_bidi_stream(
+            request=request,
+            method=MethodInfo(
+                name="Play",
+                service_name="tricktable.v1.GameService",
+                input=tricktable_dot_v1_dot_game__service__pb2.PlayRequest,
+                output=tricktable_dot_v1_dot_game__service__pb2.PlayResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+
 
 class GameServiceSync(Protocol):
     def list_game_types(self, request: tricktable_dot_v1_dot_game__service__pb2.ListGameTypesRequest, ctx: RequestContext) -> tricktable_dot_v1_dot_game__service__pb2.ListGameTypesResponse:
@@ -352,6 +385,8 @@ class GameServiceSync(Protocol):
     def leave_game(self, request: tricktable_dot_v1_dot_game__service__pb2.LeaveGameRequest, ctx: RequestContext) -> tricktable_dot_v1_dot_game__service__pb2.LeaveGameResponse:
         raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
     def get_game_record(self, request: tricktable_dot_v1_dot_game__service__pb2.GetGameRecordRequest, ctx: RequestContext) -> tricktable_dot_v1_dot_game__service__pb2.GetGameRecordResponse:
+        raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
+    def play(self, request: Iterator[tricktable_dot_v1_dot_game__service__pb2.PlayRequest], ctx: RequestContext) -> Iterator[tricktable_dot_v1_dot_game__service__pb2.PlayResponse]:
         raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
 
 
@@ -448,6 +483,16 @@ class GameServiceWSGIApplication(ConnectWSGIApplication):
                         idempotency_level=IdempotencyLevel.UNKNOWN,
                     ),
                     function=service.get_game_record,
+                ),
+                "/tricktable.v1.GameService/Play": EndpointSync.bidi_stream(
+                    method=MethodInfo(
+                        name="Play",
+                        service_name="tricktable.v1.GameService",
+                        input=tricktable_dot_v1_dot_game__service__pb2.PlayRequest,
+                        output=tricktable_dot_v1_dot_game__service__pb2.PlayResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                    ),
+                    function=service.play,
                 ),
             },
             interceptors=interceptors,
@@ -636,6 +681,26 @@ class GameServiceClientSync(ConnectClientSync):
                 service_name="tricktable.v1.GameService",
                 input=tricktable_dot_v1_dot_game__service__pb2.GetGameRecordRequest,
                 output=tricktable_dot_v1_dot_game__service__pb2.GetGameRecordResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+
+    def play(
+        self,
+        request: Iterator[tricktable_dot_v1_dot_game__service__pb2.PlayRequest],
+        *,
+        headers: Headers | Mapping[str, str] | None = None,
+        timeout_ms: int | None = None,
+    ) -> Iterator[tricktable_dot_v1_dot_game__service__pb2.PlayResponse]:
+        return self.execute_bidi_stream(
+            request=request,
+            method=MethodInfo(
+                name="Play",
+                service_name="tricktable.v1.GameService",
+                input=tricktable_dot_v1_dot_game__service__pb2.PlayRequest,
+                output=tricktable_dot_v1_dot_game__service__pb2.PlayResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
             ),
             headers=headers,

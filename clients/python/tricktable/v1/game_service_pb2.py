@@ -22,6 +22,7 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import any_pb2 as google_dot_protobuf_dot_any__pb2
 from tricktable.v1 import cards_pb2 as tricktable_dot_v1_dot_cards__pb2
 from tricktable.v1 import clocks_pb2 as tricktable_dot_v1_dot_clocks__pb2
 from tricktable.v1 import events_pb2 as tricktable_dot_v1_dot_events__pb2
@@ -30,7 +31,7 @@ from tricktable.v1 import moves_pb2 as tricktable_dot_v1_dot_moves__pb2
 from tricktable.v1 import views_pb2 as tricktable_dot_v1_dot_views__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n tricktable/v1/game_service.proto\x12\rtricktable.v1\x1a\x19tricktable/v1/cards.proto\x1a\x1atricktable/v1/clocks.proto\x1a\x1atricktable/v1/events.proto\x1a\x1etricktable/v1/game_types.proto\x1a\x19tricktable/v1/moves.proto\x1a\x19tricktable/v1/views.proto\">\n\nSeatStatus\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05taken\x18\x02 \x01(\x08\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\"\x94\x03\n\x0bGameSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tgame_type\x18\x02 \x01(\t\x12\x38\n\x07options\x18\x03 \x03(\x0b\x32\'.tricktable.v1.GameSummary.OptionsEntry\x12(\n\x05seats\x18\x04 \x03(\x0b\x32\x19.tricktable.v1.SeatStatus\x12)\n\x06status\x18\x05 \x01(\x0e\x32\x19.tricktable.v1.GameStatus\x12\x0f\n\x07version\x18\x06 \x01(\x03\x12\x15\n\rcreated_at_ms\x18\x07 \x01(\x03\x12\x1a\n\rresigned_seat\x18\x08 \x01(\x05H\x00\x88\x01\x01\x12\x30\n\x0ctime_control\x18\t \x01(\x0b\x32\x1a.tricktable.v1.TimeControl\x1aJ\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.tricktable.v1.OptionValue:\x02\x38\x01\x42\x10\n\x0e_resigned_seat\"\x16\n\x14ListGameTypesRequest\"D\n\x15ListGameTypesResponse\x12+\n\ngame_types\x18\x01 \x03(\x0b\x32\x17.tricktable.v1.GameType\"\xf2\x01\n\x11\x43reateGameRequest\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12>\n\x07options\x18\x02 \x03(\x0b\x32-.tricktable.v1.CreateGameRequest.OptionsEntry\x12\x0c\n\x04seed\x18\x03 \x01(\x0c\x12\x30\n\x0ctime_control\x18\x04 \x01(\x0b\x32\x1a.tricktable.v1.TimeControl\x1aJ\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.tricktable.v1.OptionValue:\x02\x38\x01\">\n\x12\x43reateGameResponse\x12(\n\x04game\x18\x01 \x01(\x0b\x32\x1a.tricktable.v1.GameSummary\"L\n\x10ListGamesRequest\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"W\n\x11ListGamesResponse\x12)\n\x05games\x18\x01 \x03(\x0b\x32\x1a.tricktable.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"S\n\x0fJoinGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0bplayer_name\x18\x03 \x01(\tB\x07\n\x05_seat\"^\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12(\n\x04game\x18\x03 \x01(\x0b\x32\x1a.tricktable.v1.GameSummary\"f\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x15\n\rwait_for_turn\x18\x02 \x01(\x08\x12\x1a\n\rafter_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x42\x10\n\x0e_after_version\"^\n\x0fGetGameResponse\x12(\n\x04game\x18\x01 \x01(\x0b\x32\x1a.tricktable.v1.GameSummary\x12!\n\x04view\x18\x02 \x01(\x0b\x32\x13.tricktable.v1.View\"\xa8\x01\n\x11SubmitMoveRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12!\n\x04move\x18\x02 \x01(\x0b\x32\x13.tricktable.v1.Move\x12\x18\n\x10\x65xpected_version\x18\x03 \x01(\x03\x12\x12\n\nrequest_id\x18\x04 \x01(\t\x12\x11\n\x04seat\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12\x15\n\rwait_for_turn\x18\x06 \x01(\x08\x42\x07\n\x05_seat\"\x84\x01\n\x12SubmitMoveResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12$\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x14.tricktable.v1.Event\x12!\n\x04view\x18\x03 \x01(\x0b\x32\x13.tricktable.v1.View\x12\x14\n\x0cview_version\x18\x04 \x01(\x03\"<\n\x13StreamEventsRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x03\"\x97\x01\n\x14StreamEventsResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12$\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x14.tricktable.v1.Event\x12\x1a\n\rresigned_seat\x18\x04 \x01(\x05H\x01\x88\x01\x01\x42\x07\n\x05_seatB\x10\n\x0e_resigned_seat\"#\n\x10LeaveGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"=\n\x11LeaveGameResponse\x12(\n\x04game\x18\x01 \x01(\x0b\x32\x1a.tricktable.v1.GameSummary\"\'\n\x14GetGameRecordRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"B\n\x15GetGameRecordResponse\x12)\n\x06record\x18\x01 \x01(\x0b\x32\x19.tricktable.v1.GameRecord\"\xef\x03\n\nGameRecord\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tgame_type\x18\x02 \x01(\t\x12\x37\n\x07options\x18\x03 \x03(\x0b\x32&.tricktable.v1.GameRecord.OptionsEntry\x12(\n\x05seats\x18\x04 \x03(\x0b\x32\x19.tricktable.v1.SeatStatus\x12)\n\x06status\x18\x05 \x01(\x0e\x32\x19.tricktable.v1.GameStatus\x12\x15\n\rcreated_at_ms\x18\x06 \x01(\x03\x12,\n\x06\x63hance\x18\x07 \x03(\x0b\x32\x1c.tricktable.v1.ChanceOutcome\x12\'\n\x05\x64\x65\x61ls\x18\x08 \x03(\x0b\x32\x18.tricktable.v1.DealtPack\x12&\n\x05steps\x18\t \x03(\x0b\x32\x17.tricktable.v1.GameStep\x12\x0e\n\x06totals\x18\n \x03(\x05\x12\x0f\n\x07winners\x18\x0b \x03(\x05\x12\x1a\n\rresigned_seat\x18\x0c \x01(\x05H\x00\x88\x01\x01\x1aJ\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.tricktable.v1.OptionValue:\x02\x38\x01\x42\x10\n\x0e_resigned_seat\"d\n\rChanceOutcome\x12\r\n\x05label\x18\x01 \x01(\t\x12\'\n\x04pack\x18\x02 \x01(\x0b\x32\x17.tricktable.v1.CardListH\x00\x12\x10\n\x06number\x18\x03 \x01(\x05H\x00\x42\t\n\x07outcome\"@\n\tDealtPack\x12\x0f\n\x07\x64\x65\x61l_no\x18\x01 \x01(\x05\x12\"\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x13.tricktable.v1.Card\"\xae\x01\n\x08GameStep\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12!\n\x04move\x18\x03 \x01(\x0b\x32\x13.tricktable.v1.Move\x12$\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x14.tricktable.v1.Event\x12\x1a\n\rresigned_seat\x18\x05 \x01(\x05H\x01\x88\x01\x01\x42\x07\n\x05_seatB\x10\n\x0e_resigned_seat*\x90\x01\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13GAME_STATUS_WAITING\x10\x01\x12\x17\n\x13GAME_STATUS_PLAYING\x10\x02\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x03\x12\x19\n\x15GAME_STATUS_ABANDONED\x10\x04\x32\xfd\x05\n\x0bGameService\x12Z\n\rListGameTypes\x12#.tricktable.v1.ListGameTypesRequest\x1a$.tricktable.v1.ListGameTypesResponse\x12Q\n\nCreateGame\x12 .tricktable.v1.CreateGameRequest\x1a!.tricktable.v1.CreateGameResponse\x12N\n\tListGames\x12\x1f.tricktable.v1.ListGamesRequest\x1a .tricktable.v1.ListGamesResponse\x12K\n\x08JoinGame\x12\x1e.tricktable.v1.JoinGameRequest\x1a\x1f.tricktable.v1.JoinGameResponse\x12H\n\x07GetGame\x12\x1d.tricktable.v1.GetGameRequest\x1a\x1e.tricktable.v1.GetGameResponse\x12Q\n\nSubmitMove\x12 .tricktable.v1.SubmitMoveRequest\x1a!.tricktable.v1.SubmitMoveResponse\x12Y\n\x0cStreamEvents\x12\".tricktable.v1.StreamEventsRequest\x1a#.tricktable.v1.StreamEventsResponse0\x01\x12N\n\tLeaveGame\x12\x1f.tricktable.v1.LeaveGameRequest\x1a .tricktable.v1.LeaveGameResponse\x12Z\n\rGetGameRecord\x12#.tricktable.v1.GetGameRecordRequest\x1a$.tricktable.v1.GetGameRecordResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n tricktable/v1/game_service.proto\x12\rtricktable.v1\x1a\x19google/protobuf/any.proto\x1a\x19tricktable/v1/cards.proto\x1a\x1atricktable/v1/clocks.proto\x1a\x1atricktable/v1/events.proto\x1a\x1etricktable/v1/game_types.proto\x1a\x19tricktable/v1/moves.proto\x1a\x19tricktable/v1/views.proto\">\n\nSeatStatus\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05taken\x18\x02 \x01(\x08\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\"\x94\x03\n\x0bGameSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tgame_type\x18\x02 \x01(\t\x12\x38\n\x07options\x18\x03 \x03(\x0b\x32\'.tricktable.v1.GameSummary.OptionsEntry\x12(\n\x05seats\x18\x04 \x03(\x0b\x32\x19.tricktable.v1.SeatStatus\x12)\n\x06status\x18\x05 \x01(\x0e\x32\x19.tricktable.v1.GameStatus\x12\x0f\n\x07version\x18\x06 \x01(\x03\x12\x15\n\rcreated_at_ms\x18\x07 \x01(\x03\x12\x1a\n\rresigned_seat\x18\x08 \x01(\x05H\x00\x88\x01\x01\x12\x30\n\x0ctime_control\x18\t \x01(\x0b\x32\x1a.tricktable.v1.TimeControl\x1aJ\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.tricktable.v1.OptionValue:\x02\x38\x01\x42\x10\n\x0e_resigned_seat\"\x16\n\x14ListGameTypesRequest\"D\n\x15ListGameTypesResponse\x12+\n\ngame_types\x18\x01 \x03(\x0b\x32\x17.tricktable.v1.GameType\"\xf2\x01\n\x11\x43reateGameRequest\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12>\n\x07options\x18\x02 \x03(\x0b\x32-.tricktable.v1.CreateGameRequest.OptionsEntry\x12\x0c\n\x04seed\x18\x03 \x01(\x0c\x12\x30\n\x0ctime_control\x18\x04 \x01(\x0b\x32\x1a.tricktable.v1.TimeControl\x1aJ\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.tricktable.v1.OptionValue:\x02\x38\x01\">\n\x12\x43reateGameResponse\x12(\n\x04game\x18\x01 \x01(\x0b\x32\x1a.tricktable.v1.GameSummary\"L\n\x10ListGamesRequest\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"W\n\x11ListGamesResponse\x12)\n\x05games\x18\x01 \x03(\x0b\x32\x1a.tricktable.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"S\n\x0fJoinGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0bplayer_name\x18\x03 \x01(\tB\x07\n\x05_seat\"^\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12(\n\x04game\x18\x03 \x01(\x0b\x32\x1a.tricktable.v1.GameSummary\"f\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x15\n\rwait_for_turn\x18\x02 \x01(\x08\x12\x1a\n\rafter_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x42\x10\n\x0e_after_version\"^\n\x0fGetGameResponse\x12(\n\x04game\x18\x01 \x01(\x0b\x32\x1a.tricktable.v1.GameSummary\x12!\n\x04view\x18\x02 \x01(\x0b\x32\x13.tricktable.v1.View\"\xa8\x01\n\x11SubmitMoveRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12!\n\x04move\x18\x02 \x01(\x0b\x32\x13.tricktable.v1.Move\x12\x18\n\x10\x65xpected_version\x18\x03 \x01(\x03\x12\x12\n\nrequest_id\x18\x04 \x01(\t\x12\x11\n\x04seat\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12\x15\n\rwait_for_turn\x18\x06 \x01(\x08\x42\x07\n\x05_seat\"\x84\x01\n\x12SubmitMoveResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12$\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x14.tricktable.v1.Event\x12!\n\x04view\x18\x03 \x01(\x0b\x32\x13.tricktable.v1.View\x12\x14\n\x0cview_version\x18\x04 \x01(\x03\"<\n\x13StreamEventsRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x03\"\x97\x01\n\x14StreamEventsResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12$\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x14.tricktable.v1.Event\x12\x1a\n\rresigned_seat\x18\x04 \x01(\x05H\x01\x88\x01\x01\x42\x07\n\x05_seatB\x10\n\x0e_resigned_seat\"#\n\x10LeaveGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"=\n\x11LeaveGameResponse\x12(\n\x04game\x18\x01 \x01(\x0b\x32\x1a.tricktable.v1.GameSummary\"\'\n\x14GetGameRecordRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"B\n\x15GetGameRecordResponse\x12)\n\x06record\x18\x01 \x01(\x0b\x32\x19.tricktable.v1.GameRecord\"\xef\x03\n\nGameRecord\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tgame_type\x18\x02 \x01(\t\x12\x37\n\x07options\x18\x03 \x03(\x0b\x32&.tricktable.v1.GameRecord.OptionsEntry\x12(\n\x05seats\x18\x04 \x03(\x0b\x32\x19.tricktable.v1.SeatStatus\x12)\n\x06status\x18\x05 \x01(\x0e\x32\x19.tricktable.v1.GameStatus\x12\x15\n\rcreated_at_ms\x18\x06 \x01(\x03\x12,\n\x06\x63hance\x18\x07 \x03(\x0b\x32\x1c.tricktable.v1.ChanceOutcome\x12\'\n\x05\x64\x65\x61ls\x18\x08 \x03(\x0b\x32\x18.tricktable.v1.DealtPack\x12&\n\x05steps\x18\t \x03(\x0b\x32\x17.tricktable.v1.GameStep\x12\x0e\n\x06totals\x18\n \x03(\x05\x12\x0f\n\x07winners\x18\x0b \x03(\x05\x12\x1a\n\rresigned_seat\x18\x0c \x01(\x05H\x00\x88\x01\x01\x1aJ\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.tricktable.v1.OptionValue:\x02\x38\x01\x42\x10\n\x0e_resigned_seat\"d\n\rChanceOutcome\x12\r\n\x05label\x18\x01 \x01(\t\x12\'\n\x04pack\x18\x02 \x01(\x0b\x32\x17.tricktable.v1.CardListH\x00\x12\x10\n\x06number\x18\x03 \x01(\x05H\x00\x42\t\n\x07outcome\"@\n\tDealtPack\x12\x0f\n\x07\x64\x65\x61l_no\x18\x01 \x01(\x05\x12\"\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x13.tricktable.v1.Card\"\xae\x01\n\x08GameStep\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12!\n\x04move\x18\x03 \x01(\x0b\x32\x13.tricktable.v1.Move\x12$\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x14.tricktable.v1.Event\x12\x1a\n\rresigned_seat\x18\x05 \x01(\x05H\x01\x88\x01\x01\x42\x07\n\x05_seatB\x10\n\x0e_resigned_seat\"g\n\x0bPlayRequest\x12\'\n\x04open\x18\x01 \x01(\x0b\x32\x17.tricktable.v1.PlayOpenH\x00\x12\'\n\x04move\x18\x02 \x01(\x0b\x32\x17.tricktable.v1.PlayMoveH\x00\x42\x06\n\x04kind\"1\n\x08PlayOpen\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x03\"[\n\x08PlayMove\x12!\n\x04move\x18\x01 \x01(\x0b\x32\x13.tricktable.v1.Move\x12\x18\n\x10\x65xpected_version\x18\x02 \x01(\x03\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"\xa7\x01\n\x0cPlayResponse\x12/\n\x06result\x18\x01 \x01(\x0b\x32\x1d.tricktable.v1.PlayMoveResultH\x00\x12\x35\n\x06\x65vents\x18\x02 \x01(\x0b\x32#.tricktable.v1.StreamEventsResponseH\x00\x12\'\n\x04view\x18\x03 \x01(\x0b\x32\x17.tricktable.v1.PlayViewH\x00\x42\x06\n\x04kind\"m\n\x0ePlayMoveResult\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x11\n\x07version\x18\x02 \x01(\x03H\x00\x12)\n\x05\x65rror\x18\x03 \x01(\x0b\x32\x18.tricktable.v1.PlayErrorH\x00\x42\t\n\x07outcome\"Q\n\tPlayError\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0f\n\x07message\x18\x02 \x01(\t\x12%\n\x07\x64\x65tails\x18\x03 \x03(\x0b\x32\x14.google.protobuf.Any\">\n\x08PlayView\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12!\n\x04view\x18\x02 \x01(\x0b\x32\x13.tricktable.v1.View*\x90\x01\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13GAME_STATUS_WAITING\x10\x01\x12\x17\n\x13GAME_STATUS_PLAYING\x10\x02\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x03\x12\x19\n\x15GAME_STATUS_ABANDONED\x10\x04\x32\xc2\x06\n\x0bGameService\x12Z\n\rListGameTypes\x12#.tricktable.v1.ListGameTypesRequest\x1a$.tricktable.v1.ListGameTypesResponse\x12Q\n\nCreateGame\x12 .tricktable.v1.CreateGameRequest\x1a!.tricktable.v1.CreateGameResponse\x12N\n\tListGames\x12\x1f.tricktable.v1.ListGamesRequest\x1a .tricktable.v1.ListGamesResponse\x12K\n\x08JoinGame\x12\x1e.tricktable.v1.JoinGameRequest\x1a\x1f.tricktable.v1.JoinGameResponse\x12H\n\x07GetGame\x12\x1d.tricktable.v1.GetGameRequest\x1a\x1e.tricktable.v1.GetGameResponse\x12Q\n\nSubmitMove\x12 .tricktable.v1.SubmitMoveRequest\x1a!.tricktable.v1.SubmitMoveResponse\x12Y\n\x0cStreamEvents\x12\".tricktable.v1.StreamEventsRequest\x1a#.tricktable.v1.StreamEventsResponse0\x01\x12N\n\tLeaveGame\x12\x1f.tricktable.v1.LeaveGameRequest\x1a .tricktable.v1.LeaveGameResponse\x12Z\n\rGetGameRecord\x12#.tricktable.v1.GetGameRecordRequest\x1a$.tricktable.v1.GetGameRecordResponse\x12\x43\n\x04Play\x12\x1a.tricktable.v1.PlayRequest\x1a\x1b.tricktable.v1.PlayResponse(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -43,62 +44,76 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CREATEGAMEREQUEST_OPTIONSENTRY']._serialized_options = b'8\001'
   _globals['_GAMERECORD_OPTIONSENTRY']._loaded_options = None
   _globals['_GAMERECORD_OPTIONSENTRY']._serialized_options = b'8\001'
-  _globals['_GAMESTATUS']._serialized_start=3217
-  _globals['_GAMESTATUS']._serialized_end=3361
-  _globals['_SEATSTATUS']._serialized_start=220
-  _globals['_SEATSTATUS']._serialized_end=282
-  _globals['_GAMESUMMARY']._serialized_start=285
-  _globals['_GAMESUMMARY']._serialized_end=689
-  _globals['_GAMESUMMARY_OPTIONSENTRY']._serialized_start=597
-  _globals['_GAMESUMMARY_OPTIONSENTRY']._serialized_end=671
-  _globals['_LISTGAMETYPESREQUEST']._serialized_start=691
-  _globals['_LISTGAMETYPESREQUEST']._serialized_end=713
-  _globals['_LISTGAMETYPESRESPONSE']._serialized_start=715
-  _globals['_LISTGAMETYPESRESPONSE']._serialized_end=783
-  _globals['_CREATEGAMEREQUEST']._serialized_start=786
-  _globals['_CREATEGAMEREQUEST']._serialized_end=1028
-  _globals['_CREATEGAMEREQUEST_OPTIONSENTRY']._serialized_start=597
-  _globals['_CREATEGAMEREQUEST_OPTIONSENTRY']._serialized_end=671
-  _globals['_CREATEGAMERESPONSE']._serialized_start=1030
-  _globals['_CREATEGAMERESPONSE']._serialized_end=1092
-  _globals['_LISTGAMESREQUEST']._serialized_start=1094
-  _globals['_LISTGAMESREQUEST']._serialized_end=1170
-  _globals['_LISTGAMESRESPONSE']._serialized_start=1172
-  _globals['_LISTGAMESRESPONSE']._serialized_end=1259
-  _globals['_JOINGAMEREQUEST']._serialized_start=1261
-  _globals['_JOINGAMEREQUEST']._serialized_end=1344
-  _globals['_JOINGAMERESPONSE']._serialized_start=1346
-  _globals['_JOINGAMERESPONSE']._serialized_end=1440
-  _globals['_GETGAMEREQUEST']._serialized_start=1442
-  _globals['_GETGAMEREQUEST']._serialized_end=1544
-  _globals['_GETGAMERESPONSE']._serialized_start=1546
-  _globals['_GETGAMERESPONSE']._serialized_end=1640
-  _globals['_SUBMITMOVEREQUEST']._serialized_start=1643
-  _globals['_SUBMITMOVEREQUEST']._serialized_end=1811
-  _globals['_SUBMITMOVERESPONSE']._serialized_start=1814
-  _globals['_SUBMITMOVERESPONSE']._serialized_end=1946
-  _globals['_STREAMEVENTSREQUEST']._serialized_start=1948
-  _globals['_STREAMEVENTSREQUEST']._serialized_end=2008
-  _globals['_STREAMEVENTSRESPONSE']._serialized_start=2011
-  _globals['_STREAMEVENTSRESPONSE']._serialized_end=2162
-  _globals['_LEAVEGAMEREQUEST']._serialized_start=2164
-  _globals['_LEAVEGAMEREQUEST']._serialized_end=2199
-  _globals['_LEAVEGAMERESPONSE']._serialized_start=2201
-  _globals['_LEAVEGAMERESPONSE']._serialized_end=2262
-  _globals['_GETGAMERECORDREQUEST']._serialized_start=2264
-  _globals['_GETGAMERECORDREQUEST']._serialized_end=2303
-  _globals['_GETGAMERECORDRESPONSE']._serialized_start=2305
-  _globals['_GETGAMERECORDRESPONSE']._serialized_end=2371
-  _globals['_GAMERECORD']._serialized_start=2374
-  _globals['_GAMERECORD']._serialized_end=2869
-  _globals['_GAMERECORD_OPTIONSENTRY']._serialized_start=597
-  _globals['_GAMERECORD_OPTIONSENTRY']._serialized_end=671
-  _globals['_CHANCEOUTCOME']._serialized_start=2871
-  _globals['_CHANCEOUTCOME']._serialized_end=2971
-  _globals['_DEALTPACK']._serialized_start=2973
-  _globals['_DEALTPACK']._serialized_end=3037
-  _globals['_GAMESTEP']._serialized_start=3040
-  _globals['_GAMESTEP']._serialized_end=3214
-  _globals['_GAMESERVICE']._serialized_start=3364
-  _globals['_GAMESERVICE']._serialized_end=4129
+  _globals['_GAMESTATUS']._serialized_start=3921
+  _globals['_GAMESTATUS']._serialized_end=4065
+  _globals['_SEATSTATUS']._serialized_start=247
+  _globals['_SEATSTATUS']._serialized_end=309
+  _globals['_GAMESUMMARY']._serialized_start=312
+  _globals['_GAMESUMMARY']._serialized_end=716
+  _globals['_GAMESUMMARY_OPTIONSENTRY']._serialized_start=624
+  _globals['_GAMESUMMARY_OPTIONSENTRY']._serialized_end=698
+  _globals['_LISTGAMETYPESREQUEST']._serialized_start=718
+  _globals['_LISTGAMETYPESREQUEST']._serialized_end=740
+  _globals['_LISTGAMETYPESRESPONSE']._serialized_start=742
+  _globals['_LISTGAMETYPESRESPONSE']._serialized_end=810
+  _globals['_CREATEGAMEREQUEST']._serialized_start=813
+  _globals['_CREATEGAMEREQUEST']._serialized_end=1055
+  _globals['_CREATEGAMEREQUEST_OPTIONSENTRY']._serialized_start=624
+  _globals['_CREATEGAMEREQUEST_OPTIONSENTRY']._serialized_end=698
+  _globals['_CREATEGAMERESPONSE']._serialized_start=1057
+  _globals['_CREATEGAMERESPONSE']._serialized_end=1119
+  _globals['_LISTGAMESREQUEST']._serialized_start=1121
+  _globals['_LISTGAMESREQUEST']._serialized_end=1197
+  _globals['_LISTGAMESRESPONSE']._serialized_start=1199
+  _globals['_LISTGAMESRESPONSE']._serialized_end=1286
+  _globals['_JOINGAMEREQUEST']._serialized_start=1288
+  _globals['_JOINGAMEREQUEST']._serialized_end=1371
+  _globals['_JOINGAMERESPONSE']._serialized_start=1373
+  _globals['_JOINGAMERESPONSE']._serialized_end=1467
+  _globals['_GETGAMEREQUEST']._serialized_start=1469
+  _globals['_GETGAMEREQUEST']._serialized_end=1571
+  _globals['_GETGAMERESPONSE']._serialized_start=1573
+  _globals['_GETGAMERESPONSE']._serialized_end=1667
+  _globals['_SUBMITMOVEREQUEST']._serialized_start=1670
+  _globals['_SUBMITMOVEREQUEST']._serialized_end=1838
+  _globals['_SUBMITMOVERESPONSE']._serialized_start=1841
+  _globals['_SUBMITMOVERESPONSE']._serialized_end=1973
+  _globals['_STREAMEVENTSREQUEST']._serialized_start=1975
+  _globals['_STREAMEVENTSREQUEST']._serialized_end=2035
+  _globals['_STREAMEVENTSRESPONSE']._serialized_start=2038
+  _globals['_STREAMEVENTSRESPONSE']._serialized_end=2189
+  _globals['_LEAVEGAMEREQUEST']._serialized_start=2191
+  _globals['_LEAVEGAMEREQUEST']._serialized_end=2226
+  _globals['_LEAVEGAMERESPONSE']._serialized_start=2228
+  _globals['_LEAVEGAMERESPONSE']._serialized_end=2289
+  _globals['_GETGAMERECORDREQUEST']._serialized_start=2291
+  _globals['_GETGAMERECORDREQUEST']._serialized_end=2330
+  _globals['_GETGAMERECORDRESPONSE']._serialized_start=2332
+  _globals['_GETGAMERECORDRESPONSE']._serialized_end=2398
+  _globals['_GAMERECORD']._serialized_start=2401
+  _globals['_GAMERECORD']._serialized_end=2896
+  _globals['_GAMERECORD_OPTIONSENTRY']._serialized_start=624
+  _globals['_GAMERECORD_OPTIONSENTRY']._serialized_end=698
+  _globals['_CHANCEOUTCOME']._serialized_start=2898
+  _globals['_CHANCEOUTCOME']._serialized_end=2998
+  _globals['_DEALTPACK']._serialized_start=3000
+  _globals['_DEALTPACK']._serialized_end=3064
+  _globals['_GAMESTEP']._serialized_start=3067
+  _globals['_GAMESTEP']._serialized_end=3241
+  _globals['_PLAYREQUEST']._serialized_start=3243
+  _globals['_PLAYREQUEST']._serialized_end=3346
+  _globals['_PLAYOPEN']._serialized_start=3348
+  _globals['_PLAYOPEN']._serialized_end=3397
+  _globals['_PLAYMOVE']._serialized_start=3399
+  _globals['_PLAYMOVE']._serialized_end=3490
+  _globals['_PLAYRESPONSE']._serialized_start=3493
+  _globals['_PLAYRESPONSE']._serialized_end=3660
+  _globals['_PLAYMOVERESULT']._serialized_start=3662
+  _globals['_PLAYMOVERESULT']._serialized_end=3771
+  _globals['_PLAYERROR']._serialized_start=3773
+  _globals['_PLAYERROR']._serialized_end=3854
+  _globals['_PLAYVIEW']._serialized_start=3856
+  _globals['_PLAYVIEW']._serialized_end=3918
+  _globals['_GAMESERVICE']._serialized_start=4068
+  _globals['_GAMESERVICE']._serialized_end=4902
 # @@protoc_insertion_point(module_scope)

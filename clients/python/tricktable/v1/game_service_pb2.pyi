@@ -4,6 +4,7 @@ isort:skip_file
 """
 
 from collections import abc as _abc
+from google.protobuf import any_pb2 as _any_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
@@ -875,3 +876,232 @@ class GameStep(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
 
 Global___GameStep: _TypeAlias = GameStep  # noqa: Y015
+
+@_typing.final
+class PlayRequest(_message.Message):
+    """What a seat sends on its play stream: `open` first, then any number of `move`s."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OPEN_FIELD_NUMBER: _builtins.int
+    MOVE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def open(self) -> Global___PlayOpen: ...
+    @_builtins.property
+    def move(self) -> Global___PlayMove: ...
+    def __init__(
+        self,
+        *,
+        open: Global___PlayOpen | None = ...,
+        move: Global___PlayMove | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "move", b"move", "open", b"open"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "move", b"move", "open", b"open"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["open", "move"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___PlayRequest: _TypeAlias = PlayRequest  # noqa: Y015
+
+@_typing.final
+class PlayOpen(_message.Message):
+    """Opens a seat's play stream on a game whose every seat is taken."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    FROM_VERSION_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    from_version: _builtins.int
+    """The first version whose events to send: 0 replays the game from its first deal; a client
+    that has seen version v resumes with v + 1 and misses nothing.
+    """
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        from_version: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayOpen: _TypeAlias = PlayOpen  # noqa: Y015
+
+@_typing.final
+class PlayMove(_message.Message):
+    """One move on the play stream: SubmitMoveRequest's fields that the stream does not fix."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MOVE_FIELD_NUMBER: _builtins.int
+    EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    expected_version: _builtins.int
+    """The version the move was decided on (a PlayView's version); another current version is
+    refused with ABORTED, and the stream brings the current view.
+    """
+    request_id: _builtins.str
+    """Makes a resend safe (after a reconnection too): a request id seen before is answered with
+    the first result and applies nothing. 1 to 64 characters.
+    """
+    @_builtins.property
+    def move(self) -> _moves_pb2.Move: ...
+    def __init__(
+        self,
+        *,
+        move: _moves_pb2.Move | None = ...,
+        expected_version: _builtins.int = ...,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["expected_version", b"expected_version", "move", b"move", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayMove: _TypeAlias = PlayMove  # noqa: Y015
+
+@_typing.final
+class PlayResponse(_message.Message):
+    """What the play stream sends its seat: in version order, each version's events, the answers to
+    its moves, and its view when it is to act.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RESULT_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def result(self) -> Global___PlayMoveResult:
+        """The answer to one PlayMove."""
+
+    @_builtins.property
+    def events(self) -> Global___StreamEventsResponse:
+        """One version's events as the seat may see them (its own moves' included), each version
+        once and in order from PlayOpen.from_version.
+        """
+
+    @_builtins.property
+    def view(self) -> Global___PlayView:
+        """The seat's view: once when the stream opens, then at every version at which the seat is
+        to act, and at the game's end. It comes after the events of its version.
+        """
+
+    def __init__(
+        self,
+        *,
+        result: Global___PlayMoveResult | None = ...,
+        events: Global___StreamEventsResponse | None = ...,
+        view: Global___PlayView | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "kind", b"kind", "result", b"result", "view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "kind", b"kind", "result", b"result", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["result", "events", "view"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___PlayResponse: _TypeAlias = PlayResponse  # noqa: Y015
+
+@_typing.final
+class PlayMoveResult(_message.Message):
+    """The answer to one PlayMove."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    ERROR_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """The request_id of the move answered."""
+    version: _builtins.int
+    """Accepted: the game's version after the move (a resent request: the version its first
+    sending made). The move's events follow as that version's `events`.
+    """
+    @_builtins.property
+    def error(self) -> Global___PlayError:
+        """Refused, changing nothing: what SubmitMove would have failed with."""
+
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        version: _builtins.int = ...,
+        error: Global___PlayError | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "outcome", b"outcome", "version", b"version"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "outcome", b"outcome", "request_id", b"request_id", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_outcome: _TypeAlias = _typing.Literal["version", "error"]  # noqa: Y015
+    _WhichOneofArgType_outcome: _TypeAlias = _typing.Literal["outcome", b"outcome"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_outcome) -> _WhichOneofReturnType_outcome | None: ...
+
+Global___PlayMoveResult: _TypeAlias = PlayMoveResult  # noqa: Y015
+
+@_typing.final
+class PlayError(_message.Message):
+    """A refused move's status: the fields (and field numbers) of google.rpc.Status, so its bytes
+    parse as one. `details` holds a google.rpc.ErrorInfo (domain "tricktable") with the stable
+    `reason` (NOT_YOUR_TURN, STALE_VERSION with metadata current_version, ...).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CODE_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    DETAILS_FIELD_NUMBER: _builtins.int
+    code: _builtins.int
+    """The gRPC status code (google.rpc.Code): 3 INVALID_ARGUMENT, 7 PERMISSION_DENIED,
+    9 FAILED_PRECONDITION, 10 ABORTED, 14 UNAVAILABLE, ...
+    """
+    message: _builtins.str
+    @_builtins.property
+    def details(self) -> _containers.RepeatedCompositeFieldContainer[_any_pb2.Any]: ...
+    def __init__(
+        self,
+        *,
+        code: _builtins.int = ...,
+        message: _builtins.str = ...,
+        details: _abc.Iterable[_any_pb2.Any] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "details", b"details", "message", b"message"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayError: _TypeAlias = PlayError  # noqa: Y015
+
+@_typing.final
+class PlayView(_message.Message):
+    """The seat's view at a version: what GetGame gives it there."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The version the view shows: the expected_version of the seat's next move."""
+    @_builtins.property
+    def view(self) -> _views_pb2.View: ...
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        view: _views_pb2.View | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["version", b"version", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayView: _TypeAlias = PlayView  # noqa: Y015

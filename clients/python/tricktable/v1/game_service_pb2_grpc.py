@@ -88,6 +88,11 @@ class GameServiceStub:
                 request_serializer=tricktable_dot_v1_dot_game__service__pb2.GetGameRecordRequest.SerializeToString,
                 response_deserializer=tricktable_dot_v1_dot_game__service__pb2.GetGameRecordResponse.FromString,
                 _registered_method=True)
+        self.Play = channel.stream_stream(
+                '/tricktable.v1.GameService/Play',
+                request_serializer=tricktable_dot_v1_dot_game__service__pb2.PlayRequest.SerializeToString,
+                response_deserializer=tricktable_dot_v1_dot_game__service__pb2.PlayResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -171,6 +176,22 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Play(self, request_iterator, context):
+        """A seat's play stream: one long-lived call on which the seat (its token in the call's
+        metadata) sends its moves and receives, for it alone, each move's result, every event it may
+        see (other seats' moves included) and its view whenever it is to act. The first request
+        opens the stream (PlayOpen), the others are moves (PlayMove), decided exactly as SubmitMove
+        decides them. A refused move is answered with its status and the stream stays open; the
+        stream itself ends with a status only when it cannot go on (no seat token, no such game,
+        a table still waiting for players, a malformed request, or UNAVAILABLE when the server
+        shuts down: reconnect with from_version = the last version seen + 1 and resend any move
+        left unanswered with its request id). It ends with OK after the game's last event and the
+        seat's final view.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -218,6 +239,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.GetGameRecord,
                     request_deserializer=tricktable_dot_v1_dot_game__service__pb2.GetGameRecordRequest.FromString,
                     response_serializer=tricktable_dot_v1_dot_game__service__pb2.GetGameRecordResponse.SerializeToString,
+            ),
+            'Play': grpc.stream_stream_rpc_method_handler(
+                    servicer.Play,
+                    request_deserializer=tricktable_dot_v1_dot_game__service__pb2.PlayRequest.FromString,
+                    response_serializer=tricktable_dot_v1_dot_game__service__pb2.PlayResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -472,6 +498,33 @@ class GameService:
             '/tricktable.v1.GameService/GetGameRecord',
             tricktable_dot_v1_dot_game__service__pb2.GetGameRecordRequest.SerializeToString,
             tricktable_dot_v1_dot_game__service__pb2.GetGameRecordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Play(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/tricktable.v1.GameService/Play',
+            tricktable_dot_v1_dot_game__service__pb2.PlayRequest.SerializeToString,
+            tricktable_dot_v1_dot_game__service__pb2.PlayResponse.FromString,
             options,
             channel_credentials,
             insecure,

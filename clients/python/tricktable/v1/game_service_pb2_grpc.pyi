@@ -68,6 +68,18 @@ class GameServiceStub:
     created with the same seed are dealt the same cards, so a tournament replaying deals should
     hand out records only once every game of a deal set has ended.
     """
+    Play: _grpc.StreamStreamMultiCallable[_game_service_pb2.PlayRequest, _game_service_pb2.PlayResponse]
+    """A seat's play stream: one long-lived call on which the seat (its token in the call's
+    metadata) sends its moves and receives, for it alone, each move's result, every event it may
+    see (other seats' moves included) and its view whenever it is to act. The first request
+    opens the stream (PlayOpen), the others are moves (PlayMove), decided exactly as SubmitMove
+    decides them. A refused move is answered with its status and the stream stays open; the
+    stream itself ends with a status only when it cannot go on (no seat token, no such game,
+    a table still waiting for players, a malformed request, or UNAVAILABLE when the server
+    shuts down: reconnect with from_version = the last version seen + 1 and resend any move
+    left unanswered with its request id). It ends with OK after the game's last event and the
+    seat's final view.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -108,6 +120,18 @@ class GameServiceAsyncStub(GameServiceStub):
     (GAME_NOT_FINISHED). Anyone may ask once it has ended. The seed is never in it; but games
     created with the same seed are dealt the same cards, so a tournament replaying deals should
     hand out records only once every game of a deal set has ended.
+    """
+    Play: _aio.StreamStreamMultiCallable[_game_service_pb2.PlayRequest, _game_service_pb2.PlayResponse]  # type: ignore[assignment]
+    """A seat's play stream: one long-lived call on which the seat (its token in the call's
+    metadata) sends its moves and receives, for it alone, each move's result, every event it may
+    see (other seats' moves included) and its view whenever it is to act. The first request
+    opens the stream (PlayOpen), the others are moves (PlayMove), decided exactly as SubmitMove
+    decides them. A refused move is answered with its status and the stream stays open; the
+    stream itself ends with a status only when it cannot go on (no seat token, no such game,
+    a table still waiting for players, a malformed request, or UNAVAILABLE when the server
+    shuts down: reconnect with from_version = the last version seen + 1 and resend any move
+    left unanswered with its request id). It ends with OK after the game's last event and the
+    seat's final view.
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -200,6 +224,24 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         (GAME_NOT_FINISHED). Anyone may ask once it has ended. The seed is never in it; but games
         created with the same seed are dealt the same cards, so a tournament replaying deals should
         hand out records only once every game of a deal set has ended.
+        """
+
+    @_abc_1.abstractmethod
+    def Play(
+        self,
+        request_iterator: _MaybeAsyncIterator[_game_service_pb2.PlayRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_game_service_pb2.PlayResponse], _abc.AsyncIterator[_game_service_pb2.PlayResponse]]:
+        """A seat's play stream: one long-lived call on which the seat (its token in the call's
+        metadata) sends its moves and receives, for it alone, each move's result, every event it may
+        see (other seats' moves included) and its view whenever it is to act. The first request
+        opens the stream (PlayOpen), the others are moves (PlayMove), decided exactly as SubmitMove
+        decides them. A refused move is answered with its status and the stream stays open; the
+        stream itself ends with a status only when it cannot go on (no seat token, no such game,
+        a table still waiting for players, a malformed request, or UNAVAILABLE when the server
+        shuts down: reconnect with from_version = the last version seen + 1 and resend any move
+        left unanswered with its request id). It ends with OK after the game's last event and the
+        seat's final view.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

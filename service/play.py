@@ -1,0 +1,204 @@
+"""A seat's play stream (DESIGN.md decision 10), transport-free: what the ``Play`` RPC does.
+
+The servicer gives a :class:`PlaySession` the seat's moves as they arrive and sends on what
+:meth:`PlaySession.items` yields: for this seat only, each version's events in
+order, the answer to each move, and the seat's view whenever it is to act (once at the start,
+and at the game's end). Moves go through :meth:`GameService.submit_move`, the unary call's own
+path: the same checks in the same order, the same idempotency and compare-and-set, the same
+errors; a refused move is answered with its error and the session goes on.
+
+One loop per stream decides what to send, in version order, from one inbox: the seat's moves, and
+the versions other seats' moves reach (a watcher task waits for them with
+``GameStore.wait_for_version``, woken by the store's notifications like turn waiters, so a seat's
+stream may be on any replica). A version is caught up by reading its events from the store and
+the game at it from this replica's cache when it holds it; the seat's own move needs neither, as
+its answer holds its events and view. When the server shuts down, the session ends with
+:class:`ShuttingDown` (UNAVAILABLE): the client reconnects from the last version it saw.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from engine import get_rules
+from engine.core.errors import EngineError
+from engine.core.moves import Move
+from engine.core.view import View
+from service.errors import ShuttingDown, TricktableError
+from service.game_service import GameService, ProjectedBatch, project_batch
+from service.store.base import ACTIVE, GameRecord
+
+log = structlog.get_logger("tricktable.play")
+
+
+@dataclass(frozen=True, slots=True)
+class MoveAsk:
+    """A move the seat sent, as SubmitMove carries it (the seat and game are the stream's)."""
+
+    move: Move
+    expected_version: int
+    request_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class MoveAnswer:
+    """The answer to one move: the version it made, or the error that refused it."""
+
+    request_id: str
+    version: int | None
+    error: Exception | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """The seat's view at ``version``: the expected version of its next move."""
+
+    version: int
+    view: View
+
+
+PlayItem = MoveAnswer | ProjectedBatch | SeatView
+
+
+class _Closed:
+    """The inbox's signal that the server shuts down."""
+
+
+_CLOSED = _Closed()
+#: A move as it arrived: its request id, and what reads it (raising if it is malformed, so the
+#: refusal is answered in its turn like any other).
+Incoming = tuple[str, Callable[[], MoveAsk]]
+_Inbox = Incoming | int | BaseException | _Closed
+
+
+class PlaySession:
+    """One seat's play stream on one game, from ``from_version`` on."""
+
+    def __init__(
+        self, games: GameService, game_id: str, token: str | None, from_version: int
+    ) -> None:
+        self._games = games
+        self._game_id = game_id
+        self._token = token
+        self._sent = from_version - 1  # the last version whose events were sent
+        self._viewed = -1  # the version of the last view sent
+        self._inbox: asyncio.Queue[_Inbox] = asyncio.Queue()
+        self._ended = False
+
+    async def items(self, moves: AsyncIterator[Incoming]) -> AsyncIterator[PlayItem]:
+        """What to send the seat, as ``moves`` arrive, until the game ends (or an error ends
+        the stream: one raised by ``moves`` too, which is how a protocol breach ends it)."""
+        games = self._games
+        if games.closing:
+            raise ShuttingDown("the server is shutting down: reconnect")
+        record, state, seat = await games.seat_game(self._game_id, self._token)
+        rules = get_rules(record.game_type)
+        unregister = games.on_close(lambda: self._inbox.put_nowait(_CLOSED))
+        loop = asyncio.get_running_loop()
+        tasks = [loop.create_task(self._watch(record.version)), loop.create_task(self._read(moves))]
+        try:
+            async for item in self._catch_up(rules, record, state, seat, always_view=True):
+                yield item
+            while not self._ended:
+                got = await self._inbox.get()
+                if isinstance(got, int):
+                    if got > self._sent:
+                        record, state = await games.game_at(self._game_id, got)
+                        async for item in self._catch_up(rules, record, state, seat):
+                            yield item
+                elif isinstance(got, tuple):
+                    async for item in self._move(rules, seat, *got):
+                        yield item
+                elif isinstance(got, _Closed):
+                    raise ShuttingDown("the server is shutting down: reconnect")
+                else:
+                    raise got
+        finally:
+            unregister()
+            for task in tasks:
+                task.cancel()
+
+    async def _move(
+        self, rules: Any, seat: int, request_id: str, read: Callable[[], MoveAsk]
+    ) -> AsyncIterator[PlayItem]:
+        try:
+            ask = read()
+            result = await self._games.submit_move(
+                self._game_id,
+                self._token,
+                ask.move,
+                expected_version=ask.expected_version,
+                request_id=ask.request_id,
+            )
+        except (TricktableError, EngineError) as refused:
+            log.info("move refused", game_id=self._game_id, seat=seat, request_id=request_id)
+            yield MoveAnswer(request_id, None, refused)
+            return
+        yield MoveAnswer(ask.request_id, result.version)
+        if result.version != self._sent + 1 or result.view_version != result.version:
+            # A resent request's first result, or versions this stream has not sent yet: the
+            # game as it is now tells the rest.
+            record, state = await self._games.game_at(self._game_id, result.view_version)
+            async for item in self._catch_up(rules, record, state, seat):
+                yield item
+            return
+        # The usual case: the move's answer holds its events and the view after it.
+        batch = ProjectedBatch(result.version, seat, result.events, None)
+        yield batch
+        self._sent = result.version
+        self._ended = batch.last
+        view = result.view
+        if self._ended or view.finished or seat in view.to_act:
+            self._viewed = result.version
+            yield SeatView(result.version, view)
+
+    async def _catch_up(
+        self, rules: Any, record: GameRecord, state: Any, seat: int, *, always_view: bool = False
+    ) -> AsyncIterator[PlayItem]:
+        """The events after the last version sent up to ``record``'s, then the seat's view
+        there if it is to act (or the game has ended, or ``always_view``)."""
+        if record.version > self._sent:
+            for stored in await self._games.store.read_events(self._game_id, self._sent + 1):
+                if stored.version > record.version:
+                    break  # sent once the game at its version is known
+                if stored.version <= self._sent:
+                    continue
+                batch = project_batch(rules, stored, seat)
+                yield batch
+                self._sent = batch.version
+                if batch.last:
+                    self._ended = True
+                    break
+        if record.status != ACTIVE and self._sent >= record.version:
+            self._ended = True  # an ended game whose every batch was sent
+        if record.version <= self._viewed:
+            return
+        if always_view or self._ended or state.finished or seat in rules.to_act(state):
+            self._viewed = record.version
+            yield SeatView(record.version, rules.view(state, seat))
+
+    async def _watch(self, after: int) -> None:
+        """Posts each later version the game reaches (other seats' moves, from any replica)."""
+        games, game_id = self._games, self._game_id
+        try:
+            while True:
+                version = await games.store.wait_for_version(game_id, after, games.stream_wait_s)
+                if version is not None and version > after:
+                    after = version
+                    self._inbox.put_nowait(version)
+        except Exception as failed:  # the game expired, the store went away: the stream's end
+            self._inbox.put_nowait(failed)
+
+    async def _read(self, moves: AsyncIterator[Incoming]) -> None:
+        """Posts the seat's moves as they arrive; once the seat sends no more, the stream goes
+        on until the game ends."""
+        try:
+            async for incoming in moves:
+                self._inbox.put_nowait(incoming)
+        except Exception as failed:  # a protocol breach, or the call failing under us
+            self._inbox.put_nowait(failed)

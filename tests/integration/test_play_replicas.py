@@ -1,0 +1,108 @@
+"""The play stream across replicas: real server processes on one real Redis.
+
+A seat's stream may be on any replica: the other seats' moves, committed through another, wake it
+through the store's notifications. Races between replicas are settled by the store's atomic
+compare-and-set, never by one process's memory: one request sent on two streams at once is applied
+once and both are answered with its version; two different moves at one version, one wins.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import uuid
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from tricktable.v1 import game_service_pb2 as pb
+
+from service.config import REDIS_URL_ENV
+from tests.integration.test_play_stream import Seen, play_seat
+from tests.integration.test_serve import serve
+from tests.service.support import Client, PlayLine
+
+
+@pytest.fixture(scope="module")
+def replicas(redis_url: str) -> Iterator[tuple[Client, Client]]:
+    with serve({REDIS_URL_ENV: redis_url}) as (_, a), serve({REDIS_URL_ENV: redis_url}) as (_, b):
+        yield a, b
+
+
+def test_seats_on_two_replicas_play_a_whole_game_on_their_streams(
+    replicas: tuple[Client, Client],
+) -> None:
+    a, b = replicas
+    table = a.table("counterpoint", seed=b"two replicas")
+    lines = [
+        PlayLine(a, table.game_id, table.tokens[0]),
+        PlayLine(b, table.game_id, table.tokens[1]),
+    ]
+    results: dict[int, Seen] = {}
+
+    def run(seat: int) -> None:
+        results[seat] = play_seat(lines[seat], seat, random.Random(seat))
+
+    threads = [threading.Thread(target=run, args=(s,)) for s in (0, 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    final = a.get(table.game_id)
+    assert final.game.status == pb.GAME_STATUS_FINISHED
+    for got in results.values():
+        assert got.ended == "OK"
+        assert [batch.version for batch in got.batches] == list(range(final.game.version + 1))
+
+
+def test_one_request_sent_on_two_replicas_at_once_is_applied_once(
+    replicas: tuple[Client, Client],
+) -> None:
+    a, b = replicas
+    table = a.table("counterpoint", seed=b"one request twice")
+    lines = [
+        PlayLine(a, table.game_id, table.tokens[0]),
+        PlayLine(b, table.game_id, table.tokens[0]),
+    ]
+    try:
+        opening, _ = lines[0].until("view")
+        lines[1].until("view")
+        move, request_id = opening.view.view.legal_moves[0], uuid.uuid4().hex
+        for line in lines:
+            line.move(move, 0, request_id)
+        answers = [line.until("result")[0].result for line in lines]
+        assert [r.version for r in answers] == [1, 1]
+        assert not any(r.HasField("error") for r in answers)
+        assert a.get(table.game_id).game.version == 1  # applied once
+    finally:
+        for line in lines:
+            line.close()
+
+
+def test_two_moves_at_one_version_on_two_replicas_exactly_one_wins(
+    replicas: tuple[Client, Client],
+) -> None:
+    a, b = replicas
+    table = a.table("counterpoint", seed=b"two moves one version")
+    lines = [
+        PlayLine(a, table.game_id, table.tokens[0]),
+        PlayLine(b, table.game_id, table.tokens[1]),
+    ]
+    try:
+        views = [line.until("view")[0] for line in lines]
+        for line, view in zip(lines, views, strict=True):  # both lay aside at version 0
+            line.move(view.view.view.legal_moves[0], 0)
+        answers = [line.until("result")[0].result for line in lines]
+        won = [r for r in answers if not r.HasField("error")]
+        lost = [r for r in answers if r.HasField("error")]
+        assert [r.version for r in won] == [1] and len(lost) == 1
+        assert lost[0].error.code == grpc.StatusCode.ABORTED.value[0]
+        assert a.get(table.game_id).game.version == 1
+        # The loser's stream brings version 1 and its view there: it decides again.
+        loser = lines[answers.index(lost[0])]
+        view, before = loser.until("view")
+        assert view.view.version == 1
+        assert 1 in [r.events.version for r in before if r.WhichOneof("kind") == "events"]
+    finally:
+        for line in lines:
+            line.close()

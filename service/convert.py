@@ -638,8 +638,9 @@ def play_response(item: PlayItem) -> game_service_pb2.PlayResponse:
     elif isinstance(item, MoveAnswer):
         out.result.request_id = item.request_id
         if item.error is not None:
-            # The same status SubmitMove would have ended with, carried as a message.
-            out.result.error.CopyFrom(rejection(item.error).status())
+            # The same status SubmitMove would have ended with, carried as a message (PlayError
+            # has google.rpc.Status's fields, so its wire form reads as one).
+            out.result.error.MergeFromString(rejection(item.error).status().SerializeToString())
         else:
             assert item.version is not None
             out.result.version = item.version

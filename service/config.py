@@ -17,7 +17,8 @@ class ServerConfig:
     finished_ttl_s: int = 86400  # how long a finished game stays readable
     open_ttl_s: int = 86400  # how long a game whose seats never all fill is kept (0: forever)
     grace_s: float = 5.0  # how long in-flight calls may finish on shutdown
-    stream_wait_s: float = 1.0  # how often an idle stream checks for shutdown and game end
+    stream_wait_s: float = 1.0  # how often a turn waiter checks for shutdown
+    stream_recheck_s: float = 600.0  # how often an idle event stream checks its game still exists
     max_message_bytes: int = 64 * 1024
     turn_wait_s: float = 30.0  # the longest a wait_for_turn call is held
     metrics_port: int | None = None  # None: no metrics endpoint; 0: any free port

@@ -23,13 +23,14 @@ None for a spectator. The seed never leaves.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
 
@@ -51,6 +52,7 @@ from service.errors import (
     VersionAhead,
     VersionConflict,
 )
+from service.event_feed import EventFeed
 from service.metrics import Metrics
 from service.store.base import (
     ABANDONED,
@@ -67,9 +69,13 @@ from service.store.base import (
 )
 
 log = structlog.get_logger("tricktable.games")
+T = TypeVar("T")
 
 #: How many games' latest states a replica keeps decoded (see :class:`StateCache`).
 DEFAULT_CACHE_GAMES = 4096
+#: How often an idle event stream reads its game's version, only to notice a game that expired
+#: (a commit's notification wakes it otherwise): rare, so idle streams cost Redis next to nothing.
+DEFAULT_STREAM_RECHECK_S = 600.0
 #: Event-loop turns a woken waiter gives this replica's committing call (see ``_cached_soon``).
 _CACHE_PATIENCE = 4
 
@@ -161,6 +167,7 @@ class GameService:
         cache_games: int = DEFAULT_CACHE_GAMES,
         turn_wait_s: float = 30.0,
         metrics: Metrics | None = None,
+        stream_recheck_s: float = DEFAULT_STREAM_RECHECK_S,
     ) -> None:
         self.store = store
         self.cache = StateCache(cache_games)
@@ -171,10 +178,17 @@ class GameService:
         self._new_seed = new_seed
         self._new_id = new_id
         self._closing = asyncio.Event()
+        # One future for every idle stream to wait on beside its store wait (not an Event's
+        # future per stream); made on the serving loop by the first stream.
+        self._closing_future: asyncio.Future[None] | None = None
+        self._stream_recheck_s = stream_recheck_s
+        self._feed = EventFeed(store)
 
     def close_streams(self) -> None:
         """Ask every open event stream to end cleanly (graceful shutdown)."""
         self._closing.set()
+        if self._closing_future is not None and not self._closing_future.done():
+            self._closing_future.set_result(None)
 
     # -- game types and the lobby ------------------------------------------------------------
 
@@ -511,41 +525,58 @@ class GameService:
         """Batches from ``from_version`` on, projected, then live ones as they are committed.
         Ends after the game's last batch, or when the server shuts down. A start beyond the
         next version is refused: that version may never come, and holding the stream until its
-        deadline would only hide the client's mistake."""
+        deadline would only hide the client's mistake.
+
+        An idle stream costs the store nothing: it waits on the replica's one subscription
+        (``wait_for_version``) until a commit's notification, a resubscription (after which the
+        store re-reads the version, so a notification lost meanwhile delays a batch but never
+        drops it) or, every ``stream_recheck_s``, one version read that ends the stream of a
+        game that has expired. Streams woken by one commit share one read (:class:`EventFeed`).
+        """
         record = await self.store.load(game_id)
         seat = self._seat(record, token)
+        viewer = self._viewer(record, token)
         if from_version > record.version + 1:
             raise VersionAhead(record.version, from_version)
-        viewer = self._viewer(record, token)
+        if record.status != ACTIVE and from_version > record.version:
+            return  # an ended game has nothing after its last batch
         rules = get_rules(record.game_type)
         next_version = from_version
         while not self._closing.is_set():
-            batches = await self.store.read_events(game_id, next_version)
+            batches = await self._feed.read(game_id, next_version)
             if not batches:
-                # Nothing new: wait for a commit the way turn waiters do (with Redis, woken by
-                # the replica's one subscription, not a blocking read holding a connection per
-                # open stream), then read what it added.
-                woken = await self.store.wait_for_version(
-                    game_id, next_version - 1, self._stream_wait_s
+                waiting = self.store.wait_for_version(
+                    game_id, next_version - 1, self._stream_recheck_s
                 )
-                if woken is not None:
-                    continue
-            ended = False
-            for batch in batches:
+                await self._unless_closing(waiting)
+                continue
+            for decoded in batches:
+                batch = decoded.batch
                 if batch.version < next_version:
                     continue
                 if batch.version > 0:  # moves are made only at a full table
                     viewer = seat
-                events = [rules.project(event_from_data(e), viewer) for e in batch.events]
+                events = [rules.project(e, viewer) for e in decoded.events]
                 yield ProjectedBatch(batch.version, batch.seat, events, batch.resigned_seat)
                 next_version = batch.version + 1
-                ended = batch.resigned_seat is not None or any(type(e) is GameOver for e in events)
-            if ended:
-                return
-            if not batches:
-                record = await self.store.load(game_id)
-                if record.status != ACTIVE and next_version > record.version:
+                if batch.resigned_seat is not None or any(type(e) is GameOver for e in events):
                     return
+
+    async def _unless_closing(self, waiting: Coroutine[Any, Any, T]) -> T | None:
+        """``waiting``'s result, or None as soon as the server starts shutting down."""
+        if self._closing.is_set():
+            waiting.close()
+            return None
+        if self._closing_future is None:
+            self._closing_future = asyncio.get_running_loop().create_future()
+        task = asyncio.ensure_future(waiting)
+        await asyncio.wait((task, self._closing_future), return_when=asyncio.FIRST_COMPLETED)
+        if task.done():
+            return task.result()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        return None
 
     async def leave_game(self, game_id: str, token: str | None) -> GameRecord:
         record = await self.store.load(game_id)

@@ -30,6 +30,8 @@ from service.store.redis import RedisStore
 
 log = structlog.get_logger("tricktable.server")
 
+#: Calls grpc may queue before the server's loop takes them (see the server options).
+PENDING_CALLS = 1_000_000
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 
 
@@ -51,6 +53,7 @@ class Server:
         self.games = GameService(
             self.store,
             stream_wait_s=config.stream_wait_s,
+            stream_recheck_s=config.stream_recheck_s,
             turn_wait_s=config.turn_wait_s,
             metrics=self.metrics,
         )
@@ -61,6 +64,12 @@ class Server:
             options=[
                 ("grpc.max_receive_message_length", limit),
                 ("grpc.so_reuseport", 0),  # a taken port is an error, not a shared listener
+                # Calls that arrive faster than the event loop takes them wait in grpc's queue;
+                # past its default limits (1,000, then 3,000) grpc cancels them, which a burst
+                # of stream openings met at about 2,000 streams. Limits on calls are ours
+                # (service.limits), applied once a call is taken.
+                ("grpc.server.max_pending_requests", PENDING_CALLS),
+                ("grpc.server.max_pending_requests_hard_limit", PENDING_CALLS),
             ],
         )
         game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(self.games), self.grpc)

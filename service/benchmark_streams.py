@@ -35,7 +35,7 @@ import redis
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc
 
-from service.benchmark import _RUN_CLI, _free_port, _process, _temporary_redis
+from service.benchmark import _RUN_CLI, _free_port, _process, _temporary_redis, cpu_seconds
 from service.logs import configure
 
 #: Limits raised for the run: the benchmark deliberately opens far more streams from one
@@ -82,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
             f"  server memory: {_kib(result['server_kib_per_stream'])} per idle stream "
             f"({_kib(result['server_rss_before_kib'])} → {_kib(result['server_rss_after_kib'])})\n"
             f"  one move reached {result['move_reached']:,} streams, all within "
-            f"{_s(result['move_to_all_s'])}"
+            f"{_s(result['move_to_all_s'])} (CPU: server {result['move_server_cpu_s']} s, "
+            f"clients {result['move_clients_cpu_s']} s)"
             + (
                 f"\n  failed streams: {result['failed_streams']}"
                 if result["failed_streams"]
@@ -155,6 +156,7 @@ def measure(args: argparse.Namespace, redis_url: str) -> dict[str, Any]:
                 for name, calls in after.items()
                 if calls != before.get(name, 0) and name != "info"
             }
+            server_cpu = cpu_seconds(server_pid)
             me = stub.GetGame(
                 pb.GetGameRequest(game_id=game.game_id),
                 metadata=[("authorization", f"Bearer {tokens[0]}")],
@@ -172,6 +174,7 @@ def measure(args: argparse.Namespace, redis_url: str) -> dict[str, Any]:
             for pipe in pipes:
                 pipe.send(committed)
             moved = [pipe.recv() for pipe in pipes]
+            server_cpu_after = cpu_seconds(server_pid)
         channel.close()
     inspector.close()
     reached = sum(m["count"] for m in moved)
@@ -196,6 +199,12 @@ def measure(args: argparse.Namespace, redis_url: str) -> dict[str, Any]:
         "move_to_all_s": (
             round(max(m["last_at"] for m in moved) - committed, 3) if reached == streams else None
         ),
+        "move_server_cpu_s": (
+            None
+            if server_cpu is None or server_cpu_after is None
+            else round(server_cpu_after - server_cpu, 3)
+        ),
+        "move_clients_cpu_s": round(sum(m["cpu_s"] for m in moved), 3),
         "failed_streams": _merged(m["failed"] for m in moved),
     }
 
@@ -287,12 +296,14 @@ async def _watch(pipe: Connection, share: _Share) -> None:
         }
     )
     await loop.run_in_executor(None, pipe.recv)  # the move was committed
+    cpu = time.process_time()
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(all_second.wait(), timeout_s / 2)
     pipe.send(
         {
             "count": len(seconds),
             "last_at": max(seconds) if seconds else None,
+            "cpu_s": time.process_time() - cpu,
             "failed": dict(failed),
         }
     )

@@ -40,8 +40,19 @@ from service.logs import configure
 
 #: Limits raised for the run: the benchmark deliberately opens far more streams from one
 #: address, and faster, than a client should.
-#: Per-move log lines off: they would be what we measure.
-_SERVER_FLAGS = ["--log-level", "warning"]
+#: Per-move log lines off (they would be what we measure), and the stream limits raised: the
+#: benchmark deliberately opens far more streams from one address, and faster, than a client
+#: should.
+_SERVER_FLAGS = [
+    "--log-level",
+    "warning",
+    "--limit-stream-events",
+    "0",
+    "--limit-streams-per-connection",
+    "0",
+    "--limit-streams-per-replica",
+    "0",
+]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from service.limits import LimitsConfig
 
 REDIS_URL_ENV = "TRICKTABLE_REDIS_URL"
 
@@ -25,6 +27,9 @@ class ServerConfig:
     health_interval_s: float = 2.0  # how often readiness pings the store (0: never)
     json_logs: bool | None = None  # None: console on a terminal, JSON otherwise
     log_level: str = "info"
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
+    tls_cert: str | None = None  # PEM certificate chain file: serve TLS (with tls_key)
+    tls_key: str | None = None  # its PEM private key file
 
     @staticmethod
     def redis_url_from(flag: str | None, environ: Mapping[str, str] = os.environ) -> str | None:

@@ -103,6 +103,17 @@ class VersionAhead(TricktableError):
         self.current_version = current_version
 
 
+class LimitExceeded(TricktableError):
+    """A client asked for more than a limit allows (service.limits): try again after
+    ``retry_after_s`` (the status carries it as a google.rpc.RetryInfo)."""
+
+    reason = "RATE_LIMITED"
+
+    def __init__(self, message: str, retry_after_s: float, *, reason: str | None = None) -> None:
+        super().__init__(message, reason=reason)
+        self.retry_after_s = retry_after_s
+
+
 class StoreUnavailable(TricktableError):
     reason = "STORE_UNAVAILABLE"
 
@@ -119,6 +130,7 @@ STATUS_CODES: Mapping[type[Exception], grpc.StatusCode] = {
     VersionConflict: grpc.StatusCode.ABORTED,
     VersionAhead: grpc.StatusCode.OUT_OF_RANGE,
     StoreUnavailable: grpc.StatusCode.UNAVAILABLE,
+    LimitExceeded: grpc.StatusCode.RESOURCE_EXHAUSTED,
     # engine errors
     IllegalMove: grpc.StatusCode.FAILED_PRECONDITION,
     InvalidMove: grpc.StatusCode.INVALID_ARGUMENT,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import signal
+from pathlib import Path
 
 import grpc
 import structlog
@@ -21,6 +22,7 @@ from service import reflection
 from service.config import ServerConfig
 from service.game_service import GameService
 from service.interceptors import ErrorInterceptor
+from service.limits import Limits
 from service.metrics import Metrics, PrometheusMetrics
 from service.readiness import StoreHealth
 from service.servicer import GameServicer
@@ -59,8 +61,9 @@ class Server:
         )
         self._health = health.aio.HealthServicer()
         limit = config.max_message_bytes
+        self.limits = Limits(config.limits)
         self.grpc = grpc.aio.server(
-            interceptors=[ErrorInterceptor(self.metrics)],
+            interceptors=[ErrorInterceptor(self.metrics, self.limits)],
             options=[
                 ("grpc.max_receive_message_length", limit),
                 ("grpc.so_reuseport", 0),  # a taken port is an error, not a shared listener
@@ -70,9 +73,12 @@ class Server:
                 # (service.limits), applied once a call is taken.
                 ("grpc.server.max_pending_requests", PENDING_CALLS),
                 ("grpc.server.max_pending_requests_hard_limit", PENDING_CALLS),
+                *config.limits.grpc_options(),
             ],
         )
-        game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(self.games), self.grpc)
+        game_service_pb2_grpc.add_GameServiceServicer_to_server(
+            GameServicer(self.games, self.limits), self.grpc
+        )
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self.grpc)
         reflection.enable((SERVICE_NAME, health.SERVICE_NAME), self.grpc)
         self.readiness = StoreHealth(
@@ -83,7 +89,12 @@ class Server:
 
     async def start(self) -> int:
         await self.store.ping()
-        self.port = self.grpc.add_insecure_port(f"{self.config.host}:{self.config.port}")
+        address = f"{self.config.host}:{self.config.port}"
+        if self.config.tls_cert and self.config.tls_key:
+            pair = (Path(self.config.tls_key).read_bytes(), Path(self.config.tls_cert).read_bytes())
+            self.port = self.grpc.add_secure_port(address, grpc.ssl_server_credentials([pair]))
+        else:
+            self.port = self.grpc.add_insecure_port(address)
         if self.port == 0:
             raise OSError(f"cannot listen on {self.config.host}:{self.config.port}")
         if isinstance(self.metrics, PrometheusMetrics) and self.config.metrics_port is not None:
@@ -96,6 +107,7 @@ class Server:
             port=self.port,
             metrics_port=self.metrics_port,
             store="redis" if self.config.redis_url else "memory",
+            tls=bool(self.config.tls_cert),
         )
         return self.port
 

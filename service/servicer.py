@@ -14,6 +14,7 @@ from tricktable.v1 import game_service_pb2_grpc
 from service import convert, records, validate
 from service.auth import bearer_token
 from service.game_service import GameService
+from service.limits import Limits, LimitsConfig
 
 DEFAULT_PAGE = 50
 
@@ -23,8 +24,9 @@ def _token(context: grpc.aio.ServicerContext) -> str | None:
 
 
 class GameServicer(game_service_pb2_grpc.GameServiceServicer):
-    def __init__(self, games: GameService) -> None:
+    def __init__(self, games: GameService, limits: Limits | None = None) -> None:
         self._games = games
+        self._limits = limits or Limits(LimitsConfig(open_games=0))
 
     async def ListGameTypes(
         self, request: pb.ListGameTypesRequest, context: grpc.aio.ServicerContext
@@ -37,7 +39,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     ) -> pb.CreateGameResponse:
         validate.create_game(request)
         options = convert.options_from_proto(request.options)
+        await self._limits.before_create(context.peer(), self._games.store.load)
         record = await self._games.create_game(request.game_type, options, request.seed or None)
+        self._limits.created(context.peer(), record.game_id)
         return pb.CreateGameResponse(game=convert.summary_to_proto(record))
 
     async def ListGames(

@@ -6,7 +6,9 @@ import argparse
 import asyncio
 from typing import Any
 
-from service.config import REDIS_URL_ENV, ServerConfig
+from service import limits
+from service.cli import env_flags
+from service.config import ServerConfig
 from service.logs import configure
 from service.server import serve
 
@@ -18,8 +20,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--redis-url",
         default=None,
-        help=f"keep games in Redis (e.g. redis://localhost:6379/0); default ${REDIS_URL_ENV}, "
-        "else the embedded in-memory store",
+        help="keep games in Redis (e.g. redis://localhost:6379/0); default: the embedded "
+        "in-memory store",
     )
     p.add_argument(
         "--finished-ttl",
@@ -72,11 +74,27 @@ def register(sub: Any) -> None:
         default="auto",
         help="auto (default): console lines on a terminal, JSON lines otherwise",
     )
-    p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
-    p.set_defaults(run=run)
+    p.add_argument(
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        default="info",
+        help="the least important lines logged (default info; debug adds a line per move)",
+    )
+    p.add_argument(
+        "--tls-cert",
+        metavar="FILE",
+        help="serve TLS with this PEM certificate (chain); needs --tls-key (default: plaintext)",
+    )
+    p.add_argument("--tls-key", metavar="FILE", help="the PEM private key of --tls-cert")
+    limits.add_arguments(p)
+    env_flags.from_environment(p)  # last: every flag above gets its TRICKTABLE_* variable
+    p.set_defaults(run=run, serve_parser=p)
 
 
 def run(args: argparse.Namespace) -> int:
+    env_flags.check_choices(args.serve_parser, args)
+    if bool(args.tls_cert) != bool(args.tls_key):
+        args.serve_parser.error("--tls-cert and --tls-key go together")
     config = ServerConfig(
         host=args.host,
         port=args.port,
@@ -89,6 +107,9 @@ def run(args: argparse.Namespace) -> int:
         health_interval_s=args.health_interval,
         json_logs={"json": True, "console": False}.get(args.log_format),
         log_level=args.log_level,
+        limits=limits.from_args(args),
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
     )
     configure(json=config.json_logs, level=config.log_level)
     asyncio.run(serve(config))

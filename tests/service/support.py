@@ -123,10 +123,10 @@ def play_random_game(
 
 @contextmanager
 def running_server(
-    store_factory: Callable[[], GameStore] | None = None,
+    store_factory: Callable[[], GameStore] | None = None, config: ServerConfig | None = None
 ) -> Iterator[tuple[ServerThread, Client]]:
     """A real server on a free port (its store built on the server's own loop)."""
-    config = ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.2)
+    config = config or ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.2)
     with ServerThread(config, store_factory) as server:
         client = Client(server.address)
         try:

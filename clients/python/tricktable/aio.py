@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 import grpc
 import grpc.aio
 
+from tricktable import tls as tls_channels
 from tricktable.client import (
     OptionValue,
     RetryPolicy,
@@ -77,10 +78,14 @@ class AsyncClient:
         *,
         timeout_s: float = 10.0,
         retry: RetryPolicy | None = None,
+        tls: bool = False,
+        ca_file: str | None = None,
     ) -> None:
         self._owns_channel = isinstance(target, str)
         self.channel: grpc.aio.Channel = (
-            grpc.aio.insecure_channel(target) if isinstance(target, str) else target
+            tls_channels.aio_channel(target, tls=tls, ca_file=ca_file)
+            if isinstance(target, str)
+            else target
         )
         self.stub = game_service_pb2_grpc.GameServiceStub(self.channel)
         self.timeout_s = timeout_s

@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 
 import grpc
 
+from tricktable import tls as tls_channels
 from tricktable.errors import StaleVersion, TricktableError, from_rpc_error
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc, game_types_pb2, moves_pb2
@@ -130,7 +131,8 @@ def ended_before(game: pb.GameSummary, next_version: int) -> bool:
 
 class Client:
     """One connection to a Tricktable server. ``target`` is an address (``host:port``) or a
-    ready ``grpc.Channel`` (TLS, interceptors); ``timeout_s`` is every unary call's deadline."""
+    ready ``grpc.Channel`` (interceptors); ``timeout_s`` is every unary call's deadline; ``tls``
+    and ``ca_file`` connect over TLS (:mod:`tricktable.tls`)."""
 
     def __init__(
         self,
@@ -138,10 +140,14 @@ class Client:
         *,
         timeout_s: float = 10.0,
         retry: RetryPolicy | None = None,
+        tls: bool = False,
+        ca_file: str | None = None,
     ) -> None:
         self._owns_channel = isinstance(target, str)
         self.channel: grpc.Channel = (
-            grpc.insecure_channel(target) if isinstance(target, str) else target
+            tls_channels.channel(target, tls=tls, ca_file=ca_file)
+            if isinstance(target, str)
+            else target
         )
         self.stub = game_service_pb2_grpc.GameServiceStub(self.channel)
         self.timeout_s = timeout_s

@@ -131,7 +131,8 @@ def rss_kib(pid: int) -> int | None:
     return None
 
 
-def _commandstats(client: redis.Redis) -> dict[str, int]:
+def commandstats(client: redis.Redis) -> dict[str, int]:
+    """Calls of each command Redis has run since its start (INFO commandstats)."""
     stats: dict[str, Any] = client.info("commandstats")
     return {name.removeprefix("cmdstat_"): int(v["calls"]) for name, v in stats.items()}
 
@@ -159,9 +160,9 @@ def measure(args: argparse.Namespace, redis_url: str) -> dict[str, Any]:
             all_first = max(f["all_s"] for f in firsts) if first_count == streams else None
             time.sleep(1.0)  # let the last replies' work settle before the idle window
             rss_after = rss_kib(server_pid)
-            before = _commandstats(inspector)
+            before = commandstats(inspector)
             time.sleep(args.idle)
-            after = _commandstats(inspector)
+            after = commandstats(inspector)
             idle = {
                 name: calls - before.get(name, 0)
                 for name, calls in after.items()

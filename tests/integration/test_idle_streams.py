@@ -11,6 +11,7 @@ import pytest
 import redis
 from tricktable.v1 import game_service_pb2 as pb
 
+from service.benchmark_streams import commandstats
 from service.config import ServerConfig
 from service.running import ServerThread
 from service.store.redis import RedisStore
@@ -21,9 +22,11 @@ from tests.service.support import Client
 _NOT_STREAMS = {"ping", "info"}
 
 
-def _commands(inspector: redis.Redis) -> dict[str, int]:
-    stats: dict[str, Any] = inspector.info("commandstats")
-    return {k.removeprefix("cmdstat_"): int(v["calls"]) for k, v in stats.items()}
+@pytest.fixture
+def inspector(redis_url: str) -> Iterator[redis.Redis]:
+    client = redis.Redis.from_url(redis_url)
+    yield client
+    client.close()
 
 
 @pytest.fixture
@@ -44,17 +47,16 @@ def _open(client: Client, game_id: str, count: int) -> list[Any]:
 
 
 def test_idle_streams_cost_no_redis_command(
-    replica: tuple[ServerThread, Client], redis_url: str
+    replica: tuple[ServerThread, Client], inspector: redis.Redis
 ) -> None:
     _, client = replica
     table = client.table("counterpoint", seed=b"idle")
-    inspector = redis.Redis.from_url(redis_url)
     streams = _open(client, table.game_id, 30)
     try:
         time.sleep(0.5)  # the streams are waiting now
-        before = _commands(inspector)
+        before = commandstats(inspector)
         time.sleep(2.5)  # more than the old 1 s re-read period, twice
-        after = _commands(inspector)
+        after = commandstats(inspector)
         spent = {
             name: calls - before.get(name, 0)
             for name, calls in after.items()
@@ -67,15 +69,13 @@ def test_idle_streams_cost_no_redis_command(
     finally:
         for s in streams:
             s.cancel()
-        inspector.close()
 
 
 def test_no_move_is_missed_across_a_dropped_subscription(
-    replica: tuple[ServerThread, Client], redis_url: str
+    replica: tuple[ServerThread, Client], inspector: redis.Redis
 ) -> None:
     _, client = replica
     table = client.table("counterpoint", seed=b"resubscribe")
-    inspector = redis.Redis.from_url(redis_url)
     streams = _open(client, table.game_id, 10)
     try:
         for version in (1, 2):
@@ -90,4 +90,3 @@ def test_no_move_is_missed_across_a_dropped_subscription(
     finally:
         for s in streams:
             s.cancel()
-        inspector.close()

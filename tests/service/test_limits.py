@@ -224,3 +224,26 @@ def test_limits_reach_a_real_client_over_the_wire_with_its_own_address() -> None
             client.create("counterpoint")
         assert "127.0.0.1" in (caught.value.details() or "")
         assert _retry_after_s(caught.value) == pytest.approx(1.0, abs=0.5)
+
+
+def test_the_client_waits_as_the_server_says_and_its_move_goes_through() -> None:
+    from tricktable.client import Client as GameClient
+    from tricktable.errors import RateLimited
+
+    with running_server(config=_config(submit_move=Rate(1, 1))) as (server, _):
+        client = GameClient(server.address)
+        with client:
+            game = client.create("counterpoint")
+            first, second = client.join(game.game_id), client.join(game.game_id)
+            first.submit(first.get().view.legal_moves[0])
+            started = time.monotonic()
+            # Refused at once (the address' one call a second is spent), retried after the
+            # RetryInfo's delay with the same request id: applied once.
+            second.submit(second.get().view.legal_moves[0])
+            assert time.monotonic() - started >= 0.5
+            assert first.get().game.version == 2
+            # A refusal the client gives up on is a RateLimited with the server's delay.
+            error = RateLimited(grpc.StatusCode.RESOURCE_EXHAUSTED, "slow down", "RATE_LIMITED")
+            assert not error.retryable  # without a RetryInfo
+            error.retry_after_s = 2.0
+            assert error.retryable and error.wait_s(0.1) == 2.0

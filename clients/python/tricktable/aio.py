@@ -64,7 +64,7 @@ async def call_with_retry(
             delay = next(delays, None) if error.retryable else None
             if delay is None:
                 raise error from None
-            await asyncio.sleep(delay)
+            await asyncio.sleep(error.wait_s(delay))
 
 
 class AsyncClient:
@@ -227,6 +227,7 @@ class AsyncClient:
         next_version = from_version
         delays = self.retry.delays()
         while True:
+            hold = 0.0  # what the server asked to wait (a limit's RetryInfo)
             request = pb.StreamEventsRequest(game_id=game_id, from_version=next_version)
             call = self.stub.StreamEvents(request, metadata=tuple(bearer(token)))
             try:
@@ -242,6 +243,7 @@ class AsyncClient:
                 error = from_rpc_error(err)
                 if not error.retryable and error.code != grpc.StatusCode.CANCELLED:
                     raise error from None
+                hold = error.retry_after_s or 0.0
             finally:
                 call.cancel()
             if await self._delivered_all(game_id, token, next_version):
@@ -249,7 +251,7 @@ class AsyncClient:
             delay = next(delays, None)
             if delay is None:
                 raise stream_lost()
-            await asyncio.sleep(delay)
+            await asyncio.sleep(max(delay, hold))
 
     async def _delivered_all(self, game_id: str, token: str | None, next_version: int) -> bool:
         try:

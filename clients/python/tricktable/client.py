@@ -83,7 +83,7 @@ def call_with_retry(
             delay = next(delays, None) if retryable(error) else None
             if delay is None:
                 raise error from None
-            time.sleep(delay)
+            time.sleep(error.wait_s(delay))
 
 
 def bearer(token: str | None) -> list[tuple[str, str]]:
@@ -291,6 +291,7 @@ class Client:
         next_version = from_version
         delays = self.retry.delays()
         while True:
+            hold = 0.0  # what the server asked to wait (a limit's RetryInfo)
             request = pb.StreamEventsRequest(game_id=game_id, from_version=next_version)
             call = self.stub.StreamEvents(request, metadata=bearer(token))
             try:
@@ -306,6 +307,7 @@ class Client:
                 error = from_rpc_error(err)
                 if not error.retryable and error.code != grpc.StatusCode.CANCELLED:
                     raise error from None
+                hold = error.retry_after_s or 0.0
             finally:
                 call.cancel()
             # The stream ended without the game's last batch: a server going away. Unless the
@@ -315,7 +317,7 @@ class Client:
             delay = next(delays, None)
             if delay is None:
                 raise stream_lost()
-            time.sleep(delay)
+            time.sleep(max(delay, hold))
 
     def _delivered_all(self, game_id: str, token: str | None, next_version: int) -> bool:
         try:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from service.limits import LimitsConfig
 
 REDIS_URL_ENV = "TRICKTABLE_REDIS_URL"
 WEB_PORT_ENV = "TRICKTABLE_WEB_PORT"
@@ -19,7 +21,8 @@ class ServerConfig:
     finished_ttl_s: int = 86400  # how long a finished game stays readable
     open_ttl_s: int = 86400  # how long a game whose seats never all fill is kept (0: forever)
     grace_s: float = 5.0  # how long in-flight calls may finish on shutdown
-    stream_wait_s: float = 1.0  # how often an idle stream checks for shutdown and game end
+    stream_wait_s: float = 1.0  # how often a turn waiter checks for shutdown
+    stream_recheck_s: float = 600.0  # how often an idle event stream checks its game still exists
     max_message_bytes: int = 64 * 1024
     turn_wait_s: float = 30.0  # the longest a wait_for_turn call is held
     sweep_interval_s: float = 0.05  # the longest the deadline sweeper sleeps (service.scheduler)
@@ -29,6 +32,9 @@ class ServerConfig:
     web_origins: tuple[str, ...] = ()  # other sites' pages allowed to call (CORS)
     json_logs: bool | None = None  # None: console on a terminal, JSON otherwise
     log_level: str = "info"
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
+    tls_cert: str | None = None  # PEM certificate chain file: serve TLS (with tls_key)
+    tls_key: str | None = None  # its PEM private key file
 
     @staticmethod
     def redis_url_from(flag: str | None, environ: Mapping[str, str] = os.environ) -> str | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import grpc
 from google.protobuf import any_pb2
+from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
 from engine.core.errors import (
@@ -106,6 +107,17 @@ class VersionAhead(TricktableError):
         self.current_version = current_version
 
 
+class LimitExceeded(TricktableError):
+    """A client asked for more than a limit allows (service.limits): try again after
+    ``retry_after_s`` (the status carries it as a google.rpc.RetryInfo)."""
+
+    reason = "RATE_LIMITED"
+
+    def __init__(self, message: str, retry_after_s: float, *, reason: str | None = None) -> None:
+        super().__init__(message, reason=reason)
+        self.retry_after_s = retry_after_s
+
+
 class StoreUnavailable(TricktableError):
     reason = "STORE_UNAVAILABLE"
 
@@ -129,6 +141,7 @@ STATUS_CODES: Mapping[type[Exception], grpc.StatusCode] = {
     VersionAhead: grpc.StatusCode.OUT_OF_RANGE,
     StoreUnavailable: grpc.StatusCode.UNAVAILABLE,
     ShuttingDown: grpc.StatusCode.UNAVAILABLE,
+    LimitExceeded: grpc.StatusCode.RESOURCE_EXHAUSTED,
     # engine errors
     IllegalMove: grpc.StatusCode.FAILED_PRECONDITION,
     InvalidMove: grpc.StatusCode.INVALID_ARGUMENT,
@@ -156,20 +169,32 @@ def status_of(exc: BaseException) -> tuple[grpc.StatusCode, str, str, dict[str, 
 @dataclass(frozen=True, slots=True)
 class Rejection:
     """What a refused call answers, whichever door it came through (gRPC, Connect, gRPC-Web,
-    one move on the play stream): the status code, the message and the ErrorInfo."""
+    one move on the play stream): the status code, the message, the ErrorInfo and, for a limit,
+    a RetryInfo saying when to try again."""
 
     code: grpc.StatusCode
     message: str
     info: error_details_pb2.ErrorInfo
+    retry: error_details_pb2.RetryInfo | None = None
+
+    @property
+    def details(self) -> list[Message]:
+        return [self.info] if self.retry is None else [self.info, self.retry]
 
     def status(self) -> status_pb2.Status:
-        """As a ``google.rpc.Status`` with the ErrorInfo in its details."""
-        detail = any_pb2.Any()
-        detail.Pack(self.info)
-        return status_pb2.Status(code=self.code.value[0], message=self.message, details=[detail])
+        """As a ``google.rpc.Status`` with the details packed."""
+        packed = []
+        for detail in self.details:
+            packed.append(any_pb2.Any())
+            packed[-1].Pack(detail)
+        return status_pb2.Status(code=self.code.value[0], message=self.message, details=packed)
 
 
 def rejection(exc: BaseException) -> Rejection:
     code, message, reason, metadata = status_of(exc)
     info = error_details_pb2.ErrorInfo(reason=reason, domain=ERROR_DOMAIN, metadata=metadata)
-    return Rejection(code, message, info)
+    retry = None
+    if isinstance(exc, LimitExceeded):
+        retry = error_details_pb2.RetryInfo()
+        retry.retry_delay.FromNanoseconds(max(1, int(exc.retry_after_s * 1e9)))
+    return Rejection(code, message, info, retry)

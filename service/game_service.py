@@ -32,9 +32,9 @@ import dataclasses
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
 
@@ -58,6 +58,7 @@ from service.errors import (
     VersionAhead,
     VersionConflict,
 )
+from service.event_feed import EventFeed
 from service.metrics import Metrics
 from service.store.base import (
     ABANDONED,
@@ -75,9 +76,13 @@ from service.store.base import (
 )
 
 log = structlog.get_logger("tricktable.games")
+T = TypeVar("T")
 
 #: How many games' latest states a replica keeps decoded (see :class:`StateCache`).
 DEFAULT_CACHE_GAMES = 4096
+#: How often an idle event stream reads its game's version, only to notice a game that expired
+#: (a commit's notification wakes it otherwise): rare, so idle streams cost Redis next to nothing.
+DEFAULT_STREAM_RECHECK_S = 600.0
 #: Event-loop turns a woken waiter gives this replica's committing call (see ``_cached_soon``).
 _CACHE_PATIENCE = 4
 
@@ -181,6 +186,7 @@ class GameService:
         cache_games: int = DEFAULT_CACHE_GAMES,
         turn_wait_s: float = 30.0,
         metrics: Metrics | None = None,
+        stream_recheck_s: float = DEFAULT_STREAM_RECHECK_S,
     ) -> None:
         self.store = store
         self.cache = StateCache(cache_games)
@@ -192,12 +198,19 @@ class GameService:
         self._new_id = new_id
         self._closing = asyncio.Event()
         self._on_close: set[Callable[[], None]] = set()
+        self._idle_streams: set[asyncio.Task[Any]] = set()  # the tasks of waiting streams
+        self._stopped_streams: set[asyncio.Task[Any]] = set()  # those shutdown cancelled
+        self._stream_recheck_s = stream_recheck_s
+        self._feed = EventFeed(store)
 
     def close_streams(self) -> None:
         """Ask every open event stream to end cleanly (graceful shutdown)."""
         self._closing.set()
         for hook in list(self._on_close):
             hook()
+        self._stopped_streams = set(self._idle_streams)
+        for task in self._stopped_streams:
+            task.cancel()
 
     @property
     def stream_wait_s(self) -> float:
@@ -744,41 +757,68 @@ class GameService:
         """Batches from ``from_version`` on, projected, then live ones as they are committed.
         Ends after the game's last batch, or when the server shuts down. A start beyond the
         next version is refused: that version may never come, and holding the stream until its
-        deadline would only hide the client's mistake."""
+        deadline would only hide the client's mistake.
+
+        An idle stream costs the store nothing: it waits on the replica's one subscription
+        (``wait_for_version``) until a commit's notification, a resubscription (after which the
+        store re-reads the version, so a notification lost meanwhile delays a batch but never
+        drops it) or, every ``stream_recheck_s``, one version read that ends the stream of a
+        game that has expired. Streams woken by one commit share one read (:class:`EventFeed`).
+        """
         record = await self.store.load(game_id)
         seat = self._seat(record, token)
+        viewer = self._viewer(record, token)
         if from_version > record.version + 1:
             raise VersionAhead(record.version, from_version)
-        viewer = self._viewer(record, token)
+        if record.status != ACTIVE and from_version > record.version:
+            return  # an ended game has nothing after its last batch
         rules = get_rules(record.game_type)
         next_version = from_version
         while not self._closing.is_set():
-            batches = await self.store.read_events(game_id, next_version)
+            batches = await self._feed.read(game_id, next_version)
             if not batches:
-                # Nothing new: wait for a commit the way turn waiters do (with Redis, woken by
-                # the replica's one subscription, not a blocking read holding a connection per
-                # open stream), then read what it added.
-                woken = await self.store.wait_for_version(
-                    game_id, next_version - 1, self._stream_wait_s
+                waiting = self.store.wait_for_version(
+                    game_id, next_version - 1, self._stream_recheck_s
                 )
-                if woken is not None:
-                    continue
-            ended = False
-            for batch in batches:
+                await self._unless_closing(waiting)
+                continue
+            for decoded in batches:
+                batch = decoded.batch
                 if batch.version < next_version:
                     continue
                 if batch.version > 0:  # moves are made only at a full table
                     viewer = seat
-                projected = project_batch(rules, batch, viewer)
+                projected = ProjectedBatch(
+                    batch.version,
+                    batch.seat,
+                    [rules.project(e, viewer) for e in decoded.events],
+                    batch.resigned_seat,
+                )
                 yield projected
                 next_version = batch.version + 1
-                ended = projected.last
-            if ended:
-                return
-            if not batches:
-                record = await self.store.load(game_id)
-                if record.status != ACTIVE and next_version > record.version:
+                if projected.last:
                     return
+
+    async def _unless_closing(self, waiting: Coroutine[Any, Any, T]) -> T | None:
+        """``waiting``'s result, or None as soon as the server starts shutting down.
+
+        Shutdown cancels the waiting streams' own tasks, and the cancellation is taken back
+        here: no task and no callback per wait (10,000 idle streams wake on one commit)."""
+        task = asyncio.current_task()
+        if self._closing.is_set() or task is None:
+            waiting.close()
+            return None
+        self._idle_streams.add(task)
+        try:
+            return await waiting
+        except asyncio.CancelledError:
+            if task in self._stopped_streams and task.cancelling() == 1:
+                task.uncancel()  # only shutdown cancelled it: the stream ends cleanly
+                return None
+            raise  # its client went away (too)
+        finally:
+            self._idle_streams.discard(task)
+            self._stopped_streams.discard(task)
 
     async def leave_game(self, game_id: str, token: str | None) -> GameRecord:
         record = await self.store.load(game_id)

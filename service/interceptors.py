@@ -19,6 +19,7 @@ import structlog
 from grpc_status import rpc_status
 
 from service.errors import InvalidRequest, Rejection, StoreUnavailable, rejection
+from service.limits import Limits
 from service.metrics import Metrics
 
 log = structlog.get_logger("tricktable.rpc")
@@ -59,8 +60,9 @@ def _own_code(context: grpc.aio.ServicerContext) -> str:
 class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """Maps errors to statuses, and counts every RPC our handlers finish by its status code."""
 
-    def __init__(self, metrics: Metrics | None = None) -> None:
+    def __init__(self, metrics: Metrics | None = None, limits: Limits | None = None) -> None:
         self._metrics = metrics or Metrics()
+        self._limits = limits
         # grpc.aio asks the interceptor on every call; the servicer's handler for a method is
         # the same object each time, so it is wrapped once and the wrapper reused.
         self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
@@ -85,7 +87,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         """The handler with our error mapping, taking the request's raw bytes: it decodes them
         itself, so malformed bytes become INVALID_ARGUMENT like any bad request (a deserializer
         that raises inside grpc gives UNKNOWN before any interceptor code runs)."""
-        metrics = self._metrics
+        metrics, limits = self._metrics, self._limits
         decode = _decoder(method, handler.request_deserializer)
         serializer = handler.response_serializer
         if handler.unary_unary is not None:
@@ -94,6 +96,8 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             async def unary(raw: bytes, context: grpc.aio.ServicerContext) -> Any:
                 structlog.contextvars.clear_contextvars()
                 try:
+                    if limits is not None:  # before decoding: a flood costs the least
+                        limits.admit(method, context)
                     response = await inner_unary(decode(raw), context)
                 except grpc.aio.AbortError:
                     metrics.rpc_handled(method, _own_code(context))
@@ -109,7 +113,10 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
             async def stream(raw: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
                 structlog.contextvars.clear_contextvars()
+                release = None
                 try:
+                    if limits is not None:
+                        release = limits.admit(method, context)
                     async for item in inner_stream(decode(raw), context):
                         yield item
                 except grpc.aio.AbortError:
@@ -117,6 +124,9 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                     raise
                 except Exception as exc:
                     await _abort(context, method, exc, metrics)
+                finally:
+                    if release is not None:
+                        release()
                 metrics.rpc_handled(method, "OK")
 
             return grpc.unary_stream_rpc_method_handler(stream, response_serializer=serializer)

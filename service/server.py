@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import signal
+from pathlib import Path
 
 import grpc
 import structlog
@@ -22,6 +23,7 @@ from service import reflection
 from service.config import ServerConfig
 from service.game_service import GameService
 from service.interceptors import ErrorInterceptor
+from service.limits import Limits
 from service.metrics import Metrics, PrometheusMetrics
 from service.readiness import StoreHealth
 from service.scheduler import Scheduler
@@ -34,6 +36,8 @@ from service.web.server import WebServer
 
 log = structlog.get_logger("tricktable.server")
 
+#: Calls grpc may queue before the server's loop takes them (see the server options).
+PENDING_CALLS = 1_000_000
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 
 
@@ -55,20 +59,29 @@ class Server:
         self.games = GameService(
             self.store,
             stream_wait_s=config.stream_wait_s,
+            stream_recheck_s=config.stream_recheck_s,
             turn_wait_s=config.turn_wait_s,
             metrics=self.metrics,
         )
         self.scheduler = Scheduler(self.games, interval_s=config.sweep_interval_s)
         self._health = health.aio.HealthServicer()
         limit = config.max_message_bytes
+        self.limits = Limits(config.limits)
         self.grpc = grpc.aio.server(
-            interceptors=[ErrorInterceptor(self.metrics)],
+            interceptors=[ErrorInterceptor(self.metrics, self.limits)],
             options=[
                 ("grpc.max_receive_message_length", limit),
                 ("grpc.so_reuseport", 0),  # a taken port is an error, not a shared listener
+                # Calls that arrive faster than the event loop takes them wait in grpc's queue;
+                # past its default limits (1,000, then 3,000) grpc cancels them, which a burst
+                # of stream openings met at about 2,000 streams. Limits on calls are ours
+                # (service.limits), applied once a call is taken.
+                ("grpc.server.max_pending_requests", PENDING_CALLS),
+                ("grpc.server.max_pending_requests_hard_limit", PENDING_CALLS),
+                *config.limits.grpc_options(),
             ],
         )
-        servicer = GameServicer(self.games)
+        servicer = GameServicer(self.games, self.limits)
         game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, self.grpc)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self.grpc)
         reflection.enable((SERVICE_NAME, health.SERVICE_NAME), self.grpc)
@@ -90,7 +103,12 @@ class Server:
 
     async def start(self) -> int:
         await self.store.ping()
-        self.port = self.grpc.add_insecure_port(f"{self.config.host}:{self.config.port}")
+        address = f"{self.config.host}:{self.config.port}"
+        if self.config.tls_cert and self.config.tls_key:
+            pair = (Path(self.config.tls_key).read_bytes(), Path(self.config.tls_cert).read_bytes())
+            self.port = self.grpc.add_secure_port(address, grpc.ssl_server_credentials([pair]))
+        else:
+            self.port = self.grpc.add_insecure_port(address)
         if self.port == 0:
             raise OSError(f"cannot listen on {self.config.host}:{self.config.port}")
         if isinstance(self.metrics, PrometheusMetrics) and self.config.metrics_port is not None:
@@ -107,6 +125,7 @@ class Server:
             metrics_port=self.metrics_port,
             web_port=self.web_port,
             store="redis" if self.config.redis_url else "memory",
+            tls=bool(self.config.tls_cert),
         )
         return self.port
 

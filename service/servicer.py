@@ -2,9 +2,10 @@
 reads the caller's seat token, makes one call into :class:`GameService` and converts the result.
 No try/except (the interceptor maps errors) and no rule of any game.
 
-A method reads only two things of its call (:class:`CallContext`): the metadata, for the seat
-token, and the time left. ``grpc.aio``'s context has both; the web door (service/web) hands the
-same methods an adapter of a Connect request, so each RPC is written once for every door."""
+A method reads only three things of its call (:class:`CallContext`): the metadata, for the seat
+token, the time left, and the peer (grpc's form, for per-client limits). ``grpc.aio``'s context
+has them all; the web door (service/web) hands the same methods an adapter of a Connect request,
+so each RPC is written once for every door."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from service import convert, records, validate
 from service.auth import bearer_token
 from service.errors import InvalidRequest
 from service.game_service import GameService
+from service.limits import Limits, LimitsConfig
 from service.play import Incoming, MoveAsk, PlaySession
 
 DEFAULT_PAGE = 50
@@ -30,14 +32,17 @@ class CallContext(Protocol):
 
     def time_remaining(self) -> float | None: ...
 
+    def peer(self) -> str: ...
+
 
 def _token(context: CallContext) -> str | None:
     return bearer_token(context.invocation_metadata())
 
 
 class GameServicer(game_service_pb2_grpc.GameServiceServicer):
-    def __init__(self, games: GameService) -> None:
+    def __init__(self, games: GameService, limits: Limits | None = None) -> None:
         self._games = games
+        self._limits = limits or Limits(LimitsConfig(open_games=0))
 
     async def ListGameTypes(
         self, request: pb.ListGameTypesRequest, context: CallContext
@@ -55,9 +60,11 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             if request.HasField("time_control")
             else None
         )
+        await self._limits.before_create(context.peer(), self._games.store.load)
         record = await self._games.create_game(
             request.game_type, options, request.seed or None, time_control=clock
         )
+        self._limits.created(context.peer(), record.game_id)
         return pb.CreateGameResponse(game=convert.summary_to_proto(record))
 
     async def ListGames(

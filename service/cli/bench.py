@@ -15,7 +15,7 @@ from typing import Any
 import engine
 from engine import get_rules
 from engine.playout import random_playout, variants
-from service import benchmark
+from service import benchmark, benchmark_streams
 from service.cli.common import derive_seed
 
 
@@ -40,6 +40,9 @@ def register(sub: Any) -> None:
     s = target.add_parser("service", help="bots playing through gRPC, with a same-run floor")
     benchmark.add_arguments(s)
     s.set_defaults(run=benchmark.run)
+    w = target.add_parser("streams", help="many idle event streams on one replica (Redis)")
+    benchmark_streams.add_arguments(w)
+    w.set_defaults(run=benchmark_streams.run)
 
 
 def measure(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+from typing import Any
 
 import engine
 from engine.core.errors import EngineError
@@ -43,3 +44,19 @@ def derive_seed(seed: str, *parts: object) -> bytes:
 def fail(error: EngineError) -> int:
     print(f"tricktable: {error.message} [{error.reason.value}]", flush=True)
     return 2
+
+
+def add_tls_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tls", action="store_true", help="connect over TLS (the system's trusted roots)"
+    )
+    parser.add_argument(
+        "--tls-ca",
+        metavar="FILE",
+        help="connect over TLS, trusting this PEM CA (or self-signed) certificate",
+    )
+
+
+def tls_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Client keywords (tricktable.client.Client, tricktable.tls.channel) from the flags."""
+    return {"tls": bool(args.tls), "ca_file": args.tls_ca}

@@ -11,6 +11,9 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from tricktable import tls
+
+from service.cli.common import add_tls_arguments, tls_options
 
 
 def register(sub: Any) -> None:
@@ -20,11 +23,12 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--service", default="", help="service name to check (default: the server)")
     p.add_argument("--timeout", type=float, default=3.0, metavar="SECONDS", help="default 3")
+    add_tls_arguments(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    with grpc.insecure_channel(args.address) as channel:
+    with tls.channel(args.address, **tls_options(args)) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         try:
             reply = stub.Check(

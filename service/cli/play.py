@@ -37,7 +37,13 @@ from tricktable.render import (
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import moves_pb2
 
-from service.cli.common import add_game_argument, add_option_argument, parse_options
+from service.cli.common import (
+    add_game_argument,
+    add_option_argument,
+    add_tls_arguments,
+    parse_options,
+    tls_options,
+)
 from service.logs import configure
 from service.running import ServerThread
 
@@ -77,6 +83,7 @@ def register(sub: Any) -> None:
     add_option_argument(p)
     p.add_argument("--seed", default=None, help="deal the same cards (and random bot moves) again")
     p.add_argument("--name", default="player", help="your name at the table (default player)")
+    add_tls_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -87,7 +94,7 @@ def run(
     console = console or Console()
     ask = read or console.input
     if args.address:
-        with Client(args.address) as client:
+        with Client(args.address, **tls_options(args)) as client:
             return play(client, args, console, ask)
     configure(json=False, level="warning")  # the server's per-move log lines would bury the table
     with ServerThread() as server, Client(server.address) as client:

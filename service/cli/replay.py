@@ -21,6 +21,7 @@ from tricktable.client import Client
 from tricktable.errors import TricktableError
 
 from engine.record import RecordMismatch, timed_out, verify
+from service.cli.common import add_tls_arguments, tls_options
 from service.records import record_from_json, record_from_proto, record_to_json
 
 
@@ -38,6 +39,7 @@ def register(sub: Any) -> None:
     p.add_argument("--output", "-o", type=Path, help="write the record here (default: stdout)")
     p.add_argument("--check", type=Path, metavar="FILE", help="check a saved record instead")
     p.add_argument("--no-check", action="store_true", help="export without checking")
+    add_tls_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -52,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"tricktable replay: {exc}", file=sys.stderr)
             return 2
         return _check(text, str(args.check))
-    with Client(args.address) as client:
+    with Client(args.address, **tls_options(args)) as client:
         try:
             record = client.record(args.game_id)
         except TricktableError as exc:

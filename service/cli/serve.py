@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 from typing import Any
 
-from service.config import REDIS_URL_ENV, WEB_ORIGINS_ENV, WEB_PORT_ENV, ServerConfig
+from service import limits
+from service.cli import env_flags
+from service.config import ServerConfig
 from service.logs import configure
 from service.server import serve
 
@@ -19,8 +20,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--redis-url",
         default=None,
-        help=f"keep games in Redis (e.g. redis://localhost:6379/0); default ${REDIS_URL_ENV}, "
-        "else the embedded in-memory store",
+        help="keep games in Redis (e.g. redis://localhost:6379/0); default: the embedded "
+        "in-memory store",
     )
     p.add_argument(
         "--finished-ttl",
@@ -51,16 +52,16 @@ def register(sub: Any) -> None:
         default=None,
         metavar="PORT",
         help="also serve GameService to browsers over Connect (JSON, binary) and gRPC-Web, and "
-        f"the web table at /, on the --host address (default ${WEB_PORT_ENV}, else off; 0: any "
-        "free port)",
+        "the web table at /, on the --host address (default: off; 0: any free port)",
     )
     p.add_argument(
         "--web-origin",
         action="append",
+        dest="web_origins",
         default=None,
         metavar="ORIGIN",
         help="a site whose pages may call the web port (CORS), e.g. https://cards.example.com; "
-        f"repeatable (default ${WEB_ORIGINS_ENV}, comma-separated)",
+        "repeatable (in the variable: comma-separated)",
     )
     p.add_argument(
         "--turn-wait",
@@ -90,17 +91,35 @@ def register(sub: Any) -> None:
         default="auto",
         help="auto (default): console lines on a terminal, JSON lines otherwise",
     )
-    p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
-    p.set_defaults(run=run)
+    p.add_argument(
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        default="info",
+        help="the least important lines logged (default info; debug adds a line per move)",
+    )
+    p.add_argument(
+        "--tls-cert",
+        metavar="FILE",
+        help="serve TLS with this PEM certificate (chain); needs --tls-key (default: plaintext)",
+    )
+    p.add_argument("--tls-key", metavar="FILE", help="the PEM private key of --tls-cert")
+    limits.add_arguments(p)
+    env_flags.from_environment(p)  # last: every flag above gets its TRICKTABLE_* variable
+    p.set_defaults(run=run, serve_parser=p)
 
 
 def run(args: argparse.Namespace) -> int:
+    env_flags.check_choices(args.serve_parser, args)
+    if bool(args.tls_cert) != bool(args.tls_key):
+        args.serve_parser.error("--tls-cert and --tls-key go together")
+    origins = args.web_origins
+    if isinstance(origins, str):  # TRICKTABLE_WEB_ORIGINS: comma or space separated
+        origins = origins.replace(",", " ").split()
     try:
         web_port = ServerConfig.web_port_from(args.web_port)
-        web_origins = ServerConfig.web_origins_from(args.web_origin)
+        web_origins = ServerConfig.web_origins_from(origins)
     except ValueError as exc:
-        print(f"tricktable serve: {exc}", file=sys.stderr)
-        return 2
+        args.serve_parser.error(str(exc))
     config = ServerConfig(
         host=args.host,
         port=args.port,
@@ -115,6 +134,9 @@ def run(args: argparse.Namespace) -> int:
         web_origins=web_origins,
         json_logs={"json": True, "console": False}.get(args.log_format),
         log_level=args.log_level,
+        limits=limits.from_args(args),
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
     )
     configure(json=config.json_logs, level=config.log_level)
     asyncio.run(serve(config))

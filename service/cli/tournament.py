@@ -22,7 +22,14 @@ from tricktable.tournament import (
 
 from engine import get_rules
 from engine.core.errors import EngineError
-from service.cli.common import add_game_argument, add_option_argument, fail, parse_options
+from service.cli.common import (
+    add_game_argument,
+    add_option_argument,
+    add_tls_arguments,
+    fail,
+    parse_options,
+    tls_options,
+)
 
 DEFAULT_ENTRANTS = ["heuristic", "random"]
 
@@ -62,6 +69,7 @@ def register(sub: Any) -> None:
     p.add_argument("--csv", metavar="FILE", help="write the standings, one row per entrant")
     p.add_argument("--games-csv", metavar="FILE", help="write one row per seat of each game")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    add_tls_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -88,7 +96,8 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(f"tricktable: {error}") from None
     if args.parallel < 1:
         raise SystemExit("tricktable: --parallel must be at least 1")
-    with _server(args.address) as address, Client(address, timeout_s=30.0) as client:
+    tls = tls_options(args) if args.address else {}  # a server started here is plaintext
+    with _server(args.address) as address, Client(address, timeout_s=30.0, **tls) as client:
         try:
             with progress_bar(quiet=args.quiet) as hooks:
                 result = run_tournament(

@@ -21,6 +21,8 @@ from tricktable.errors import TricktableError
 from tricktable.render import TITLES, Seats, event_line, render_view, result_text, sentence
 from tricktable.v1 import game_service_pb2 as pb
 
+from service.cli.common import add_tls_arguments, tls_options
+
 #: Events after which the table is drawn again.
 BOUNDARIES = frozenset({"trick_won", "deal_scored", "deal_started", "game_over"})
 
@@ -39,6 +41,7 @@ def register(sub: Any) -> None:
         help="print the game's events from version V on (0: from the first deal), then follow "
         "it live; default: show the table now and follow from there",
     )
+    add_tls_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -47,7 +50,7 @@ def run(args: argparse.Namespace, *, console: Console | None = None) -> int:
     if args.from_version is not None and args.from_version < 0:
         console.print("tricktable: --from-version must be 0 or more", markup=False)
         return 2
-    with Client(args.address) as client:
+    with Client(args.address, **tls_options(args)) as client:
         try:
             return watch(client, args.game_id, console, args.from_version)
         except TricktableError as error:

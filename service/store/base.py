@@ -214,7 +214,8 @@ class GameStore(ABC):
 
     @abstractmethod
     async def wait_for_version(self, game_id: str, after: int, wait_s: float) -> int | None:
-        """Wait up to ``wait_s`` seconds for the game to pass version ``after``: then a version
+        """Wait up to ``wait_s`` seconds (``math.inf``: for as long as it takes, at no cost to the
+        store while nothing happens) for the game to pass version ``after``: then a version
         later than ``after`` (not necessarily the latest), else None. Raise GameNotFound if there
         is no such game. The one way to wait for a commit (turn waiters, event streams)."""
 

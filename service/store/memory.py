@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import heapq
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -174,7 +175,7 @@ class MemoryStore(GameStore):
         if game.record.version <= after and wait_s > 0:
             changed = game.changed  # set, and replaced, by the next commit
             try:
-                await asyncio.wait_for(changed.wait(), wait_s)
+                await asyncio.wait_for(changed.wait(), wait_s if math.isfinite(wait_s) else None)
             except TimeoutError:
                 return None
             game = self._get(game_id)

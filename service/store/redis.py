@@ -110,8 +110,17 @@ return {redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2]),
         redis.call('GET', KEYS[3]) or ''}
 """
 
+# KEYS: meta events   ARGV: first stream id   A game's batches from a version, or false when
+# there is no game: one round trip, on the pipelined connection, for a stream's every read.
+_READ_EVENTS = """
+local entries = redis.call('XRANGE', KEYS[2], ARGV[1], '+')
+if #entries == 0 and redis.call('EXISTS', KEYS[1]) == 0 then return false end
+return entries
+"""
+
 _COMMIT_SCRIPT = Script(_COMMIT)
 _LOAD_SCRIPT = Script(_LOAD)
+_READ_EVENTS_SCRIPT = Script(_READ_EVENTS)
 
 # KEYS: meta seats snapshot moves requests events   ARGV: seat seat_json timing_json
 # A game waiting for players may carry an expiry (open_ttl_s): the seats hash, created here,
@@ -332,14 +341,18 @@ class RedisStore(GameStore):
 
     async def read_events(self, game_id: str, from_version: int) -> list[EventBatch]:
         meta, *_, events = _keys(game_id)
-        entries = await self._call(self._r.xrange(events, min=f"{max(from_version, 0)}-0"))
-        if not entries and not await self._call(self._r.exists(meta)):
+        entries = await self._call(
+            self._hot_script(_READ_EVENTS_SCRIPT, [meta, events], [f"{max(from_version, 0)}-0"])
+        )
+        if entries is None:
             raise GameNotFound(game_id)
-        return [EventBatch.from_json(fields[b"d"]) for _, fields in entries]
+        return [EventBatch.from_json(_pairs(fields)[b"d"]) for _, fields in entries]
 
     async def wait_for_version(self, game_id: str, after: int, wait_s: float) -> int | None:
         # Woken by this replica's subscription; the read below covers a notification that was
-        # lost (pub/sub delivers at most once) and tells an expired game from a quiet one.
+        # lost (pub/sub delivers at most once: the notifier wakes every waiter to read after it
+        # resubscribes) and tells an expired game from a quiet one. With an infinite wait_s,
+        # a quiet game costs no command at all.
         loop = asyncio.get_running_loop()
         deadline = loop.time() + wait_s
         while True:

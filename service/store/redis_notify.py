@@ -71,8 +71,8 @@ class MoveNotifier:
 
     async def wait(self, game_id: str, after: int, timeout_s: float) -> int | None:
         """A version of ``game_id`` later than ``after`` once one is notified; None when
-        ``timeout_s`` passes first or notifications may have been missed (RECHECK): the caller
-        then reads the version from Redis."""
+        ``timeout_s`` (may be ``math.inf``) passes first or notifications may have been missed
+        (RECHECK): the caller then reads the version from Redis."""
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run())
         known = self._latest.get(game_id)
@@ -84,11 +84,14 @@ class MoveNotifier:
             future: asyncio.Future[int | None] = loop.create_future()
             waiters = self._waiters.setdefault(game_id, [])
             waiters.append(future)
-            timer = loop.call_at(deadline, _expire, future)
+            # No timer for an infinite wait (an idle event stream): only a notification or a
+            # resubscription (RECHECK) ends it.
+            timer = loop.call_at(deadline, _expire, future) if math.isfinite(deadline) else None
             try:
                 version = await future
             finally:
-                timer.cancel()
+                if timer is not None:
+                    timer.cancel()
                 # Woken by a notification, its list is gone already; timed out or cancelled,
                 # it is still listed.
                 _discard(self._waiters, game_id, future)

@@ -25,7 +25,7 @@ _CONNECT_NAMES = {"CANCELLED": "CANCELED"}
 
 def connect_error(refused: Rejection) -> ConnectError:
     code = Code[_CONNECT_NAMES.get(refused.code.name, refused.code.name)]
-    return ConnectError(code, refused.message, details=[refused.info])
+    return ConnectError(code, refused.message, details=refused.details)
 
 
 class ConnectCall:
@@ -42,6 +42,15 @@ class ConnectCall:
     def time_remaining(self) -> float | None:
         left_ms = self._ctx.timeout_ms()
         return None if left_ms is None else left_ms / 1000
+
+    def peer(self) -> str:
+        """The client's address in grpc's form (``ipv4:1.2.3.4:5678``, ``ipv6:[::1]:5678``), so
+        per-client limits count a browser as they count a native client."""
+        address = self._ctx.client_address() or ""
+        host, _, port = address.rpartition(":")
+        if not host:
+            return "unknown"
+        return f"ipv6:[{host.strip('[]')}]:{port}" if ":" in host else f"ipv4:{host}:{port}"
 
 
 def _method(ctx: RequestContext[Any, Any]) -> str:

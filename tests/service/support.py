@@ -125,11 +125,13 @@ def play_random_game(
 
 @contextmanager
 def running_server(
-    store_factory: Callable[[], GameStore] | None = None, **config_fields: Any
+    store_factory: Callable[[], GameStore] | None = None,
+    config: ServerConfig | None = None,
+    **config_fields: Any,
 ) -> Iterator[tuple[ServerThread, Client]]:
-    """A real server on a free port (its store built on the server's own loop); ``config_fields``
-    set more of its ServerConfig (``web_port=0``: the web door too, on a free port)."""
-    config = ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.2, **config_fields)
+    """A real server on a free port (its store built on the server's own loop): ``config``, or
+    the tests' default with ``config_fields`` set (``web_port=0``: the web door too)."""
+    config = config or ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.2, **config_fields)
     with ServerThread(config, store_factory) as server:
         client = Client(server.address)
         try:

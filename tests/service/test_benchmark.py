@@ -3,6 +3,7 @@ beyond being measured: benchmarks are not timed tests)."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import time
@@ -69,3 +70,21 @@ def test_the_bound_replays_what_the_real_server_answers_each_mover(game: str) ->
         assert made.answer.view_version >= made.answer.version
     # Bid cards are laid aside by every seat: their answers list the lay-aside choices.
     assert any(len(m.answer.view.legal_moves) >= 100 for m in moves)
+
+
+def test_the_streams_benchmark_opens_streams_measures_idleness_and_a_move(redis_url: str) -> None:
+    from service.benchmark_streams import add_arguments
+    from service.benchmark_streams import measure as measure_streams
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(
+        ["--streams", "12", "--connections", "3", "--clients", "2", "--idle", "0.5"]
+    )
+    result = measure_streams(args, redis_url)
+    assert (result["streams"], result["connections"], result["clients"]) == (12, 3, 2)
+    assert result["first_batches"] == 12 and result["all_first_batch_s"] > 0
+    assert result["move_reached"] == 12 and result["move_to_all_s"] is not None
+    # Idle streams cost no command; readiness may ping once in the window.
+    assert set(result["idle_redis_by_command"]) <= {"ping"}
+    assert result["server_kib_per_stream"] is not None

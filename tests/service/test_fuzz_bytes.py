@@ -20,6 +20,8 @@ from grpc_health.v1 import health_pb2
 from grpc_reflection.v1alpha import reflection_pb2
 from tricktable.v1 import game_service_pb2 as pb
 
+from service.config import ServerConfig
+from service.limits import LimitsConfig, Rate
 from tests.service.support import Client, running_server
 
 COUNT = int(os.environ.get("TRICKTABLE_FUZZ_BYTES", "150"))
@@ -130,7 +132,15 @@ def _call(channel: grpc.Channel, path: str, kind: str) -> Callable[[bytes], tupl
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Client]:
-    with running_server() as (_, client):
+    # This test floods on purpose: the call rates are not what it checks.
+    unlimited = LimitsConfig(
+        create_game=Rate(0, 1),
+        join_game=Rate(0, 1),
+        submit_move=Rate(0, 1),
+        stream_events=Rate(0, 1),
+    )
+    config = ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.2, limits=unlimited)
+    with running_server(config=config) as (_, client):
         yield client
 
 

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 import grpc
 import grpc.aio
 
+from tricktable import tls as tls_channels
 from tricktable.client import (
     OptionValue,
     RetryPolicy,
@@ -63,7 +64,7 @@ async def call_with_retry(
             delay = next(delays, None) if error.retryable else None
             if delay is None:
                 raise error from None
-            await asyncio.sleep(delay)
+            await asyncio.sleep(error.wait_s(delay))
 
 
 class AsyncClient:
@@ -77,10 +78,14 @@ class AsyncClient:
         *,
         timeout_s: float = 10.0,
         retry: RetryPolicy | None = None,
+        tls: bool = False,
+        ca_file: str | None = None,
     ) -> None:
         self._owns_channel = isinstance(target, str)
         self.channel: grpc.aio.Channel = (
-            grpc.aio.insecure_channel(target) if isinstance(target, str) else target
+            tls_channels.aio_channel(target, tls=tls, ca_file=ca_file)
+            if isinstance(target, str)
+            else target
         )
         self.stub = game_service_pb2_grpc.GameServiceStub(self.channel)
         self.timeout_s = timeout_s
@@ -230,6 +235,7 @@ class AsyncClient:
         next_version = from_version
         delays = self.retry.delays()
         while True:
+            hold = 0.0  # what the server asked to wait (a limit's RetryInfo)
             request = pb.StreamEventsRequest(game_id=game_id, from_version=next_version)
             call = self.stub.StreamEvents(request, metadata=tuple(bearer(token)))
             try:
@@ -245,6 +251,7 @@ class AsyncClient:
                 error = from_rpc_error(err)
                 if not error.retryable and error.code != grpc.StatusCode.CANCELLED:
                     raise error from None
+                hold = error.retry_after_s or 0.0
             finally:
                 call.cancel()
             if await self._delivered_all(game_id, token, next_version):
@@ -252,7 +259,7 @@ class AsyncClient:
             delay = next(delays, None)
             if delay is None:
                 raise stream_lost()
-            await asyncio.sleep(delay)
+            await asyncio.sleep(max(delay, hold))
 
     async def _delivered_all(self, game_id: str, token: str | None, next_version: int) -> bool:
         try:

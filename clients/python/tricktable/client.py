@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 
 import grpc
 
+from tricktable import tls as tls_channels
 from tricktable.errors import StaleVersion, TricktableError, from_rpc_error
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc, game_types_pb2, moves_pb2
@@ -82,7 +83,7 @@ def call_with_retry(
             delay = next(delays, None) if retryable(error) else None
             if delay is None:
                 raise error from None
-            time.sleep(delay)
+            time.sleep(error.wait_s(delay))
 
 
 def bearer(token: str | None) -> list[tuple[str, str]]:
@@ -130,7 +131,8 @@ def ended_before(game: pb.GameSummary, next_version: int) -> bool:
 
 class Client:
     """One connection to a Tricktable server. ``target`` is an address (``host:port``) or a
-    ready ``grpc.Channel`` (TLS, interceptors); ``timeout_s`` is every unary call's deadline."""
+    ready ``grpc.Channel`` (interceptors); ``timeout_s`` is every unary call's deadline; ``tls``
+    and ``ca_file`` connect over TLS (:mod:`tricktable.tls`)."""
 
     def __init__(
         self,
@@ -138,10 +140,14 @@ class Client:
         *,
         timeout_s: float = 10.0,
         retry: RetryPolicy | None = None,
+        tls: bool = False,
+        ca_file: str | None = None,
     ) -> None:
         self._owns_channel = isinstance(target, str)
         self.channel: grpc.Channel = (
-            grpc.insecure_channel(target) if isinstance(target, str) else target
+            tls_channels.channel(target, tls=tls, ca_file=ca_file)
+            if isinstance(target, str)
+            else target
         )
         self.stub = game_service_pb2_grpc.GameServiceStub(self.channel)
         self.timeout_s = timeout_s
@@ -293,6 +299,7 @@ class Client:
         next_version = from_version
         delays = self.retry.delays()
         while True:
+            hold = 0.0  # what the server asked to wait (a limit's RetryInfo)
             request = pb.StreamEventsRequest(game_id=game_id, from_version=next_version)
             call = self.stub.StreamEvents(request, metadata=bearer(token))
             try:
@@ -308,6 +315,7 @@ class Client:
                 error = from_rpc_error(err)
                 if not error.retryable and error.code != grpc.StatusCode.CANCELLED:
                     raise error from None
+                hold = error.retry_after_s or 0.0
             finally:
                 call.cancel()
             # The stream ended without the game's last batch: a server going away. Unless the
@@ -317,7 +325,7 @@ class Client:
             delay = next(delays, None)
             if delay is None:
                 raise stream_lost()
-            time.sleep(delay)
+            time.sleep(max(delay, hold))
 
     def _delivered_all(self, game_id: str, token: str | None, next_version: int) -> bool:
         try:

@@ -9,7 +9,7 @@ caller catch what it can act on (``except StaleVersion``) without comparing code
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from google.rpc import error_details_pb2
@@ -38,10 +38,20 @@ class TricktableError(Exception):
         self.message = message
         self.reason = reason
         self.metadata: dict[str, str] = dict(metadata or {})
+        #: The server's google.rpc.RetryInfo: how long to wait before sending the call again.
+        self.retry_after_s: float | None = None
 
     @property
     def retryable(self) -> bool:
-        return self.code in RETRYABLE
+        # A limit's refusal decided nothing: the same call may come again, after the delay.
+        return self.code in RETRYABLE or (
+            self.code == grpc.StatusCode.RESOURCE_EXHAUSTED and self.retry_after_s is not None
+        )
+
+    def wait_s(self, backoff_s: float) -> float:
+        """How long to wait before a retry: the client's back-off, or longer if the server
+        said so."""
+        return max(backoff_s, self.retry_after_s or 0.0)
 
 
 class InvalidArgument(TricktableError):
@@ -77,6 +87,11 @@ class StaleVersion(TricktableError):
         return int(value) if value is not None else None
 
 
+class RateLimited(TricktableError):
+    """A server limit refused the call (RESOURCE_EXHAUSTED: ``RATE_LIMITED``,
+    ``TOO_MANY_STREAMS``…); ``retry_after_s`` says when it may come again."""
+
+
 class Unavailable(TricktableError):
     """The server or its store cannot be reached (UNAVAILABLE), after the client's retries."""
 
@@ -94,21 +109,33 @@ _BY_CODE: Mapping[grpc.StatusCode, type[TricktableError]] = {
     grpc.StatusCode.ABORTED: StaleVersion,
     grpc.StatusCode.UNAVAILABLE: Unavailable,
     grpc.StatusCode.DEADLINE_EXCEEDED: DeadlineExceeded,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: RateLimited,
 }
+
+
+def _details(err: grpc.RpcError) -> list[Any]:
+    try:
+        status = rpc_status.from_call(err)
+    except ValueError:  # a status whose details do not match its code and message
+        return []
+    return [] if status is None else list(status.details)
 
 
 def error_info(err: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
     """The ``ErrorInfo`` in a failed call's rich status, if it carries one."""
-    try:
-        status = rpc_status.from_call(err)
-    except ValueError:  # a status whose details do not match its code and message
-        return None
-    if status is None:
-        return None
-    for detail in status.details:
+    for detail in _details(err):
         info = error_details_pb2.ErrorInfo()
         if detail.Unpack(info):
             return info
+    return None
+
+
+def retry_info_s(err: grpc.RpcError) -> float | None:
+    """The delay of the ``RetryInfo`` in a failed call's rich status, if it carries one."""
+    for detail in _details(err):
+        retry = error_details_pb2.RetryInfo()
+        if detail.Unpack(retry):
+            return float(retry.retry_delay.ToNanoseconds()) / 1e9
     return None
 
 
@@ -118,6 +145,8 @@ def from_rpc_error(err: grpc.RpcError) -> TricktableError:
     message: str = err.details() or ""
     info = error_info(err)
     cls = _BY_CODE.get(code, TricktableError)
-    if info is None:
-        return cls(code, message)
-    return cls(code, message, info.reason, dict(info.metadata))
+    error = (
+        cls(code, message) if info is None else cls(code, message, info.reason, dict(info.metadata))
+    )
+    error.retry_after_s = retry_info_s(err)
+    return error

@@ -126,6 +126,14 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """The contract declared is not one the rules allow."""
     INVALID_CUT: _ErrorReason.ValueType  # 44
     """The cut asked for is out of range."""
+    RATE_LIMITED: _ErrorReason.ValueType  # 52
+    """--- limits (RESOURCE_EXHAUSTED, with a google.rpc.RetryInfo saying when to try again) ---
+    Too many calls of this kind from this client address or for this seat.
+    """
+    TOO_MANY_OPEN_GAMES: _ErrorReason.ValueType  # 53
+    """This client address has as many games waiting for players as the server allows."""
+    TOO_MANY_STREAMS: _ErrorReason.ValueType  # 54
+    """The connection or the server holds as many open streams as it allows."""
     STORE_UNAVAILABLE: _ErrorReason.ValueType  # 45
     """--- the server (UNAVAILABLE, INTERNAL) ---
     The game store cannot be reached: retry later (a move with the same request id).
@@ -251,6 +259,14 @@ INVALID_CONTRACT: ErrorReason.ValueType  # 43
 """The contract declared is not one the rules allow."""
 INVALID_CUT: ErrorReason.ValueType  # 44
 """The cut asked for is out of range."""
+RATE_LIMITED: ErrorReason.ValueType  # 52
+"""--- limits (RESOURCE_EXHAUSTED, with a google.rpc.RetryInfo saying when to try again) ---
+Too many calls of this kind from this client address or for this seat.
+"""
+TOO_MANY_OPEN_GAMES: ErrorReason.ValueType  # 53
+"""This client address has as many games waiting for players as the server allows."""
+TOO_MANY_STREAMS: ErrorReason.ValueType  # 54
+"""The connection or the server holds as many open streams as it allows."""
 STORE_UNAVAILABLE: ErrorReason.ValueType  # 45
 """--- the server (UNAVAILABLE, INTERNAL) ---
 The game store cannot be reached: retry later (a move with the same request id).

@@ -1,0 +1,56 @@
+"""Every flag of a command settable by an environment variable: ``--some-flag`` ⇄
+``TRICKTABLE_SOME_FLAG`` (containers and orchestrators configure through the environment).
+
+A flag given on the command line wins over its variable; the variable wins over the default.
+Each flag's help names its variable, so ``--help`` lists them all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Iterator, Mapping
+
+PREFIX = "TRICKTABLE_"
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def env_name(action: argparse.Action) -> str:
+    return PREFIX + action.dest.upper()
+
+
+def flags(parser: argparse.ArgumentParser) -> Iterator[argparse.Action]:
+    """The parser's options that take a setting (not --help)."""
+    for action in parser._actions:  # argparse offers no public list
+        if action.option_strings and not isinstance(action, argparse._HelpAction):
+            yield action
+
+
+def from_environment(
+    parser: argparse.ArgumentParser, environ: Mapping[str, str] = os.environ
+) -> None:
+    """Name each flag's variable in its help, and take its default from the variable when it
+    is set (argparse converts a string default with the flag's type when the flag is absent)."""
+    for action in flags(parser):
+        name = env_name(action)
+        action.help = f"{action.help or ''} [env {name}]".strip()
+        if name not in environ:
+            continue
+        value = environ[name]
+        if isinstance(action, argparse._StoreTrueAction | argparse._StoreFalseAction):
+            lowered = value.strip().lower()
+            if lowered not in _TRUE | _FALSE:
+                parser.error(f"{name}={value!r}: expected 1/0, true/false, yes/no or on/off")
+            action.default = (lowered in _TRUE) == isinstance(action, argparse._StoreTrueAction)
+        else:
+            action.default = value
+
+
+def check_choices(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """argparse does not check a default against the flag's choices: a variable's value is."""
+    for action in flags(parser):
+        value = getattr(args, action.dest, None)
+        if action.choices is not None and value is not None and value not in action.choices:
+            choices = ", ".join(map(str, action.choices))
+            parser.error(f"{env_name(action)}={value!r}: expected one of {choices}")

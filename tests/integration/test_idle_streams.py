@@ -1,0 +1,92 @@
+"""Idle event streams on Redis: they cost no Redis command while nothing moves, and no move is
+missed when the replica's subscription drops and comes back."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from tricktable.v1 import game_service_pb2 as pb
+
+from service.benchmark_streams import commandstats
+from service.config import ServerConfig
+from service.running import ServerThread
+from service.store.redis import RedisStore
+from tests.service.support import Client
+
+#: Commands a replica sends on its own whatever its streams do: readiness' PING, and the
+#: inspector's own INFO.
+_NOT_STREAMS = {"ping", "info"}
+
+
+@pytest.fixture
+def inspector(redis_url: str) -> Iterator[redis.Redis]:
+    client = redis.Redis.from_url(redis_url)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def replica(redis_url: str) -> Iterator[tuple[ServerThread, Client]]:
+    # stream_recheck_s is the default (minutes), as deployed: the test must not rely on it.
+    config = ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.2)
+    with ServerThread(config, lambda: RedisStore.from_url(redis_url)) as server:
+        client = Client(server.address)
+        yield server, client
+        client.close()
+
+
+def _open(client: Client, game_id: str, count: int) -> list[Any]:
+    request = pb.StreamEventsRequest(game_id=game_id)
+    streams = [client.stub.StreamEvents(request, timeout=60) for _ in range(count)]
+    assert [next(s).version for s in streams] == [0] * count
+    return streams
+
+
+def test_idle_streams_cost_no_redis_command(
+    replica: tuple[ServerThread, Client], inspector: redis.Redis
+) -> None:
+    _, client = replica
+    table = client.table("counterpoint", seed=b"idle")
+    streams = _open(client, table.game_id, 30)
+    try:
+        time.sleep(0.5)  # the streams are waiting now
+        before = commandstats(inspector)
+        time.sleep(2.5)  # more than the old 1 s re-read period, twice
+        after = commandstats(inspector)
+        spent = {
+            name: calls - before.get(name, 0)
+            for name, calls in after.items()
+            if calls != before.get(name, 0) and name not in _NOT_STREAMS
+        }
+        assert spent == {}
+        mine = client.get(table.game_id, table.tokens[0])
+        client.move(table.game_id, table.tokens[0], mine.view.legal_moves[0], 0)
+        assert [next(s).version for s in streams] == [1] * 30
+    finally:
+        for s in streams:
+            s.cancel()
+
+
+def test_no_move_is_missed_across_a_dropped_subscription(
+    replica: tuple[ServerThread, Client], inspector: redis.Redis
+) -> None:
+    _, client = replica
+    table = client.table("counterpoint", seed=b"resubscribe")
+    streams = _open(client, table.game_id, 10)
+    try:
+        for version in (1, 2):
+            # Drop the replica's subscription and commit a move at once, while it may still be
+            # down: its notification can be lost, and the streams must then learn of the move
+            # by the read every waiter makes once the subscription is back.
+            assert inspector.client_kill_filter(_type="pubsub") >= 1
+            token = table.tokens[version - 1]
+            mover = client.get(table.game_id, token)
+            client.move(table.game_id, token, mover.view.legal_moves[0], version - 1)
+            assert [next(s).version for s in streams] == [version] * 10
+    finally:
+        for s in streams:
+            s.cancel()

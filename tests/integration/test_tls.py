@@ -1,0 +1,114 @@
+"""TLS end to end: a throwaway certificate made now (openssl), ``serve`` with --tls-cert and
+--tls-key in a process of its own, and the Python client and ``tricktable`` commands connecting
+with --tls-ca. A plaintext client, or one that does not trust the certificate, gets nowhere."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+from tricktable.client import Client
+from tricktable.errors import TricktableError
+
+from service.cli import main
+from tests.conftest import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("no openssl command to make a throwaway certificate")
+    where = tmp_path_factory.mktemp("tls")
+    cert, key = where / "cert.pem", where / "key.pem"
+    subprocess.run(
+        [
+            openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+            "-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
+@pytest.fixture(scope="module")
+def tls_server(certificate: tuple[Path, Path]) -> Iterator[str]:
+    cert, key = certificate
+    port = free_port()
+    env = {**os.environ, "TRICKTABLE_TLS_KEY": str(key)}  # one of the two by its variable
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-c", "import sys; from service.cli import main; sys.exit(main())",
+            "serve", "--port", str(port), "--tls-cert", str(cert), "--grace", "1",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    address = f"127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while main(["health", "--address", address, "--tls-ca", str(cert)]) != 0:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert time.monotonic() < deadline, "the TLS server did not start"
+            time.sleep(0.1)
+        yield address
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(15)
+
+
+def test_the_client_plays_over_tls(tls_server: str, certificate: tuple[Path, Path]) -> None:
+    cert, _ = certificate
+    with Client(tls_server, ca_file=str(cert)) as client:
+        game = client.create("counterpoint")
+        me, _ = client.join(game.game_id), client.join(game.game_id)
+        assert me.get().view.legal_moves
+
+
+def test_plaintext_and_untrusted_clients_are_refused(
+    tls_server: str, certificate: tuple[Path, Path]
+) -> None:
+    with Client(tls_server, timeout_s=3) as plain, pytest.raises(TricktableError) as caught:
+        plain.create("counterpoint")
+    assert caught.value.code == grpc.StatusCode.UNAVAILABLE
+    # TLS with the system's roots: the throwaway certificate is trusted by nobody else.
+    untrusting = Client(tls_server, tls=True, timeout_s=3)
+    with untrusting, pytest.raises(TricktableError) as refused:
+        untrusting.create("counterpoint")
+    assert refused.value.code == grpc.StatusCode.UNAVAILABLE
+
+
+def test_commands_connect_with_tls(
+    tls_server: str,
+    certificate: tuple[Path, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    cert, _ = certificate
+    assert main(["health", "--address", tls_server, "--tls-ca", str(cert)]) == 0
+    assert main(["health", "--address", tls_server, "--timeout", "2"]) == 1  # plaintext
+    with Client(tls_server, ca_file=str(cert)) as client:
+        game = client.create("counterpoint")
+    capsys.readouterr()
+    # The game has not ended, so the server refuses its record: an answer that came over TLS.
+    code = main(
+        ["replay", game.game_id, "--address", tls_server, "--tls-ca", str(cert),
+         "-o", str(tmp_path / "r.json")]
+    )  # fmt: skip
+    said = capsys.readouterr()
+    assert code != 0 and "GAME_NOT_FINISHED" in said.out + said.err

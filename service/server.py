@@ -34,8 +34,20 @@ SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_
 
 def build_store(config: ServerConfig) -> GameStore:
     if config.redis_url:
-        return RedisStore.from_url(config.redis_url, config.finished_ttl_s, config.open_ttl_s)
+        return RedisStore.from_url(
+            config.redis_url,
+            config.finished_ttl_s,
+            config.open_ttl_s,
+            cluster=config.redis_cluster,
+            wait_replicas=config.redis_wait_replicas,
+        )
     return MemoryStore(finished_ttl_s=config.finished_ttl_s, open_ttl_s=config.open_ttl_s)
+
+
+def _store_kind(config: ServerConfig) -> str:
+    if not config.redis_url:
+        return "memory"
+    return "redis-cluster" if config.redis_cluster else "redis"
 
 
 class Server:
@@ -85,7 +97,7 @@ class Server:
             host=self.config.host,
             port=self.port,
             metrics_port=self.metrics_port,
-            store="redis" if self.config.redis_url else "memory",
+            store=_store_kind(self.config),
         )
         return self.port
 

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 from typing import Any
 
-from service.config import REDIS_URL_ENV, ServerConfig
+from service.config import (
+    REDIS_CLUSTER_ENV,
+    REDIS_URL_ENV,
+    REDIS_WAIT_REPLICAS_ENV,
+    ServerConfig,
+)
 from service.logs import configure
 from service.server import serve
 
@@ -20,6 +26,21 @@ def register(sub: Any) -> None:
         default=None,
         help=f"keep games in Redis (e.g. redis://localhost:6379/0); default ${REDIS_URL_ENV}, "
         "else the embedded in-memory store",
+    )
+    p.add_argument(
+        "--redis-cluster",
+        action="store_true",
+        help="the Redis URL is a seed node of a Redis Cluster (Redis 7+); "
+        f"default ${REDIS_CLUSTER_ENV}=1",
+    )
+    p.add_argument(
+        "--redis-wait-replicas",
+        type=int,
+        default=None,
+        metavar="N",
+        help="acknowledge a move only once N Redis replicas have it (WAIT); else a failover can "
+        "lose the last acknowledged moves (asynchronous replication); default "
+        f"${REDIS_WAIT_REPLICAS_ENV}, else 0",
     )
     p.add_argument(
         "--finished-ttl",
@@ -64,10 +85,23 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        config = _config(args)
+    except ValueError as exc:
+        print(f"tricktable serve: {exc}", file=sys.stderr)
+        return 2
+    configure(json=config.json_logs, level=config.log_level)
+    asyncio.run(serve(config))
+    return 0
+
+
+def _config(args: argparse.Namespace) -> ServerConfig:
     config = ServerConfig(
         host=args.host,
         port=args.port,
         redis_url=ServerConfig.redis_url_from(args.redis_url),
+        redis_cluster=ServerConfig.redis_cluster_from(args.redis_cluster),
+        redis_wait_replicas=ServerConfig.redis_wait_replicas_from(args.redis_wait_replicas),
         finished_ttl_s=args.finished_ttl,
         open_ttl_s=args.open_ttl,
         grace_s=args.grace,
@@ -76,6 +110,6 @@ def run(args: argparse.Namespace) -> int:
         json_logs=args.log_format == "json",
         log_level=args.log_level,
     )
-    configure(json=config.json_logs, level=config.log_level)
-    asyncio.run(serve(config))
-    return 0
+    if (config.redis_cluster or config.redis_wait_replicas) and not config.redis_url:
+        raise ValueError("--redis-cluster and --redis-wait-replicas need a Redis URL")
+    return config

@@ -17,9 +17,19 @@ another slot; it is advisory and every listed game is re-read before it is shown
 A move is one Lua script (:data:`_COMMIT`): request id and version check, snapshot, appended
 move, request id, event batch, and the expiry of a finished game, in one atomic round trip. It
 also publishes the new version on the channel ``tt:{id}:moved``, which wakes the turn waiters of
-every replica (:mod:`service.store.redis_notify`). With
+every replica (:mod:`service.store.redis_notify`). On a Redis Cluster (``cluster=True``) the
+hot calls are routed by slot and the script publishes with SPUBLISH instead, on the game's own
+shard (:mod:`service.store.redis_cluster`). With
 ``open_ttl_s`` a game waiting for players expires that long after its creation unless its seats
 all fill (:data:`_TAKE_SEAT` then removes the expiry).
+
+Durability across a failover (``wait_replicas``): Redis replicates asynchronously, so a master
+that dies can take with it the last writes its replicas had not received, and a replica
+promoted in its place then lacks moves that were already acknowledged to players. With
+``wait_replicas=N`` each commit is followed, on the same connection, by ``WAIT N`` and is
+acknowledged only once N replicas have it; fewer in time is StoreUnavailable (UNAVAILABLE),
+which the client retries with its request id: the script answers a seen request id without
+writing, so the retry writes that id again and waits again, to confirm what the first try wrote.
 """
 
 from __future__ import annotations
@@ -45,6 +55,7 @@ from service.store.base import (
     RequestSeen,
     SeatRecord,
 )
+from service.store.redis_cluster import ClusterPipelinedRedis, ShardedMoveNotifier
 from service.store.redis_notify import MoveNotifier, moved_channel
 from service.store.redis_pipe import Arg, PipelinedRedis, Script, pipelined_for
 
@@ -88,6 +99,12 @@ return {redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2]),
 """
 
 _COMMIT_SCRIPT = Script(_COMMIT)
+# On a cluster: the notification goes on the game's own shard channel (same slot as its keys),
+# not broadcast to every node as a PUBLISH is there.
+_SHARDED_COMMIT_SCRIPT = Script(_COMMIT.replace("redis.call('PUBLISH',", "redis.call('SPUBLISH',"))
+assert _SHARDED_COMMIT_SCRIPT.source.count("SPUBLISH") == 1
+#: How long a commit waits for its replicas (wait_replicas) before it is refused.
+WAIT_TIMEOUT_MS = 1000
 _LOAD_SCRIPT = Script(_LOAD)
 
 # KEYS: meta seats snapshot moves requests events   ARGV: seat seat_json
@@ -134,25 +151,65 @@ class RedisStore(GameStore):
         open_ttl_s: int = 0,
         *,
         pipelined: bool = True,
+        cluster: ClusterPipelinedRedis | None = None,
+        wait_replicas: int = 0,
     ) -> None:
+        """``client``: redis-py's, for the cold calls (a ``RedisCluster`` with ``cluster``,
+        the slot-routed pipelined client for the hot ones). ``wait_replicas``: see above."""
         # Any: redis-py's reply types are unions of every decoding mode; ours is bytes.
         self._r: Any = client
         self._ttl = finished_ttl_s
         self._open_ttl = open_ttl_s  # 0: a game waiting for players never expires
+        if wait_replicas < 0:
+            raise ValueError("wait_replicas must be 0 or more")
+        self._wait_replicas = wait_replicas
         self._take: Any = client.register_script(_TAKE_SEAT)
         self._free: Any = client.register_script(_FREE_SEAT)
         # The hot calls (a move's commit, a game's load, a version read, the lobby removal at
         # a game's end) go pipelined on one connection where the URL allows it, and so do
         # notifications: redis-py costs ~10x the CPU per call. Else (TLS URLs) through redis-py.
-        self._pipe: PipelinedRedis | None = pipelined_for(client) if pipelined else None
+        self._pipe: PipelinedRedis | ClusterPipelinedRedis | None
+        self.notifier: MoveNotifier
+        self._commit_script = _COMMIT_SCRIPT
+        if cluster is not None:
+            self._pipe = cluster
+            self.notifier = ShardedMoveNotifier(cluster)
+            self._commit_script = _SHARDED_COMMIT_SCRIPT
+        else:
+            self._pipe = pipelined_for(client) if pipelined else None
+            self.notifier = MoveNotifier(client, pipe=self._pipe)
         self._unpipelined_scripts: dict[str, Any] = {}  # by SHA: redis-py's registered scripts
-        self.notifier = MoveNotifier(client, pipe=self._pipe)
 
     @classmethod
     def from_url(
-        cls, url: str, finished_ttl_s: int = 86400, open_ttl_s: int = 0, *, pipelined: bool = True
+        cls,
+        url: str,
+        finished_ttl_s: int = 86400,
+        open_ttl_s: int = 0,
+        *,
+        pipelined: bool = True,
+        cluster: bool = False,
+        wait_replicas: int = 0,
     ) -> RedisStore:
-        return cls(aioredis.Redis.from_url(url), finished_ttl_s, open_ttl_s, pipelined=pipelined)
+        """``cluster``: ``url`` is a seed node of a Redis Cluster (redis://host:port)."""
+        if cluster:
+            if not pipelined:
+                raise ValueError("a Redis Cluster store needs the pipelined client")
+            hot = ClusterPipelinedRedis.from_url(url)  # first: it says what a URL lacks
+            return cls(
+                aioredis.RedisCluster.from_url(url),  # type: ignore[arg-type]
+                finished_ttl_s,
+                open_ttl_s,
+                cluster=hot,
+                wait_replicas=wait_replicas,
+            )
+        return cls(
+            aioredis.Redis.from_url(url),
+            finished_ttl_s,
+            open_ttl_s,
+            pipelined=pipelined,
+            wait_replicas=wait_replicas,
+        )
 
     @staticmethod
     async def _call(pending: Awaitable[T]) -> T:
@@ -177,6 +234,41 @@ class RedisStore(GameStore):
             registered = self._r.register_script(script.source)
             self._unpipelined_scripts[script.sha] = registered
         return registered(keys=keys, args=args)  # type: ignore[no-any-return]
+
+    async def _hot_together(self, first: tuple[Arg, ...], then: tuple[Arg, ...]) -> list[Any]:
+        """Two commands on one connection, back to back; error replies raise."""
+        if self._pipe is not None:
+            return list(await self._pipe.execute_together(first, then))
+        async with self._r.pipeline(transaction=False) as pipe:
+            pipe.execute_command(*first)
+            pipe.execute_command(*then)
+            return await pipe.execute()  # type: ignore[no-any-return]
+
+    async def _commit_replicated(self, keys: list[str], args: list[Arg]) -> tuple[list[Any], int]:
+        """The commit script, then WAIT on its connection: its reply and the replicas that
+        have every write of that connection."""
+        wait = self._wait_replicas
+        if self._pipe is not None:
+            reply, acked = await self._pipe.evalsha_wait(
+                self._commit_script, keys, args, wait, WAIT_TIMEOUT_MS
+            )
+            return reply, acked
+        registered = self._r.register_script(self._commit_script.source)
+        async with self._r.pipeline(transaction=False) as pipe:
+            registered(keys=keys, args=args, client=pipe)
+            pipe.execute_command("WAIT", wait, WAIT_TIMEOUT_MS)
+            reply, acked = await pipe.execute()
+        return reply, int(acked)
+
+    async def _replicated(self, game_id: str, request_id: str, version: int) -> int:
+        """A request seen before: it was committed, but maybe never replicated (the try that
+        wrote it was refused for that). Writing its id again (same value) puts a write after
+        it in the replication stream of THIS connection, so a WAIT here confirms both."""
+        _, acked = await self._hot_together(
+            ("HSET", _keys(game_id)[4], request_id, version),
+            ("WAIT", self._wait_replicas, WAIT_TIMEOUT_MS),
+        )
+        return int(acked)
 
     async def ping(self) -> None:
         # On the hot connection: a ping then says the connection moves use is alive.
@@ -241,7 +333,23 @@ class RedisStore(GameStore):
             self._ttl,
             moved_channel(game_id),
         ]
-        outcome, version = await self._call(self._hot_script(_COMMIT_SCRIPT, _keys(game_id), args))
+        if self._wait_replicas:
+            (outcome, version), acked = await self._call(
+                self._commit_replicated(_keys(game_id), args)
+            )
+            if outcome == 2 and step.batch.request_id:
+                acked = await self._call(
+                    self._replicated(game_id, step.batch.request_id, int(version))
+                )
+            if outcome in (1, 2) and acked < self._wait_replicas:
+                raise StoreUnavailable(
+                    f"the move reached {acked} of the {self._wait_replicas} Redis replicas it "
+                    "must reach; retry with the same request id"
+                )
+        else:
+            outcome, version = await self._call(
+                self._hot_script(self._commit_script, _keys(game_id), args)
+            )
         if outcome == -1:
             raise GameNotFound(game_id)
         if outcome == 0:

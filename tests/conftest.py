@@ -121,6 +121,19 @@ class ClusterNode:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no last words to its replica."""
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def restart(self) -> None:
+        """Start it again, as it was (its nodes.conf makes it rejoin; a master that was failed
+        over comes back as a replica of the one promoted in its place)."""
+        self.proc = subprocess.Popen(
+            self.proc.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        _wait_for_ping(self.proc, self.port)
+
     def info(self, section: str) -> dict[str, str]:
         """``INFO section`` (or ``CLUSTER INFO`` for "cluster"), as a dict."""
         command = ["CLUSTER", "INFO"] if section == "cluster" else ["INFO", section]
@@ -133,6 +146,10 @@ class ClusterNode:
         ).stdout
         pairs = (line.split(":", 1) for line in out.splitlines() if ":" in line)
         return {k.strip(): v.strip() for k, v in pairs}
+
+
+def _stop_node(node: ClusterNode) -> None:
+    _stop(node.proc)
 
 
 @dataclass
@@ -149,12 +166,16 @@ class RedisCluster:
     def masters(self) -> list[ClusterNode]:
         return [n for n in self.nodes if n.proc.poll() is None and _role(n) == "master"]
 
+    def ok(self) -> bool:
+        """Whether every live node reports ``cluster_state:ok``."""
+        live = [n for n in self.nodes if n.proc.poll() is None]
+        return all(n.info("cluster").get("cluster_state") == "ok" for n in live)
+
     def wait_ok(self, timeout_s: float = 60.0) -> None:
         """Until every live node reports ``cluster_state:ok`` (after a start or a failover)."""
         deadline = time.monotonic() + timeout_s
         while True:
-            live = [n for n in self.nodes if n.proc.poll() is None]
-            if all(n.info("cluster").get("cluster_state") == "ok" for n in live):
+            if self.ok():
                 return
             if time.monotonic() > deadline:
                 raise RuntimeError("the Redis Cluster did not reach cluster_state:ok")
@@ -216,12 +237,17 @@ def redis_cluster() -> Iterator[RedisCluster]:
                     "nodes.conf",
                     "--cluster-node-timeout",
                     str(CLUSTER_NODE_TIMEOUT_MS),
+                    # A replica syncs at once (the default waits 5 s for others to share it).
+                    "--repl-diskless-sync-delay",
+                    "0",
                     # A free port of its own: the default (port + 10000) may be above 65535.
                     "--cluster-port",
                     str(free_port()),
                 )
             )
-            nodes.append(ClusterNode(int(url.rsplit(":", 1)[1].split("/")[0]), proc))
+            node = ClusterNode(int(url.rsplit(":", 1)[1].split("/")[0]), proc)
+            stack.callback(_stop_node, node)  # the process running then (a restarted one)
+            nodes.append(node)
         created = subprocess.run(
             [
                 cli,
@@ -243,7 +269,11 @@ def redis_cluster() -> Iterator[RedisCluster]:
         cluster.wait_ok()
         # Every replica attached and synced, so a failover has someone to promote.
         deadline = time.monotonic() + 30
-        while any(m.info("replication").get("connected_slaves") != "1" for m in cluster.masters()):
+        while not all(
+            n.info("replication").get("master_link_status") == "up"
+            for n in cluster.nodes
+            if n not in cluster.masters()
+        ):
             if time.monotonic() > deadline:
                 raise RuntimeError("the cluster's replicas did not attach")
             time.sleep(0.2)

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -28,7 +28,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @contextmanager
-def serve(env: dict[str, str] | None = None) -> Iterator[tuple[subprocess.Popen[str], Client]]:
+def serve(
+    env: dict[str, str] | None = None, args: Sequence[str] = ()
+) -> Iterator[tuple[subprocess.Popen[str], Client]]:
+    """``tricktable serve`` in a process of its own, healthy; ``args``: more flags."""
     port = free_port()
     proc = subprocess.Popen(
         [
@@ -40,6 +43,7 @@ def serve(env: dict[str, str] | None = None) -> Iterator[tuple[subprocess.Popen[
             str(port),
             "--grace",
             "2",
+            *args,
         ],
         cwd=ROOT,
         env={**os.environ, **(env or {})},

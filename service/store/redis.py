@@ -43,6 +43,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from engine.core.options import OptionValue
+from service.config import ServerConfig
 from service.errors import GameNotFound, StoreUnavailable, VersionConflict
 from service.store.base import (
     ACTIVE,
@@ -210,6 +211,12 @@ class RedisStore(GameStore):
             pipelined=pipelined,
             wait_replicas=wait_replicas,
         )
+
+    @classmethod
+    def from_env_url(cls, url: str) -> RedisStore:
+        """From ``url``, a cluster's seed node when the environment says so
+        (``TRICKTABLE_REDIS_CLUSTER``): the benchmark's helper processes."""
+        return cls.from_url(url, cluster=ServerConfig.redis_cluster_from(False))
 
     @staticmethod
     async def _call(pending: Awaitable[T]) -> T:

@@ -1,13 +1,15 @@
 """Redis Cluster on the hot path: the pipelined client (:mod:`service.store.redis_pipe`) routed
 by slot, and move notifications through sharded pub/sub.
 
-Why not redis-py's ``RedisCluster`` for the hot calls: on one Redis, redis-py already costs
-about ten times the client CPU of a pipelined call (hence :class:`PipelinedRedis`), and its
-cluster client adds slot lookup, node selection and a connection pool per node on top. Measured
-on this machine (shared, 2 cores; ``python -m service.store.redis_cluster`` against a
-three-master cluster, the commit script's round trip to one game, 64 callers at once):
-see ``CLUSTER_CLIENT_COST`` below and the README. The pipelined client keeps its cost per call
-on a cluster: one CRC16 (``binascii.crc_hqx``, in C) and one list lookup more.
+Why the pipelined client extended, not redis-py's ``RedisCluster``: measured with
+``tricktable bench cluster-client`` (the store's game-load script, EVALSHA on one game's keys,
+64 concurrent callers, games on all three masters of a test cluster; a 2-core machine shared
+with other agents, two runs), redis-py's cluster client costs 61-62 µs of client CPU per call
+(11,500-12,200 calls/s), this one 8.7-9.3 µs (57,000-72,000 calls/s): 6.6-7.1 times less. A
+move makes two or three such calls on a server spending about 900 µs per move, so redis-py
+would add some 15% to the server's CPU per move; this client adds one CRC16
+(``binascii.crc_hqx``, in C) and a list lookup per call (``tricktable bench service``: 897 µs
+of server CPU per move on the cluster against 860 µs on one Redis, in one run, noisy).
 
 :class:`ClusterPipelinedRedis` keeps the slot map (``CLUSTER SLOTS``) and one pipelined
 connection per master. A command goes to the master of its key's slot:

@@ -197,3 +197,26 @@ def test_a_cluster_store_refuses_what_it_cannot_do(redis_cluster_url: str) -> No
         RedisStore.from_url(redis_cluster_url, cluster=True, pipelined=False)
     with pytest.raises(ValueError, match="database 0"):
         RedisStore.from_url(redis_cluster_url.replace("/0", "/2"), cluster=True)
+
+
+def test_a_script_retries_tryagain_until_the_migration_of_its_slot_ends(
+    redis_cluster_url: str,
+) -> None:
+    """Mid-migration, a script whose keys are split (the seats hash does not exist yet, so it
+    is on neither node) gets TRYAGAIN; the client retries it with back-off, and it succeeds
+    once the slot is handed over."""
+    nodes = node_clients(redis_cluster_url)
+
+    async def body(store: RedisStore) -> None:
+        game = new_record()
+        await store.create(game, OPENING)
+        slot = key_slot(game.game_id)
+        _, target_id = _migrate(nodes, slot, finish=False)
+        loading = asyncio.create_task(store.load(game.game_id))
+        await asyncio.sleep(0.5)
+        assert not loading.done()  # retrying
+        for client in nodes.values():
+            cmd(client, "CLUSTER", "SETSLOT", slot, "NODE", target_id)
+        assert (await asyncio.wait_for(loading, 30)).version == 0
+
+    run(redis_cluster_url, body)

@@ -90,12 +90,13 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 @contextmanager
 def redis_server(
-    binary: str | None = None, *extra: str
+    port: int | None = None, *extra: str, binary: str | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """A fresh redis-server on a free port: its URL and process (a test may kill it).
-    ``extra``: more redis-server arguments (a cluster node's)."""
+    """A fresh redis-server on a free port (or ``port``, to bring one back where it was): its
+    URL and process (a test may kill it). ``extra``: more redis-server arguments (a cluster
+    node's); ``binary``: which redis-server (a cluster needs Redis 7)."""
     binary = binary or _redis_server_binary()
-    port = free_port()
+    port = port or free_port()
     workdir = tempfile.mkdtemp(prefix="tricktable-redis-")
     proc = subprocess.Popen(
         _redis_args(binary, port, workdir, *extra),
@@ -230,7 +231,7 @@ def redis_cluster() -> Iterator[RedisCluster]:
         for _ in range(6):
             url, proc = stack.enter_context(
                 redis_server(
-                    server,
+                    None,
                     "--cluster-enabled",
                     "yes",
                     "--cluster-config-file",
@@ -243,6 +244,7 @@ def redis_cluster() -> Iterator[RedisCluster]:
                     # A free port of its own: the default (port + 10000) may be above 65535.
                     "--cluster-port",
                     str(free_port()),
+                    binary=server,
                 )
             )
             node = ClusterNode(int(url.rsplit(":", 1)[1].split("/")[0]), proc)

@@ -277,6 +277,24 @@ class RedisStore(GameStore):
             pipe.execute_command(*then)
             return await pipe.execute()  # type: ignore[no-any-return]
 
+    async def _commit_step(self, game_id: str, request_id: str, args: list[Arg]) -> list[Any]:
+        """The commit script's reply ({outcome, version, …}); with wait_replicas, once that
+        many replicas have what it wrote (a request seen before: what the first try wrote),
+        else StoreUnavailable."""
+        keys = _keys(game_id)
+        if not self._wait_replicas:
+            return await self._hot_script(self._commit_script, keys, args)  # type: ignore[no-any-return]
+        reply, acked = await self._commit_replicated(keys, args)
+        outcome, version = reply[0], reply[1]
+        if outcome == 2 and request_id:
+            acked = await self._replicated(game_id, request_id, int(version))
+        if outcome in (1, 2) and acked < self._wait_replicas:
+            raise StoreUnavailable(
+                f"the move reached {acked} of the {self._wait_replicas} Redis replicas it "
+                "must reach; retry with the same request id"
+            )
+        return reply
+
     async def _commit_replicated(self, keys: list[str], args: list[Arg]) -> tuple[list[Any], int]:
         """The commit script, then WAIT on its connection: its reply and the replicas that
         have every write of that connection."""
@@ -358,23 +376,8 @@ class RedisStore(GameStore):
             self._ttl,
             moved_channel(game_id),
         ]
-        if self._wait_replicas:
-            (outcome, version), acked = await self._call(
-                self._commit_replicated(_keys(game_id), args)
-            )
-            if outcome == 2 and step.batch.request_id:
-                acked = await self._call(
-                    self._replicated(game_id, step.batch.request_id, int(version))
-                )
-            if outcome in (1, 2) and acked < self._wait_replicas:
-                raise StoreUnavailable(
-                    f"the move reached {acked} of the {self._wait_replicas} Redis replicas it "
-                    "must reach; retry with the same request id"
-                )
-        else:
-            outcome, version = await self._call(
-                self._hot_script(self._commit_script, _keys(game_id), args)
-            )
+        reply = await self._call(self._commit_step(game_id, step.batch.request_id, args))
+        outcome, version = reply[0], reply[1]
         if outcome == -1:
             raise GameNotFound(game_id)
         if outcome == 0:

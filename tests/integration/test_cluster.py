@@ -177,7 +177,7 @@ def _cluster_server(cluster: RedisCluster, *args: str) -> Iterator[str]:
     """``tricktable serve`` on the cluster, in a process of its own (the cluster from the
     environment, as an operator sets it): its address."""
     env = {REDIS_URL_ENV: cluster.url, REDIS_CLUSTER_ENV: "1"}
-    with serve(env, ["--log-level", "warning", *args]) as (proc, _):
+    with serve(env, "--log-level", "warning", *args) as (proc, _):
         assert isinstance(proc.args, list)
         yield f"127.0.0.1:{proc.args[proc.args.index('--port') + 1]}"
         assert proc.poll() is None, "the server died"

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -29,9 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @contextmanager
 def serve(
-    env: dict[str, str] | None = None, args: Sequence[str] = ()
+    env: dict[str, str] | None = None, *args: str
 ) -> Iterator[tuple[subprocess.Popen[str], Client]]:
-    """``tricktable serve`` in a process of its own, healthy; ``args``: more flags."""
     port = free_port()
     proc = subprocess.Popen(
         [

@@ -44,12 +44,6 @@ def build_store(config: ServerConfig) -> GameStore:
     return MemoryStore(finished_ttl_s=config.finished_ttl_s, open_ttl_s=config.open_ttl_s)
 
 
-def _store_kind(config: ServerConfig) -> str:
-    if not config.redis_url:
-        return "memory"
-    return "redis-cluster" if config.redis_cluster else "redis"
-
-
 class Server:
     """One running server. ``start`` binds the port (``port`` tells which, when 0 was asked)."""
 
@@ -97,7 +91,8 @@ class Server:
             host=self.config.host,
             port=self.port,
             metrics_port=self.metrics_port,
-            store=_store_kind(self.config),
+            store="redis" if self.config.redis_url else "memory",
+            redis_cluster=self.config.redis_cluster,
         )
         return self.port
 

@@ -6,9 +6,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-REDIS_URL_ENV = "TRICKTABLE_REDIS_URL"
 REDIS_CLUSTER_ENV = "TRICKTABLE_REDIS_CLUSTER"
 REDIS_WAIT_REPLICAS_ENV = "TRICKTABLE_REDIS_WAIT_REPLICAS"
+REDIS_URL_ENV = "TRICKTABLE_REDIS_URL"
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,10 +29,6 @@ class ServerConfig:
     log_level: str = "info"
 
     @staticmethod
-    def redis_url_from(flag: str | None, environ: Mapping[str, str] = os.environ) -> str | None:
-        return flag or environ.get(REDIS_URL_ENV) or None
-
-    @staticmethod
     def redis_cluster_from(flag: bool, environ: Mapping[str, str] = os.environ) -> bool:
         value = environ.get(REDIS_CLUSTER_ENV, "").strip().lower()
         if value not in ("", "0", "1", "true", "false", "yes", "no"):
@@ -51,3 +47,7 @@ class ServerConfig:
         if count < 0:
             raise ValueError("--redis-wait-replicas must be 0 or more")
         return count
+
+    @staticmethod
+    def redis_url_from(flag: str | None, environ: Mapping[str, str] = os.environ) -> str | None:
+        return flag or environ.get(REDIS_URL_ENV) or None

@@ -23,13 +23,6 @@ shard (:mod:`service.store.redis_cluster`). With
 ``open_ttl_s`` a game waiting for players expires that long after its creation unless its seats
 all fill (:data:`_TAKE_SEAT` then removes the expiry).
 
-Durability across a failover (``wait_replicas``): Redis replicates asynchronously, so a master
-that dies can take with it the last writes its replicas had not received, and a replica
-promoted in its place then lacks moves that were already acknowledged to players. With
-``wait_replicas=N`` each commit is followed, on the same connection, by ``WAIT N`` and is
-acknowledged only once N replicas have it; fewer in time is StoreUnavailable (UNAVAILABLE),
-which the client retries with its request id: the script answers a seen request id without
-writing, so the retry writes that id again and waits again, to confirm what the first try wrote.
 """
 
 from __future__ import annotations
@@ -280,7 +273,15 @@ class RedisStore(GameStore):
     async def _commit_step(self, game_id: str, request_id: str, args: list[Arg]) -> list[Any]:
         """The commit script's reply ({outcome, version, …}); with wait_replicas, once that
         many replicas have what it wrote (a request seen before: what the first try wrote),
-        else StoreUnavailable."""
+        else StoreUnavailable.
+
+        Why wait: Redis replicates asynchronously, so a master that dies can take with it the
+        last writes its replicas had not received, and a replica promoted in its place then
+        lacks moves already acknowledged to players. With ``wait_replicas=N`` each commit is
+        followed, on the same connection, by ``WAIT N`` and acknowledged only once N replicas
+        have it; fewer in time is StoreUnavailable (UNAVAILABLE), which the client retries with
+        its request id: the script answers a seen id without writing, so the retry writes that
+        id again (:meth:`_replicated`) and waits again, to confirm what the first try wrote."""
         keys = _keys(game_id)
         if not self._wait_replicas:
             return await self._hot_script(self._commit_script, keys, args)  # type: ignore[no-any-return]

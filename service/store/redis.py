@@ -22,7 +22,6 @@ hot calls are routed by slot and the script publishes with SPUBLISH instead, on 
 shard (:mod:`service.store.redis_cluster`). With
 ``open_ttl_s`` a game waiting for players expires that long after its creation unless its seats
 all fill (:data:`_TAKE_SEAT` then removes the expiry).
-
 """
 
 from __future__ import annotations

@@ -86,22 +86,17 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        config = _config(args)
+        redis_cluster = ServerConfig.redis_cluster_from(args.redis_cluster)
+        redis_wait_replicas = ServerConfig.redis_wait_replicas_from(args.redis_wait_replicas)
     except ValueError as exc:
         print(f"tricktable serve: {exc}", file=sys.stderr)
         return 2
-    configure(json=config.json_logs, level=config.log_level)
-    asyncio.run(serve(config))
-    return 0
-
-
-def _config(args: argparse.Namespace) -> ServerConfig:
     config = ServerConfig(
         host=args.host,
         port=args.port,
         redis_url=ServerConfig.redis_url_from(args.redis_url),
-        redis_cluster=ServerConfig.redis_cluster_from(args.redis_cluster),
-        redis_wait_replicas=ServerConfig.redis_wait_replicas_from(args.redis_wait_replicas),
+        redis_cluster=redis_cluster,
+        redis_wait_replicas=redis_wait_replicas,
         finished_ttl_s=args.finished_ttl,
         open_ttl_s=args.open_ttl,
         grace_s=args.grace,
@@ -111,5 +106,11 @@ def _config(args: argparse.Namespace) -> ServerConfig:
         log_level=args.log_level,
     )
     if (config.redis_cluster or config.redis_wait_replicas) and not config.redis_url:
-        raise ValueError("--redis-cluster and --redis-wait-replicas need a Redis URL")
-    return config
+        print(
+            "tricktable serve: --redis-cluster and --redis-wait-replicas need a Redis URL",
+            file=sys.stderr,
+        )
+        return 2
+    configure(json=config.json_logs, level=config.log_level)
+    asyncio.run(serve(config))
+    return 0

@@ -50,12 +50,13 @@ from pathlib import Path
 from typing import IO, Any
 
 import grpc
+import redis
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc
 
 from service.bench_server import serve_method
 from service.benchmark_bound import bound_table_ids, play_bound
-from service.config import REDIS_URL_ENV, ServerConfig
+from service.config import REDIS_CLUSTER_ENV, REDIS_URL_ENV, ServerConfig
 from service.logs import configure
 from service.store.redis import RedisStore
 
@@ -63,12 +64,13 @@ _FLOOR_METHOD = "/tricktable.bench.Floor/Ping"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--store", choices=("memory", "redis"), default="memory")
+    p.add_argument("--store", choices=("memory", "redis", "redis-cluster"), default="memory")
     p.add_argument(
         "--redis-url",
         default=None,
         help="Redis to use with --store redis (default $TRICKTABLE_REDIS_URL, else a "
-        "temporary redis-server started for the run)",
+        "temporary redis-server started for the run); with --store redis-cluster, a seed "
+        "node of a running Redis Cluster (required)",
     )
     p.add_argument("--games", type=int, default=32, help="concurrent games (default 32)")
     p.add_argument("--seconds", type=float, default=5.0, help="time per measurement (default 5)")
@@ -80,7 +82,15 @@ def run(args: argparse.Namespace) -> int:
     configure(json=True, level="warning")  # per-move info lines would be what we measure
     with _redis_for(args) as (url, redis_pid):
         result = asyncio.run(
-            measure(args.store, url, args.games, args.seconds, args.game, redis_pid=redis_pid)
+            measure(
+                args.store,
+                url,
+                args.games,
+                args.seconds,
+                args.game,
+                redis_pid=redis_pid,
+                cluster=args.store == "redis-cluster",
+            )
         )
     if args.json:
         print(json.dumps(result), flush=True)
@@ -121,17 +131,24 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+#: Processes measured as one (a cluster's masters); None: not measured.
+Pids = int | tuple[int, ...] | None
+
+
 class _CpuMeter:
     """CPU seconds used by some processes between :meth:`start` and :meth:`stop`."""
 
-    def __init__(self, **pids: int | None) -> None:
+    def __init__(self, **pids: Pids) -> None:
         self._pids = pids
         self._start: dict[str, float | None] = {}
         self.used: dict[str, float | None] = dict.fromkeys(pids)
 
     @staticmethod
-    def _read(pid: int | None) -> float | None:
-        return None if pid is None else cpu_seconds(pid)
+    def _read(pids: Pids) -> float | None:
+        if pids is None:
+            return None
+        used = [cpu_seconds(pid) for pid in ((pids,) if isinstance(pids, int) else pids)]
+        return None if None in used else sum(u for u in used if u is not None)
 
     def start(self) -> None:
         self._start = {name: self._read(pid) for name, pid in self._pids.items()}
@@ -147,17 +164,42 @@ class _CpuMeter:
 
 
 @contextlib.contextmanager
-def _redis_for(args: argparse.Namespace) -> Iterator[tuple[str | None, int | None]]:
-    """The Redis URL to use and, when this run started it, its redis-server's pid."""
-    if args.store != "redis":
+def _redis_for(args: argparse.Namespace) -> Iterator[tuple[str | None, Pids]]:
+    """The Redis URL to use and the redis-server processes to measure: the one this run
+    started, or those a given Redis (every master of a cluster) says it runs as, when they are
+    on this machine."""
+    if args.store == "memory":
         yield None, None
         return
     url = ServerConfig.redis_url_from(args.redis_url)
+    if args.store == "redis-cluster" and not url:
+        raise SystemExit("tricktable: --store redis-cluster needs --redis-url (a seed node)")
     if url:
-        yield url, None
+        yield url, _local_redis_pids(url, cluster=args.store == "redis-cluster")
         return
     with _temporary_redis() as started:
         yield started
+
+
+def _local_redis_pids(url: str, *, cluster: bool) -> Pids:
+    """The ``process_id`` of the Redis at ``url`` (of each master, on a cluster), kept only
+    if that process runs here as a redis-server; None when one is not."""
+    client: Any = redis.RedisCluster.from_url(url) if cluster else redis.Redis.from_url(url)
+    try:
+        if cluster:
+            replies = client.info("server", target_nodes=redis.RedisCluster.PRIMARIES)
+            pids = tuple(int(info["process_id"]) for info in replies.values())
+        else:
+            pids = (int(client.info("server")["process_id"]),)
+    finally:
+        client.close()
+    for pid in pids:
+        try:
+            if not Path(f"/proc/{pid}/comm").read_text().startswith("redis-server"):
+                return None
+        except OSError:
+            return None
+    return pids
 
 
 @contextlib.contextmanager
@@ -196,18 +238,20 @@ async def measure(
     seconds: float,
     game: str,
     *,
-    redis_pid: int | None = None,
+    redis_pid: Pids = None,
+    cluster: bool = False,
 ) -> dict[str, Any]:
-    """One run: the bots against the server, then the floor. ``redis_pid``: the redis-server's
-    process, when it is known, to report its CPU time too."""
-    with _server_process(redis_url) as (address, metrics_url, server_pid):
+    """One run: the bots against the server, then the floor. ``redis_pid``: the redis-server
+    process(es), when known, to report their CPU time too. ``cluster``: ``redis_url`` is a seed
+    node of a Redis Cluster (the floor then PINGs every master)."""
+    with _server_process(redis_url, cluster) as (address, metrics_url, server_pid):
         played = _CpuMeter(server=server_pid, bots=os.getpid(), redis=redis_pid)
         moves, aborted, elapsed = await _play(address, games, seconds, game, played)
         latency = _histogram(urllib.request.urlopen(metrics_url, timeout=10).read().decode())
-    with _floor_process(redis_url) as (address, floor_pid):
+    with _floor_process(redis_url, cluster) as (address, floor_pid):
         floored = _CpuMeter(server=floor_pid, redis=redis_pid)
         floor, calls = await _floor(address, games, seconds, floored)
-    with _bound_process(redis_url, game, games) as (address, ids, bound_pid):
+    with _bound_process(redis_url, game, games, cluster) as (address, ids, bound_pid):
         bounded = _CpuMeter(server=bound_pid, redis=redis_pid)
         async with _channel(address) as channel:
             bound_moves, bound_elapsed = await play_bound(
@@ -255,23 +299,28 @@ def _free_port() -> int:
         return port
 
 
-def _child_env(redis_url: str | None) -> dict[str, str]:
+def _child_env(redis_url: str | None, cluster: bool) -> dict[str, str]:
     env = dict(os.environ)
     env.pop(REDIS_URL_ENV, None)  # the memory store must not pick up a Redis from the shell
+    env.pop(REDIS_CLUSTER_ENV, None)
     if redis_url:
         env[REDIS_URL_ENV] = redis_url
+        if cluster:  # a seed node: the children are told by the environment, as serve is
+            env[REDIS_CLUSTER_ENV] = "1"
     return env
 
 
 @contextlib.contextmanager
-def _process(args: list[str], redis_url: str | None, port: int) -> Iterator[int]:
+def _process(
+    args: list[str], redis_url: str | None, port: int, cluster: bool = False
+) -> Iterator[int]:
     """A child process serving gRPC on ``port`` (its pid), stopped (SIGTERM) on exit. Its
     stderr goes to a file (a pipe nobody reads could fill and stall it) and is shown if it fails
     to start."""
     with tempfile.TemporaryFile() as errors:
         proc = subprocess.Popen(
             [sys.executable, *args],
-            env=_child_env(redis_url),
+            env=_child_env(redis_url, cluster),
             stdout=subprocess.DEVNULL,
             stderr=errors,
         )
@@ -306,12 +355,12 @@ _RUN_CLI = "import sys; from service.cli import main; sys.exit(main(sys.argv[1:]
 
 
 @contextlib.contextmanager
-def _server_process(redis_url: str | None) -> Iterator[tuple[str, str, int]]:
+def _server_process(redis_url: str | None, cluster: bool) -> Iterator[tuple[str, str, int]]:
     """``tricktable serve`` as an operator runs it; its gRPC address, metrics URL and pid."""
     port, metrics = _free_port(), _free_port()
     args = ["-c", _RUN_CLI, "serve", "--port", str(port), "--metrics-port", str(metrics)]
     args += ["--log-level", "warning"]  # per-move info lines would be what we measure
-    with _process(args, redis_url, port) as pid:
+    with _process(args, redis_url, port, cluster) as pid:
         _wait_for_port_only(metrics)
         yield f"127.0.0.1:{port}", f"http://127.0.0.1:{metrics}/metrics", pid
 
@@ -326,21 +375,22 @@ def _wait_for_port_only(port: int, timeout_s: float = 10.0) -> None:
 
 
 @contextlib.contextmanager
-def _floor_process(redis_url: str | None) -> Iterator[tuple[str, int]]:
+def _floor_process(redis_url: str | None, cluster: bool) -> Iterator[tuple[str, int]]:
     port = _free_port()
-    with _process(["-m", "service.benchmark", "floor", str(port)], redis_url, port) as pid:
+    args = ["-m", "service.benchmark", "floor", str(port)]
+    with _process(args, redis_url, port, cluster) as pid:
         yield f"127.0.0.1:{port}", pid
 
 
 @contextlib.contextmanager
 def _bound_process(
-    redis_url: str | None, game: str, tables: int
+    redis_url: str | None, game: str, tables: int, cluster: bool
 ) -> Iterator[tuple[str, list[str], int]]:
     """The bound's server (:mod:`service.benchmark_bound`): its address, its tables' game ids
     (fresh ones, so a Redis given by URL holds no earlier run's games under them) and pid."""
     port, prefix = _free_port(), f"bound-{uuid.uuid4().hex[:12]}"
     args = ["-m", "service.benchmark_bound", str(port), game, prefix, str(tables)]
-    with _process(args, redis_url, port) as pid:
+    with _process(args, redis_url, port, cluster) as pid:
         yield f"127.0.0.1:{port}", bound_table_ids(prefix, tables), pid
 
 
@@ -470,7 +520,7 @@ async def serve_floor(port: int, redis_url: str | None) -> None:
     The PING is the store's own (``RedisStore.ping``), on the same client and connection the
     server's moves use, so the ratio compares the service with the cheapest call that client
     can make, not with a dearer one."""
-    store = RedisStore.from_url(redis_url) if redis_url else None
+    store = RedisStore.from_env_url(redis_url) if redis_url else None
 
     async def handler(request: bytes, context: Any) -> bytes:
         if store is not None:

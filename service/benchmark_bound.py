@@ -170,7 +170,7 @@ async def serve_bound(
     port: int, redis_url: str | None, game: str, prefix: str, tables: int
 ) -> None:
     """The bound's server, in a process of its own like the floor's. Runs until SIGTERM."""
-    store: GameStore = RedisStore.from_url(redis_url) if redis_url else MemoryStore()
+    store: GameStore = RedisStore.from_env_url(redis_url) if redis_url else MemoryStore()
     moves = recorded_moves(game)
     await _create_tables(store, game, bound_table_ids(prefix, tables), moves[0].snapshot)
     handler = grpc.unary_unary_rpc_method_handler(

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 from service.limits import LimitsConfig
 
+REDIS_CLUSTER_ENV = "TRICKTABLE_REDIS_CLUSTER"
+REDIS_WAIT_REPLICAS_ENV = "TRICKTABLE_REDIS_WAIT_REPLICAS"
 REDIS_URL_ENV = "TRICKTABLE_REDIS_URL"
 WEB_PORT_ENV = "TRICKTABLE_WEB_PORT"
 WEB_ORIGINS_ENV = "TRICKTABLE_WEB_ORIGINS"
@@ -18,6 +20,8 @@ class ServerConfig:
     host: str = "127.0.0.1"
     port: int = 50051  # 0: any free port
     redis_url: str | None = None  # None: the embedded in-memory store
+    redis_cluster: bool = False  # redis_url is a seed node of a Redis Cluster
+    redis_wait_replicas: int = 0  # each commit waits for this many Redis replicas (WAIT)
     finished_ttl_s: int = 86400  # how long a finished game stays readable
     open_ttl_s: int = 86400  # how long a game whose seats never all fill is kept (0: forever)
     grace_s: float = 5.0  # how long in-flight calls may finish on shutdown
@@ -35,6 +39,26 @@ class ServerConfig:
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     tls_cert: str | None = None  # PEM certificate chain file: serve TLS (with tls_key)
     tls_key: str | None = None  # its PEM private key file
+
+    @staticmethod
+    def redis_cluster_from(flag: bool, environ: Mapping[str, str] = os.environ) -> bool:
+        value = environ.get(REDIS_CLUSTER_ENV, "").strip().lower()
+        if value not in ("", "0", "1", "true", "false", "yes", "no"):
+            raise ValueError(f"{REDIS_CLUSTER_ENV} must be 1 or 0, not {value!r}")
+        return flag or value in ("1", "true", "yes")
+
+    @staticmethod
+    def redis_wait_replicas_from(flag: int | None, environ: Mapping[str, str] = os.environ) -> int:
+        if flag is not None:
+            count = flag
+        else:
+            text = environ.get(REDIS_WAIT_REPLICAS_ENV, "0").strip() or "0"
+            if not text.isdigit():
+                raise ValueError(f"{REDIS_WAIT_REPLICAS_ENV} must be a count, not {text!r}")
+            count = int(text)
+        if count < 0:
+            raise ValueError("--redis-wait-replicas must be 0 or more")
+        return count
 
     @staticmethod
     def redis_url_from(flag: str | None, environ: Mapping[str, str] = os.environ) -> str | None:

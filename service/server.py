@@ -43,7 +43,13 @@ SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_
 
 def build_store(config: ServerConfig) -> GameStore:
     if config.redis_url:
-        return RedisStore.from_url(config.redis_url, config.finished_ttl_s, config.open_ttl_s)
+        return RedisStore.from_url(
+            config.redis_url,
+            config.finished_ttl_s,
+            config.open_ttl_s,
+            cluster=config.redis_cluster,
+            wait_replicas=config.redis_wait_replicas,
+        )
     return MemoryStore(finished_ttl_s=config.finished_ttl_s, open_ttl_s=config.open_ttl_s)
 
 
@@ -126,6 +132,7 @@ class Server:
             web_port=self.web_port,
             store="redis" if self.config.redis_url else "memory",
             tls=bool(self.config.tls_cert),
+            redis_cluster=self.config.redis_cluster,
         )
         return self.port
 

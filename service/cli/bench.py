@@ -1,4 +1,5 @@
-"""``tricktable bench engine``: random-playout throughput per game and variant.
+"""``tricktable bench engine``: random-playout throughput per game and variant (``service`` and
+``cluster-client`` are in :mod:`service.benchmark` and :mod:`service.bench_cluster_client`).
 
 It prints numbers; it never asserts on them (machines are shared and noisy). Each line of
 ``--json`` output is one measurement with ``game``, ``variant``, ``moves_per_s``, ``deals_per_s``.
@@ -15,7 +16,7 @@ from typing import Any
 import engine
 from engine import get_rules
 from engine.playout import random_playout, variants
-from service import benchmark, benchmark_streams
+from service import bench_cluster_client, benchmark, benchmark_streams
 from service.cli.common import derive_seed
 
 
@@ -43,6 +44,11 @@ def register(sub: Any) -> None:
     w = target.add_parser("streams", help="many idle event streams on one replica (Redis)")
     benchmark_streams.add_arguments(w)
     w.set_defaults(run=benchmark_streams.run)
+    c = target.add_parser(
+        "cluster-client", help="client CPU per hot call on a Redis Cluster: redis-py vs pipelined"
+    )
+    bench_cluster_client.add_arguments(c)
+    c.set_defaults(run=bench_cluster_client.run)
 
 
 def measure(

@@ -24,6 +24,19 @@ def register(sub: Any) -> None:
         "in-memory store",
     )
     p.add_argument(
+        "--redis-cluster",
+        action="store_true",
+        help="the Redis URL is a seed node of a Redis Cluster (Redis 7+)",
+    )
+    p.add_argument(
+        "--redis-wait-replicas",
+        type=int,
+        default=None,
+        metavar="N",
+        help="acknowledge a move only once N Redis replicas have it (WAIT); else a failover can "
+        "lose the last acknowledged moves (asynchronous replication); default 0",
+    )
+    p.add_argument(
         "--finished-ttl",
         type=int,
         default=86400,
@@ -118,12 +131,16 @@ def run(args: argparse.Namespace) -> int:
     try:
         web_port = ServerConfig.web_port_from(args.web_port)
         web_origins = ServerConfig.web_origins_from(origins)
+        redis_cluster = ServerConfig.redis_cluster_from(args.redis_cluster)
+        redis_wait_replicas = ServerConfig.redis_wait_replicas_from(args.redis_wait_replicas)
     except ValueError as exc:
         args.serve_parser.error(str(exc))
     config = ServerConfig(
         host=args.host,
         port=args.port,
         redis_url=ServerConfig.redis_url_from(args.redis_url),
+        redis_cluster=redis_cluster,
+        redis_wait_replicas=redis_wait_replicas,
         finished_ttl_s=args.finished_ttl,
         open_ttl_s=args.open_ttl,
         grace_s=args.grace,
@@ -138,6 +155,8 @@ def run(args: argparse.Namespace) -> int:
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
     )
+    if (config.redis_cluster or config.redis_wait_replicas) and not config.redis_url:
+        args.serve_parser.error("--redis-cluster and --redis-wait-replicas need a Redis URL")
     configure(json=config.json_logs, level=config.log_level)
     asyncio.run(serve(config))
     return 0

@@ -78,6 +78,8 @@ class MoveNotifier:
         known = self._latest.get(game_id)
         if known is not None and known > after:
             return known
+        if not await self._follow(game_id, timeout_s):
+            return None
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
         while True:
@@ -104,6 +106,13 @@ class MoveNotifier:
                 return version
             # A notification of a version the caller already has (a waiter of another seat,
             # further behind, shares the game's list): wait on.
+
+    async def _follow(self, game_id: str, timeout_s: float) -> bool:
+        """Whether this replica hears the game's notifications already (the pattern
+        subscription hears every game's). A notifier that subscribes per game (on a cluster,
+        :class:`service.store.redis_cluster.ShardedMoveNotifier`) subscribes here and says
+        False: what was published before, the caller must read."""
+        return True
 
     def notify(self, game_id: str, version: int) -> None:
         """Record ``version`` of ``game_id`` and wake its waiters."""

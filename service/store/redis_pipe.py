@@ -84,6 +84,11 @@ def keep_alive(sock: socket.socket | None) -> None:
 OnPush = Callable[[Any], None]
 
 
+class ConnectFailed(RedisConnectionError):
+    """No connection could be made: no command was sent, so any command may be retried (on a
+    cluster, at the node that owns its slot now)."""
+
+
 class _Protocol(asyncio.Protocol):
     """One connection: writes batched per loop turn, replies matched to calls in order; on a
     subscription (``on_push``), the messages that follow the calls' replies go to it."""
@@ -104,14 +109,18 @@ class _Protocol(asyncio.Protocol):
         keep_alive(transport.get_extra_info("socket"))
 
     def send(self, command: bytes) -> asyncio.Future[Any]:
+        self.write(command)
+        future = self._loop.create_future()
+        self.pending.append((future, self._loop.time()))
+        return future
+
+    def write(self, command: bytes) -> None:
+        """Queue a command whose reply goes to ``on_push`` (a subscription matches them)."""
         if self.lost is not None or self._transport is None:
             raise RedisConnectionError("the pipelined Redis connection is closed")
-        future = self._loop.create_future()
         if not self._out:
             self._loop.call_soon(self._flush)
         self._out.append(command)
-        self.pending.append((future, self._loop.time()))
-        return future
 
     def _flush(self) -> None:
         out, self._out = self._out, []
@@ -187,21 +196,72 @@ class PipelinedRedis:
         self._watchdog: asyncio.TimerHandle | None = None
         self._closed = False
 
-    async def execute(self, *args: Arg) -> Any:
-        """Send one command and return its reply; an error reply raises ResponseError."""
+    async def execute(self, *args: Arg, asking: bool = False) -> Any:
+        """Send one command and return its reply; an error reply raises ResponseError.
+        ``asking``: preceded by ASKING on the same connection (a cluster's ASK redirection)."""
         protocol = self._protocol
         if protocol is None or protocol.lost is not None:
             protocol = await self._connect()
-        reply = await protocol.send(pack(args))
+        if asking:
+            # Sent in the same loop turn, so no other caller's command comes in between.
+            asked = protocol.send(pack(("ASKING",)))
+            reply = await protocol.send(pack(args))
+            if isinstance(await asked, hiredis.ReplyError):
+                raise _response_error(str(await asked))
+        else:
+            reply = await protocol.send(pack(args))
         if isinstance(reply, hiredis.ReplyError):
             raise _response_error(str(reply))
         return reply
 
-    async def evalsha(self, script: Script, keys: list[str], args: list[Arg]) -> Any:
+    async def execute_together(
+        self, first: tuple[Arg, ...], then: tuple[Arg, ...], *, asking: bool = False
+    ) -> tuple[Any, Any]:
+        """Two commands back to back on the same connection (a WAIT counts the replicas that
+        have the writes of ITS connection): both replies; an error reply raises, the first's
+        first (the second ran anyway)."""
+        protocol = self._protocol
+        if protocol is None or protocol.lost is not None:
+            protocol = await self._connect()
+        asked = protocol.send(pack(("ASKING",))) if asking else None
+        sent = (protocol.send(pack(first)), protocol.send(pack(then)))
+        replies = [await asked] if asked is not None else []
+        replies += [await reply for reply in sent]
+        for reply in replies:
+            if isinstance(reply, hiredis.ReplyError):
+                raise _response_error(str(reply))
+        return replies[-2], replies[-1]
+
+    async def evalsha_wait(
+        self,
+        script: Script,
+        keys: list[str],
+        args: list[Arg],
+        replicas: int,
+        timeout_ms: int,
+        *,
+        asking: bool = False,
+    ) -> tuple[Any, int]:
+        """The script, then ``WAIT replicas timeout_ms`` on the same connection: its reply
+        and how many replicas acknowledged every write this connection made so far."""
+        wait: tuple[Arg, ...] = ("WAIT", replicas, timeout_ms)
         try:
-            return await self.execute("EVALSHA", script.sha, len(keys), *keys, *args)
+            reply, acked = await self.execute_together(
+                ("EVALSHA", script.sha, len(keys), *keys, *args), wait, asking=asking
+            )
         except NoScriptError:
-            return await self.execute("EVAL", script.source, len(keys), *keys, *args)
+            reply, acked = await self.execute_together(
+                ("EVAL", script.source, len(keys), *keys, *args), wait, asking=asking
+            )
+        return reply, int(acked)
+
+    async def evalsha(
+        self, script: Script, keys: list[str], args: list[Arg], *, asking: bool = False
+    ) -> Any:
+        try:
+            return await self.execute("EVALSHA", script.sha, len(keys), *keys, *args, asking=asking)
+        except NoScriptError:  # this node has not cached it (new, restarted, promoted)
+            return await self.execute("EVAL", script.source, len(keys), *keys, *args, asking=asking)
 
     async def _connect(self) -> _Protocol:
         if self._closed:
@@ -237,10 +297,15 @@ class PipelinedRedis:
                         protocol.fail(RedisConnectionError(str(reply)))
                         raise _response_error(str(reply))
         except TimeoutError as exc:
-            raise RedisTimeoutError("connecting to Redis timed out") from exc
+            raise ConnectFailed("connecting to Redis timed out") from exc
         except OSError as exc:
-            raise RedisConnectionError(f"cannot connect to Redis: {exc}") from exc
+            raise ConnectFailed(f"cannot connect to Redis: {exc}") from exc
         return protocol
+
+    async def subscriber(self, on_message: OnPush) -> Subscription:
+        """A connection of its own on which every reply goes to ``on_message`` (commands are
+        sent with :meth:`Subscription.write`; the caller matches their confirmations)."""
+        return Subscription(await self._open(on_message))
 
     async def psubscribe(self, pattern: str, on_message: OnPush) -> Subscription:
         """A connection of its own subscribed to ``pattern``: ``on_message`` gets every reply
@@ -295,6 +360,18 @@ class Subscription:
         """Wait until the connection is dropped; why it was."""
         await self._protocol.closed
         return self._protocol.lost or RedisConnectionError("closed")
+
+    def write(self, *args: Arg) -> None:
+        """Send a command; its reply goes to the subscription's ``on_message``."""
+        self._protocol.write(pack(args))
+
+    @property
+    def lost(self) -> bool:
+        return self._protocol.lost is not None
+
+    def when_closed(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once the connection is dropped."""
+        self._protocol.closed.add_done_callback(lambda _: callback())
 
     def close(self) -> None:
         self._protocol.fail(RedisConnectionError("subscription closed"))

@@ -11,7 +11,8 @@ import time
 import pytest
 
 from engine import get_rules
-from service.benchmark import _quantile_ms, cpu_seconds, measure
+from service import bench_cluster_client as cluster_client
+from service.benchmark import _local_redis_pids, _quantile_ms, cpu_seconds, measure
 from service.benchmark_bound import recorded_moves
 
 
@@ -88,3 +89,31 @@ def test_the_streams_benchmark_opens_streams_measures_idleness_and_a_move(redis_
     # Idle streams cost no command; readiness may ping once in the window.
     assert set(result["idle_redis_by_command"]) <= {"ping"}
     assert result["server_kib_per_stream"] is not None
+
+
+def test_the_service_benchmark_runs_on_a_cluster_and_reads_its_masters_cpu(
+    redis_cluster_url: str,
+) -> None:
+    pids = _local_redis_pids(redis_cluster_url, cluster=True)
+    assert isinstance(pids, tuple) and len(pids) == 3  # the masters, found by INFO, local
+    result = asyncio.run(
+        measure(
+            "redis-cluster",
+            redis_cluster_url,
+            games=2,
+            seconds=1.0,
+            game="counterpoint",
+            redis_pid=pids,
+            cluster=True,
+        )
+    )
+    assert result["moves"] > 0 and result["floor_calls_per_s"] > 0
+    assert result["bound_moves_per_s"] > 0
+    assert result["redis_cpu_us_per_move"] > 0  # summed over the three masters
+
+
+def test_the_cluster_client_benchmark_measures_both_clients(redis_cluster_url: str) -> None:
+    result = asyncio.run(cluster_client.measure(redis_cluster_url, seconds=0.3, callers=4))
+    for name in ("redis_py_cluster", "pipelined_cluster"):
+        assert result[name]["calls"] > 0 and result[name]["cpu_us_per_call"] > 0
+    assert result["cpu_ratio"] > 0

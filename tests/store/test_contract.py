@@ -1,5 +1,6 @@
 """The GameStore contract: one suite, run against every adapter (MemoryStore and RedisStore,
-pipelined and not, on a real redis-server started by this session)."""
+pipelined and not, on a real redis-server started by this session, and on a real Redis Cluster
+of three masters and three replicas)."""
 
 from __future__ import annotations
 
@@ -30,16 +31,20 @@ from service.store.redis import RedisStore
 Body = Callable[[GameStore], Awaitable[None]]
 
 
-@pytest.fixture(params=["memory", "redis", "redis-unpipelined"])
+@pytest.fixture(params=["memory", "redis", "redis-unpipelined", "redis-cluster"])
 def run(request: pytest.FixtureRequest) -> Callable[[Body], None]:
     """Run a test body against a fresh store of the parametrised kind, on its own loop. The
-    RedisStore runs twice: with its pipelined connection for the hot calls, and without (as
-    with a TLS URL, which that connection does not make)."""
+    RedisStore runs three times: with its pipelined connection for the hot calls, without (as
+    with a TLS URL, which that connection does not make), and on a cluster (slot-routed)."""
 
     def runner(body: Body) -> None:
         async def main() -> None:
             if request.param == "memory":
                 store: GameStore = MemoryStore()
+            elif request.param == "redis-cluster":
+                store = RedisStore.from_url(
+                    request.getfixturevalue("redis_cluster_url"), cluster=True
+                )
             else:
                 store = RedisStore.from_url(
                     request.getfixturevalue("redis_url"),

@@ -134,6 +134,9 @@ class ProjectedBatch:
     seat: int | None
     events: list[Event]
     resigned_seat: int | None
+    # The transport's encoding of this batch, made once: every stream woken by one commit that
+    # projects for the same viewer receives this very object (see stream_events).
+    encoded: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -555,10 +558,18 @@ class GameService:
                     continue
                 if batch.version > 0:  # moves are made only at a full table
                     viewer = seat
-                events = [rules.project(e, viewer) for e in decoded.events]
-                yield ProjectedBatch(batch.version, batch.seat, events, batch.resigned_seat)
+                projected = decoded.projected.get(viewer)
+                if projected is None:  # the first stream for this viewer projects for all
+                    events = [rules.project(e, viewer) for e in decoded.events]
+                    projected = ProjectedBatch(
+                        batch.version, batch.seat, events, batch.resigned_seat
+                    )
+                    decoded.projected[viewer] = projected
+                yield projected
                 next_version = batch.version + 1
-                if batch.resigned_seat is not None or any(type(e) is GameOver for e in events):
+                if batch.resigned_seat is not None or any(
+                    type(e) is GameOver for e in projected.events
+                ):
                     return
 
     async def _unless_closing(self, waiting: Coroutine[Any, Any, T]) -> T | None:

@@ -4,13 +4,15 @@ Many streams watch one game (spectators of a tournament's final, every seat of a
 commit's notification wakes them all at once, each wanting the batches from the same version.
 :class:`EventFeed` makes that one store read, whose batches are decoded once, and hands the
 result to every stream that asked while it was in flight; each stream only projects them for its
-viewer. A read is shared only while it is in flight, so nothing is cached and nothing goes stale.
+viewer, and streams of the same viewer share that too. A read is shared only while it is in
+flight, so nothing is cached beyond the streams it woke, and nothing goes stale.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from engine.core.events import Event, event_from_data
 from service.store.base import EventBatch, GameStore
@@ -20,6 +22,9 @@ from service.store.base import EventBatch, GameStore
 class DecodedBatch:
     batch: EventBatch
     events: tuple[Event, ...]  # full, unprojected
+    # Projections made for viewers (a seat, None: spectators) by the streams that share this
+    # read: the game service's ProjectedBatch, so the same viewer's streams share one.
+    projected: dict[int | None, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 class EventFeed:

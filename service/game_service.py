@@ -143,6 +143,9 @@ class ProjectedBatch:
     seat: int | None
     events: list[Event]
     resigned_seat: int | None
+    # The transport's encoding of this batch, made once: every stream woken by one commit that
+    # projects for the same viewer receives this very object (see stream_events).
+    encoded: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
     @property
     def last(self) -> bool:
@@ -788,12 +791,13 @@ class GameService:
                     continue
                 if batch.version > 0:  # moves are made only at a full table
                     viewer = seat
-                projected = ProjectedBatch(
-                    batch.version,
-                    batch.seat,
-                    [rules.project(e, viewer) for e in decoded.events],
-                    batch.resigned_seat,
-                )
+                projected = decoded.projected.get(viewer)
+                if projected is None:  # the first stream for this viewer projects for all
+                    events = [rules.project(e, viewer) for e in decoded.events]
+                    projected = ProjectedBatch(
+                        batch.version, batch.seat, events, batch.resigned_seat
+                    )
+                    decoded.projected[viewer] = projected
                 yield projected
                 next_version = batch.version + 1
                 if projected.last:

@@ -218,7 +218,9 @@ class Limits:
             f"{SERVICE}StreamEvents": Buckets(config.seat_stream_events, clock),
         }
         self._streams = _Streams()
-        self._open_games: dict[str, deque[str]] = defaultdict(deque)
+        # Games each address created that may still wait for players; the least recently
+        # creating addresses are forgotten past MAX_CLIENTS, like the buckets.
+        self._open_games: OrderedDict[str, deque[str]] = OrderedDict()
 
     def admit(self, method: str, context: grpc.aio.ServicerContext) -> Callable[[], None] | None:
         """Raise LimitExceeded if the call is over a limit; for a stream admitted, the
@@ -275,7 +277,7 @@ class Limits:
         if limit <= 0:
             return
         address = address_of(peer)
-        games = self._open_games[address]
+        games = self._open_games.get(address, deque())
         if len(games) < limit:
             return
         still_open: deque[str] = deque()
@@ -296,7 +298,12 @@ class Limits:
 
     def created(self, peer: str, game_id: str) -> None:
         if self.config.open_games > 0:
-            self._open_games[address_of(peer)].append(game_id)
+            address = address_of(peer)
+            games = self._open_games.pop(address, None) or deque()
+            games.append(game_id)
+            self._open_games[address] = games  # the most recent, last
+            if len(self._open_games) > MAX_CLIENTS:
+                self._open_games.popitem(last=False)
 
 
 def _name(method: str) -> str:

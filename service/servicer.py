@@ -126,7 +126,11 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         validate.stream_events(request)
         batches = self._games.stream_events(request.game_id, _token(context), request.from_version)
         async for batch in batches:
-            yield convert.batch_to_proto(batch)
+            # One commit's batch reaches every watcher as the same object: converted once.
+            message = batch.encoded.get("proto")
+            if message is None:
+                message = batch.encoded["proto"] = convert.batch_to_proto(batch)
+            yield message
 
     async def LeaveGame(
         self, request: pb.LeaveGameRequest, context: CallContext

@@ -26,7 +26,7 @@ import operator
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from google.protobuf.message import Message
 from tricktable.v1 import (
@@ -50,7 +50,9 @@ from engine.core.rules import GameType
 from engine.core.view import View
 from service.clocks import FORFEIT, SeatClockView
 from service.errors import InvalidRequest
-from service.game_service import MoveResult, ProjectedBatch
+
+if TYPE_CHECKING:  # the game service's server bots convert views here (service.turns)
+    from service.game_service import MoveResult, ProjectedBatch
 from service.store.base import ABANDONED, FINISHED, GameRecord
 
 _PROTO_MODULES = (cards_pb2, values_pb2, moves_pb2, events_pb2, views_pb2)
@@ -599,7 +601,10 @@ def summary_to_proto(record: GameRecord) -> game_service_pb2.GameSummary:
         game_type=record.game_type,
         seats=[
             game_service_pb2.SeatStatus(
-                seat=i, taken=s is not None, player_name=s.player_name if s else ""
+                seat=i,
+                taken=s is not None,
+                player_name=s.player_name if s else "",
+                bot=s.bot if s else "",
             )
             for i, s in enumerate(record.seats)
         ],

@@ -19,10 +19,12 @@ per move.
 Everything that leaves is projected for its viewer by :meth:`GameService.project`: a seat, or
 None for a spectator. The seed never leaves.
 
-Clocks (:mod:`service.clocks`): in a game with a time control every commit also writes the
-game's clocks and next deadline, in the same compare-and-set step (DESIGN.md decision 9). A
-clock that runs out is fired by :meth:`GameService.fire_timeout`, called by any replica's
-sweeper (:mod:`service.scheduler`): an ordinary commit on the version, so it happens once.
+Clocks and server bots (:mod:`service.clocks`, :mod:`service.turns`): in a game with a time
+control or bot seats every commit also writes what the game has scheduled (its clocks and next
+deadline), in the same compare-and-set step (DESIGN.md decision 9). A deadline that comes (a
+clock running out, a bot's turn) is fired by :meth:`GameService.fire_due`, called by any
+replica's sweeper (:mod:`service.scheduler`): an ordinary commit on the version, so it happens
+once.
 """
 
 from __future__ import annotations
@@ -47,8 +49,9 @@ from engine.core.rules import GameType, Rules
 from engine.core.view import View
 from engine.record import Record, Step, replay_logged
 from service import clocks as clock_rules
+from service import turns
 from service.auth import new_token, seat_of, token_hash
-from service.clocks import Clocks, SeatClockView, TimeControl
+from service.clocks import SeatClockView, TimeControl
 from service.errors import (
     GameNotPlayable,
     InvalidRequest,
@@ -169,11 +172,13 @@ class GameService:
         cache_games: int = DEFAULT_CACHE_GAMES,
         turn_wait_s: float = 30.0,
         metrics: Metrics | None = None,
+        bot_delay_s: float = 0.5,
     ) -> None:
         self.store = store
         self.cache = StateCache(cache_games)
         self.metrics = metrics or Metrics()
         self._turn_wait_s = turn_wait_s
+        self._bot_delay_ms = int(bot_delay_s * 1000)  # before a server bot moves
         self._stream_wait_s = stream_wait_s
         self._clock = clock
         self._new_seed = new_seed
@@ -197,9 +202,16 @@ class GameService:
         seed: bytes | None,
         *,
         time_control: TimeControl | None = None,
+        bot_seats: Mapping[int, str] | None = None,
     ) -> GameRecord:
+        """A new game. ``bot_seats`` (seat -> "random" or "heuristic") are taken at once by the
+        server's reference bots, which play them with no token (see service.turns)."""
         rules = get_rules(game_type)
         resolved = options_to_data(rules.options(options))
+        try:
+            bots = turns.bot_kinds(bot_seats or {}, rules.seats)
+        except ValueError as bad:
+            raise InvalidRequest(str(bad), reason="INVALID_BOT_SEATS") from None
         seed = seed or self._new_seed()
         state = rules.new_game(resolved, seed)
         record = GameRecord(
@@ -209,10 +221,17 @@ class GameService:
             seed=seed,
             seat_count=rules.seats,
             created_at_ms=int(self._clock() * 1000),
-            seats=(None,) * rules.seats,
+            seats=tuple(
+                SeatRecord(token_hash="", player_name=f"{bots[n]} bot", bot=bots[n])
+                if n in bots
+                else None
+                for n in range(rules.seats)
+            ),
             snapshot=rules.snapshot(state),
             time_control=time_control.to_data() if time_control is not None else None,
         )
+        if record.full:  # bots in every seat: play begins now
+            record = dataclasses.replace(record, timing=self._timing(record, rules.to_act(state)))
         opening = EventBatch(
             version=0,
             seat=None,
@@ -262,104 +281,81 @@ class GameService:
             raise SeatUnavailable(f"seat {seat} is taken")
         raise SeatUnavailable("no seat is open", reason="NO_OPEN_SEAT")
 
-    # -- clocks ------------------------------------------------------------------------------
+    # -- clocks and server bots ---------------------------------------------------------------
 
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)
 
-    async def _first_timing(self, record: GameRecord) -> Timing | None:
-        if record.time_control is None:
-            return None
-        rules, state = await self._state(record)
-        tc = TimeControl.from_data(record.time_control)
-        return _timing(
-            tc, clock_rules.start(tc, record.seat_count, rules.to_act(state), self._now_ms())
+    def _timing(
+        self,
+        record: GameRecord,
+        must_act: tuple[int, ...],
+        *,
+        mover: int | None = None,
+        timed_out: int | None = None,
+    ) -> Timing | None:
+        """The game's timing after a step (see service.turns.next_timing)."""
+        return turns.next_timing(
+            record,
+            must_act,
+            self._now_ms(),
+            bot_delay_ms=self._bot_delay_ms,
+            mover=mover,
+            timed_out=timed_out,
         )
 
-    def _timing_after(
-        self, record: GameRecord, must_act: tuple[int, ...], mover: int | None
-    ) -> Timing | None:
-        """A clocked game's timing after ``mover`` moved (None: a resignation) and
-        ``must_act`` must act next (empty once the game has ended)."""
-        if record.time_control is None or record.timing is None:
+    async def _first_timing(self, record: GameRecord) -> Timing | None:
+        """The timing of a game whose table fills now (None if it schedules nothing)."""
+        if not turns.scheduled(record):
             return None
-        tc = TimeControl.from_data(record.time_control)
-        clocks = Clocks.from_data(record.timing.clocks)
-        return _timing(tc, clock_rules.after_move(tc, clocks, mover, must_act, self._now_ms()))
+        rules, state = await self._state(record)
+        return self._timing(dataclasses.replace(record, timing=None), rules.to_act(state))
 
     def clocks(self, record: GameRecord) -> tuple[SeatClockView, ...]:
         """Every seat's clock now, as anyone may see it (empty in a game without a clock)."""
-        if record.time_control is None:
+        held = turns.clocks_of(record)
+        if held is None:
             return ()
-        tc = TimeControl.from_data(record.time_control)
-        if record.timing is None:  # waiting for players: every clock stopped and full
-            clocks = clock_rules.start(tc, record.seat_count, (), 0)
-        else:
-            clocks = Clocks.from_data(record.timing.clocks)
-        return clock_rules.views(tc, clocks, self._now_ms())
+        return clock_rules.views(*held, self._now_ms())
 
-    async def fire_timeout(self, game_id: str) -> GameRecord | None:
-        """Fire the game's clock if it has run out: with AUTO_MOVE, commit the move the policy
-        picks for the seat (after a ``TimedOut`` event); with FORFEIT (or the ``forfeit_after``-th
-        timeout), the seat's resignation. One compare-and-set commit on the version read, so a
-        racing move or another replica's firing wins or loses it whole. Returns the game after
-        the firing, or None when there was nothing to fire (the game moved on, ended, or its
-        deadline has not come) or the commit lost the race."""
+    async def fire_due(self, game_id: str) -> GameRecord | None:
+        """Do what the game has scheduled, if it has come: a server bot's move when a bot seat
+        must act, else the clock that ran out (with AUTO_MOVE the move the policy picks, after
+        a ``TimedOut`` event; with FORFEIT, or at the ``forfeit_after``-th timeout, the seat's
+        resignation). One compare-and-set commit on the version read, so a racing move or
+        another replica's firing wins or loses it whole. Returns the game after the step, or
+        None when nothing was due (the game moved on or ended) or the commit lost the race."""
         record = await self.store.load(game_id)
         now = self._now_ms()
         timing = record.timing
         if (
             record.status != ACTIVE
-            or record.time_control is None
             or timing is None
             or timing.deadline_ms is None
             or timing.deadline_ms > now
         ):
             return None
-        tc = TimeControl.from_data(record.time_control)
-        clocks = Clocks.from_data(timing.clocks)
-        due = clock_rules.next_timeout(tc, clocks)
-        assert due is not None, "a deadline with no running clock"
-        seat = due[1]
         rules, state = await self._state(record)
         version = record.version + 1
-        forfeit = clock_rules.policy_for(tc, clocks, seat) == clock_rules.FORFEIT
-        if forfeit:
-            stopped = clock_rules.after_timeout(tc, clocks, seat, (), now)
-            step = Commit(
-                expected_version=record.version,
-                snapshot=record.snapshot,
-                batch=EventBatch(
-                    version=version,
-                    seat=seat,
-                    events=(event_to_data(TimedOut(seat=seat, auto_move=False)),),
-                    resigned_seat=seat,
-                ),
-                status=ABANDONED,
-                resigned_seat=seat,
-                timing=_timing(tc, stopped),
-            )
-            new_state = state
+        bot = turns.bot_to_move(record, rules.to_act(state))
+        seat: int
+        if bot is not None:
+            seat = bot
+            kind = record.seats[seat].bot  # type: ignore[union-attr]
+            move = turns.bot_move(kind, rules, state, seat, seed=record.seed, version=version)
+            step, new_state = self._step(record, rules, state, seat, move, timed_out=False)
         else:
-            legal = rules.legal_moves(state, seat)
-            move = legal[clock_rules.auto_move_index(record.seed, version, len(legal))]
-            new_state, events = rules.apply(state, seat, move)
-            must = () if new_state.finished else rules.to_act(new_state)
-            after = clock_rules.after_timeout(tc, clocks, seat, must, now)
-            step = Commit(
-                expected_version=record.version,
-                snapshot=rules.snapshot(new_state),
-                batch=EventBatch(
-                    version=version,
-                    seat=seat,
-                    events=tuple(
-                        event_to_data(e) for e in (TimedOut(seat=seat, auto_move=True), *events)
-                    ),
-                ),
-                status=FINISHED if new_state.finished else ACTIVE,
-                move=MoveRecord(seat=seat, move=move_to_data(move)),
-                timing=_timing(tc, after),
-            )
+            held = turns.clocks_of(record)
+            due = clock_rules.next_timeout(*held) if held is not None else None
+            if held is None or due is None or due[0] > now:
+                return None
+            tc, clocks = held
+            seat = due[1]
+            if clock_rules.policy_for(tc, clocks, seat) == clock_rules.FORFEIT:
+                step, new_state = self._forfeit(record, seat), state
+            else:
+                move = turns.auto_move(rules, state, seat, record.seed, version)
+                step, new_state = self._step(record, rules, state, seat, move, timed_out=True)
         try:
             await self.store.commit(game_id, step)
         except VersionConflict:
@@ -372,14 +368,70 @@ class GameService:
             resigned_seat=step.resigned_seat,
             timing=step.timing,
         )
-        if forfeit:
+        if step.status == ABANDONED:
             self.cache.drop(game_id)
         else:
             self.cache.put(fired, new_state)
         if fired.status != ACTIVE:
             self.metrics.game_ended(record.game_type, fired.status)
-        log.info("clock ran out", game_id=game_id, seat=seat, version=version, forfeit=forfeit)
+        log.info(
+            "server moved" if bot is not None else "clock ran out",
+            game_id=game_id,
+            seat=seat,
+            version=version,
+            status=fired.status,
+        )
         return fired
+
+    def _step(
+        self,
+        record: GameRecord,
+        rules: Rules[Any],
+        state: Any,
+        seat: int,
+        move: Move,
+        *,
+        timed_out: bool,
+    ) -> tuple[Commit, Any]:
+        """The commit of a move the server makes for ``seat`` (a bot's, or the clock's)."""
+        new_state, events = rules.apply(state, seat, move)
+        if timed_out:
+            events = [TimedOut(seat=seat, auto_move=True), *events]
+        must = () if new_state.finished else rules.to_act(new_state)
+        step = Commit(
+            expected_version=record.version,
+            snapshot=rules.snapshot(new_state),
+            batch=EventBatch(
+                version=record.version + 1,
+                seat=seat,
+                events=tuple(event_to_data(e) for e in events),
+            ),
+            status=FINISHED if new_state.finished else ACTIVE,
+            move=MoveRecord(seat=seat, move=move_to_data(move)),
+            timing=self._timing(
+                record,
+                must,
+                mover=None if timed_out else seat,
+                timed_out=seat if timed_out else None,
+            ),
+        )
+        return step, new_state
+
+    def _forfeit(self, record: GameRecord, seat: int) -> Commit:
+        """The commit of ``seat``'s forfeit on time: its resignation, opened by ``TimedOut``."""
+        return Commit(
+            expected_version=record.version,
+            snapshot=record.snapshot,
+            batch=EventBatch(
+                version=record.version + 1,
+                seat=seat,
+                events=(event_to_data(TimedOut(seat=seat, auto_move=False)),),
+                resigned_seat=seat,
+            ),
+            status=ABANDONED,
+            resigned_seat=seat,
+            timing=self._timing(record, (), timed_out=seat),
+        )
 
     # -- reading and playing -----------------------------------------------------------------
 
@@ -645,11 +697,11 @@ class GameService:
         status = FINISHED if new_state.finished else ACTIVE
         snapshot = rules.snapshot(new_state)
         timing = (
-            None
-            if record.time_control is None
-            else self._timing_after(
-                record, () if new_state.finished else rules.to_act(new_state), mover
+            self._timing(
+                record, () if new_state.finished else rules.to_act(new_state), mover=mover
             )
+            if record.timing is not None
+            else None
         )
         version = await self.store.commit(
             record.game_id,
@@ -749,7 +801,7 @@ class GameService:
                 batch=EventBatch(version=record.version + 1, seat=seat, resigned_seat=seat),
                 status=ABANDONED,
                 resigned_seat=seat,
-                timing=self._timing_after(record, (), None),
+                timing=self._timing(record, ()) if record.timing is not None else None,
             ),
         )
         self.cache.drop(game_id)
@@ -789,11 +841,6 @@ class GameService:
             resigned_seat=game.resigned_seat,
         )
         return game, record
-
-
-def _timing(tc: TimeControl, clocks: Clocks) -> Timing:
-    due = clock_rules.next_timeout(tc, clocks)
-    return Timing(clocks.to_data(), due[0] if due is not None else None)
 
 
 def _read_page_token(token: str) -> LobbyPosition | None:

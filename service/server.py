@@ -53,6 +53,7 @@ class Server:
             stream_wait_s=config.stream_wait_s,
             turn_wait_s=config.turn_wait_s,
             metrics=self.metrics,
+            bot_delay_s=config.bot_delay_s,
         )
         self.scheduler = Scheduler(self.games, interval_s=config.sweep_interval_s)
         self._health = health.aio.HealthServicer()

@@ -43,7 +43,11 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             else None
         )
         record = await self._games.create_game(
-            request.game_type, options, request.seed or None, time_control=clock
+            request.game_type,
+            options,
+            request.seed or None,
+            time_control=clock,
+            bot_seats=dict(request.bot_seats),
         )
         return pb.CreateGameResponse(game=convert.summary_to_proto(record))
 

@@ -52,6 +52,14 @@ def register(sub: Any) -> None:
         help="the longest a wait_for_turn call is held (default 30)",
     )
     p.add_argument(
+        "--bot-delay",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="how long a server bot (CreateGame bot_seats) waits before it moves, so a person "
+        "can follow the table (default 0.5)",
+    )
+    p.add_argument(
         "--grace",
         type=float,
         default=5.0,
@@ -72,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
         open_ttl_s=args.open_ttl,
         grace_s=args.grace,
         turn_wait_s=args.turn_wait,
+        bot_delay_s=args.bot_delay,
         metrics_port=args.metrics_port,
         json_logs=args.log_format == "json",
         log_level=args.log_level,

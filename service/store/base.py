@@ -41,22 +41,31 @@ LobbyPosition = tuple[int, str]
 class SeatRecord:
     token_hash: str  # sha-256 of the seat token; the token itself is never stored
     player_name: str
+    #: a seat the server's reference bot plays ("random", "heuristic"): it has no token (an
+    #: empty token_hash, which no token hashes to)
+    bot: str = ""
 
     def to_json(self) -> str:
-        return json.dumps({"token_hash": self.token_hash, "player_name": self.player_name})
+        data = {"token_hash": self.token_hash, "player_name": self.player_name}
+        if self.bot:
+            data["bot"] = self.bot
+        return json.dumps(data)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> SeatRecord:
         data = json.loads(text)
-        return cls(token_hash=data["token_hash"], player_name=data["player_name"])
+        return cls(
+            token_hash=data["token_hash"], player_name=data["player_name"], bot=data.get("bot", "")
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class Timing:
-    """A clocked game's clocks (``service.clocks.Clocks`` data) and its next deadline (server
-    time in ms since the epoch; None when nothing is scheduled)."""
+    """What a game has scheduled: a clocked game's clocks (``service.clocks.Clocks`` data; None
+    in a game without a clock) and its next deadline (server time in ms since the epoch: a clock
+    running out, or a server bot's turn; None when nothing is scheduled)."""
 
-    clocks: Mapping[str, Any]
+    clocks: Mapping[str, Any] | None
     deadline_ms: int | None
 
     def to_json(self) -> str:
@@ -92,7 +101,7 @@ class GameRecord:
     resigned_seat: int | None = None
     snapshot: bytes = b""
     time_control: Mapping[str, Any] | None = None  # service.clocks.TimeControl data; None: no clock
-    timing: Timing | None = None  # once play has begun in a clocked game
+    timing: Timing | None = None  # once play has begun, in a game with clocks or server bots
 
     @property
     def full(self) -> bool:
@@ -157,7 +166,7 @@ class Commit:
     status: str = ACTIVE
     move: MoveRecord | None = None  # None for a resignation
     resigned_seat: int | None = None
-    timing: Timing | None = None  # a clocked game's timing after this step; None: unclocked
+    timing: Timing | None = None  # the game's timing after this step; None: nothing scheduled
 
 
 class RequestSeen(Exception):  # a signal from store to service, never shown to a client
@@ -174,7 +183,8 @@ class GameStore(ABC):
 
     @abstractmethod
     async def create(self, game: GameRecord, opening: EventBatch) -> None:
-        """Store a new game (version 0) and its opening events."""
+        """Store a new game (version 0) and its opening events, with the seats already taken
+        (server bots) and, when those fill the table, its timing."""
 
     @abstractmethod
     async def load(self, game_id: str) -> GameRecord:

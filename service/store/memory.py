@@ -70,8 +70,10 @@ class MemoryStore(GameStore):
     async def create(self, game: GameRecord, opening: EventBatch) -> None:
         if game.game_id in self._games:
             raise ValueError(f"game {game.game_id!r} exists")
-        expires = self._clock() + self._open_ttl if self._open_ttl > 0 else None
+        expires = self._clock() + self._open_ttl if self._open_ttl > 0 and not game.full else None
         self._games[game.game_id] = _Game(record=game, batches=[opening], expires_at=expires)
+        if game.timing is not None:
+            self._schedule(game.game_id, game.timing)
 
     async def load(self, game_id: str) -> GameRecord:
         return self._get(game_id).record

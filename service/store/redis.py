@@ -216,7 +216,7 @@ class RedisStore(GameStore):
         await self._r.aclose()
 
     async def create(self, game: GameRecord, opening: EventBatch) -> None:
-        meta, _, snapshot, _, _, events = _keys(game.game_id)
+        meta, seats, snapshot, _, _, events = _keys(game.game_id)
         fields: dict[str, Any] = {
             "game_type": game.game_type,
             "options": json.dumps(dict(game.options)),
@@ -228,17 +228,24 @@ class RedisStore(GameStore):
         }
         if game.time_control is not None:
             fields["time_control"] = json.dumps(dict(game.time_control))
+        if game.timing is not None:
+            fields["timing"] = game.timing.to_json()
+        taken = {seat: s.to_json() for seat, s in enumerate(game.seats) if s is not None}
 
         async def write() -> None:
+            await self._index(game.game_id, 0, game.timing)
             async with self._r.pipeline(transaction=True) as pipe:
                 pipe.hset(meta, mapping=fields)
+                if taken:
+                    pipe.hset(seats, mapping=taken)
                 pipe.set(snapshot, game.snapshot)
                 pipe.xadd(events, {"d": opening.to_json()}, id="0-1")
-                if self._open_ttl > 0:
-                    for key in (meta, snapshot, events):
+                if self._open_ttl > 0 and not game.full:
+                    for key in (meta, seats, snapshot, events):
                         pipe.expire(key, self._open_ttl)
                 await pipe.execute()
-            await self._r.zadd(_LOBBY, {game.game_id: game.created_at_ms})
+            if not game.full:
+                await self._r.zadd(_LOBBY, {game.game_id: game.created_at_ms})
 
         await self._call(write())
 

@@ -28,7 +28,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @contextmanager
-def serve(env: dict[str, str] | None = None) -> Iterator[tuple[subprocess.Popen[str], Client]]:
+def serve(
+    env: dict[str, str] | None = None, args: tuple[str, ...] = ()
+) -> Iterator[tuple[subprocess.Popen[str], Client]]:
     port = free_port()
     proc = subprocess.Popen(
         [
@@ -40,6 +42,7 @@ def serve(env: dict[str, str] | None = None) -> Iterator[tuple[subprocess.Popen[
             str(port),
             "--grace",
             "2",
+            *args,
         ],
         cwd=ROOT,
         env={**os.environ, **(env or {})},

@@ -374,6 +374,8 @@ class GameService:
             self.cache.put(fired, new_state)
         if fired.status != ACTIVE:
             self.metrics.game_ended(record.game_type, fired.status)
+        late_s = (self._now_ms() - timing.deadline_ms) / 1000
+        self.metrics.deadline_fired("bot" if bot is not None else "timeout", late_s)
         log.info(
             "server moved" if bot is not None else "clock ran out",
             game_id=game_id,
@@ -697,9 +699,7 @@ class GameService:
         status = FINISHED if new_state.finished else ACTIVE
         snapshot = rules.snapshot(new_state)
         timing = (
-            self._timing(
-                record, () if new_state.finished else rules.to_act(new_state), mover=mover
-            )
+            self._timing(record, () if new_state.finished else rules.to_act(new_state), mover=mover)
             if record.timing is not None
             else None
         )

@@ -15,7 +15,7 @@ from typing import Any
 import engine
 from engine import get_rules
 from engine.playout import random_playout, variants
-from service import benchmark
+from service import benchmark, benchmark_clocks
 from service.cli.common import derive_seed
 
 
@@ -40,6 +40,11 @@ def register(sub: Any) -> None:
     s = target.add_parser("service", help="bots playing through gRPC, with a same-run floor")
     benchmark.add_arguments(s)
     s.set_defaults(run=benchmark.run)
+    c = target.add_parser(
+        "clocks", help="many deserted clocked games: deadline to commit of the timeouts"
+    )
+    benchmark_clocks.add_arguments(c)
+    c.set_defaults(run=benchmark_clocks.run)
 
 
 def measure(

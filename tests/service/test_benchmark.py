@@ -10,7 +10,8 @@ import time
 import pytest
 
 from engine import get_rules
-from service.benchmark import _quantile_ms, cpu_seconds, measure
+from service.benchmark import _quantile_ms, _server_process, cpu_seconds, measure
+from service.benchmark_clocks import measure as measure_clocks
 from service.benchmark_bound import recorded_moves
 
 
@@ -69,3 +70,14 @@ def test_the_bound_replays_what_the_real_server_answers_each_mover(game: str) ->
         assert made.answer.view_version >= made.answer.version
     # Bid cards are laid aside by every seat: their answers list the lay-aside choices.
     assert any(len(m.answer.view.legal_moves) >= 100 for m in moves)
+
+
+def test_the_clock_benchmark_measures_each_firing_from_its_deadline(
+    request: pytest.FixtureRequest,
+) -> None:
+    """Two replicas on one Redis, a handful of games: every clock fires, none early."""
+    url = request.getfixturevalue("redis_url")
+    with _server_process(url) as (first, _, _), _server_process(url) as (second, _, _):
+        result = asyncio.run(measure_clocks([first, second], games=6, move_ms=400))
+    assert result["fired"] + result["skipped"] == 6 and result["fired"] >= 1
+    assert result["early"] == 0 and 0 <= result["p50_ms"] <= result["p99_ms"] <= result["max_ms"]

@@ -11,8 +11,8 @@ import pytest
 
 from engine import get_rules
 from service.benchmark import _quantile_ms, _server_process, cpu_seconds, measure
-from service.benchmark_clocks import measure as measure_clocks
 from service.benchmark_bound import recorded_moves
+from service.benchmark_clocks import measure as measure_clocks
 
 
 @pytest.mark.parametrize("store", ["memory", "redis"])

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 import grpc
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import clocks_pb2, views_pb2
+from tricktable.v1 import game_service_pb2 as pb
 
 from service.cli import build_parser
 from service.config import ServerConfig

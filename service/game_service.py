@@ -222,9 +222,7 @@ class GameService:
             seat_count=rules.seats,
             created_at_ms=int(self._clock() * 1000),
             seats=tuple(
-                SeatRecord(token_hash="", player_name=f"{bots[n]} bot", bot=bots[n])
-                if n in bots
-                else None
+                SeatRecord(token_hash="", player_name=bots[n], bot=bots[n]) if n in bots else None
                 for n in range(rules.seats)
             ),
             snapshot=rules.snapshot(state),

@@ -1,16 +1,16 @@
 """``tricktable play GAME``: play a game in the terminal against bots.
 
-The player takes one seat; bots take the others. The reference bots (``heuristic``, ``random``)
-are the server's own (``CreateGame`` bot seats): the server plays them, a short delay after
-their turn comes, as it would for a person alone at a web page. Any other bot (``grpc://``, an
-import path) runs here, each on a thread of its own through the bot SDK
+The player takes one seat; bots take the others. The reference bots (``heuristic``, ``random``) are
+the server's own (``CreateGame`` bot seats): the server plays them, a short delay after their turn
+comes, as it would for a person alone at a web page. Any other bot (``grpc://``, an import path)
+runs here, each on a thread of its own through the bot SDK
 (:class:`tricktable.bots.runner.BotRunner`). Without ``--address`` a server is started in this
 process. With ``--move-time`` the game has a clock: the table shows every seat's time left, the
-prompt the player's, and a player who takes too long has a move played for them. The player
-follows the game's event stream as their seat sees it: the events since the last prompt are printed one per
+prompt the player's, and a player who takes too long has a move played for them. The player follows
+the game's event stream as their seat sees it: the events since the last prompt are printed one per
 line, then the table, the numbered legal moves and a prompt. A move the server refuses
-(``MUST_FOLLOW_SUIT``...) is explained and the prompt repeats. ``q``, end of input or Ctrl-C
-leaves the game, which resigns it once it has started.
+(``MUST_FOLLOW_SUIT``...) is explained and the prompt repeats. ``q``, end of input or Ctrl-C leaves
+the game, which resigns it once it has started.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ class ServerConfig:
     turn_wait_s: float = 30.0  # the longest a wait_for_turn call is held
     sweep_interval_s: float = 0.05  # the longest the deadline sweeper sleeps (service.scheduler)
     bot_delay_s: float = 0.5  # how long a server bot waits before it moves (service.turns)
+    idle_ttl_s: float = 86400  # a full game with no move this long ends as abandoned (0: never)
     metrics_port: int | None = None  # None: no metrics endpoint; 0: any free port
     json_logs: bool = True
     log_level: str = "info"

@@ -42,7 +42,14 @@ import structlog
 
 from engine import game_names, get_rules
 from engine.core.errors import BadSnapshot, EngineError
-from engine.core.events import Event, GameOver, TimedOut, event_from_data, event_to_data
+from engine.core.events import (
+    Event,
+    GameAbandoned,
+    GameOver,
+    TimedOut,
+    event_from_data,
+    event_to_data,
+)
 from engine.core.moves import Move, move_from_data, move_to_data
 from engine.core.options import OptionValue, options_to_data
 from engine.core.rules import GameType, Rules
@@ -67,6 +74,7 @@ from service.store.base import (
     FINISHED,
     Commit,
     EventBatch,
+    Filled,
     GameRecord,
     GameStore,
     LobbyPosition,
@@ -173,12 +181,14 @@ class GameService:
         turn_wait_s: float = 30.0,
         metrics: Metrics | None = None,
         bot_delay_s: float = 0.5,
+        idle_ttl_s: float = 86400.0,
     ) -> None:
         self.store = store
         self.cache = StateCache(cache_games)
         self.metrics = metrics or Metrics()
         self._turn_wait_s = turn_wait_s
         self._bot_delay_ms = int(bot_delay_s * 1000)  # before a server bot moves
+        self._idle_ms = int(idle_ttl_s * 1000)  # a full game with no step this long ends (0: never)
         self._stream_wait_s = stream_wait_s
         self._clock = clock
         self._new_seed = new_seed
@@ -229,7 +239,14 @@ class GameService:
             time_control=time_control.to_data() if time_control is not None else None,
         )
         if record.full:  # bots in every seat: play begins now
-            record = dataclasses.replace(record, timing=self._timing(record, rules.to_act(state)))
+            record = dataclasses.replace(
+                record,
+                timing=self._timing(record, rules.to_act(state)),
+                moved_at_ms=self._now_ms(),
+            )
+            idle = self._idle_deadline(record.moved_at_ms)
+            if idle is not None:
+                await self.store.watch_idle(record.game_id, idle)
         opening = EventBatch(
             version=0,
             seat=None,
@@ -270,9 +287,13 @@ class GameService:
         token = new_token()
         claim = SeatRecord(token_hash=token_hash(token), player_name=player_name)
         # Written only by the take that fills the table: the clocks start when play can.
-        timing = await self._first_timing(record)
+        filled = Filled(
+            at_ms=self._now_ms(),
+            timing=await self._first_timing(record),
+            idle_deadline_ms=self._idle_deadline(self._now_ms()),
+        )
         for candidate in wanted:
-            if await self.store.take_seat(game_id, candidate, claim, timing):
+            if await self.store.take_seat(game_id, candidate, claim, filled):
                 log.info("seat taken", game_id=game_id, seat=candidate)
                 return candidate, token, await self.store.load(game_id)
         if seat is not None:
@@ -308,6 +329,41 @@ class GameService:
             return None
         rules, state = await self._state(record)
         return self._timing(dataclasses.replace(record, timing=None), rules.to_act(state))
+
+    def _idle_deadline(self, moved_at_ms: int) -> int | None:
+        return moved_at_ms + self._idle_ms if self._idle_ms > 0 else None
+
+    async def end_if_idle(self, game_id: str) -> int | None:
+        """End the game as abandoned if every seat is taken and no step has come for the idle
+        time (a ``GameAbandoned("idle")`` version, by compare-and-set: a racing move wins or
+        loses it whole). Returns the later deadline to watch when the game has moved since,
+        else None (ended now, already over, not full, or gone)."""
+        record = await self.store.load(game_id)
+        deadline = self._idle_deadline(record.moved_at_ms)
+        if record.status != ACTIVE or not record.full or deadline is None:
+            return None
+        if deadline > self._now_ms():
+            return deadline
+        step = Commit(
+            expected_version=record.version,
+            snapshot=record.snapshot,
+            batch=EventBatch(
+                version=record.version + 1,
+                seat=None,
+                events=(event_to_data(GameAbandoned(reason="idle")),),
+            ),
+            status=ABANDONED,
+            timing=self._timing(record, ()) if record.timing is not None else None,
+            at_ms=self._now_ms(),
+        )
+        try:
+            await self.store.commit(game_id, step)
+        except VersionConflict:
+            return self._idle_deadline(self._now_ms())  # it moved: look again that much later
+        self.cache.drop(game_id)
+        self.metrics.game_ended(record.game_type, ABANDONED)
+        log.info("idle game ended", game_id=game_id, version=record.version + 1)
+        return None
 
     def clocks(self, record: GameRecord) -> tuple[SeatClockView, ...]:
         """Every seat's clock now, as anyone may see it (empty in a game without a clock)."""
@@ -414,6 +470,7 @@ class GameService:
                 mover=None if timed_out else seat,
                 timed_out=seat if timed_out else None,
             ),
+            at_ms=self._now_ms(),
         )
         return step, new_state
 
@@ -431,6 +488,7 @@ class GameService:
             status=ABANDONED,
             resigned_seat=seat,
             timing=self._timing(record, (), timed_out=seat),
+            at_ms=self._now_ms(),
         )
 
     # -- reading and playing -----------------------------------------------------------------
@@ -715,6 +773,7 @@ class GameService:
                 status=status,
                 move=MoveRecord(seat=mover, move=move_to_data(move), request_id=request_id),
                 timing=timing,
+                at_ms=self._now_ms(),
             ),
         )
         new_record = dataclasses.replace(
@@ -772,7 +831,9 @@ class GameService:
                 events = [rules.project(event_from_data(e), viewer) for e in batch.events]
                 yield ProjectedBatch(batch.version, batch.seat, events, batch.resigned_seat)
                 next_version = batch.version + 1
-                ended = batch.resigned_seat is not None or any(type(e) is GameOver for e in events)
+                ended = batch.resigned_seat is not None or any(
+                    type(e) is GameOver or type(e) is GameAbandoned for e in events
+                )
             if ended:
                 return
             if not batches:
@@ -800,6 +861,7 @@ class GameService:
                 status=ABANDONED,
                 resigned_seat=seat,
                 timing=self._timing(record, ()) if record.timing is not None else None,
+                at_ms=self._now_ms(),
             ),
         )
         self.cache.drop(game_id)
@@ -824,7 +886,8 @@ class GameService:
         steps = []
         for batch in await self.store.read_events(game_id, 0):
             events = tuple(event_from_data(e) for e in batch.events)
-            if batch.version == 0 or batch.resigned_seat is not None:
+            # No move: the opening, a resignation, or an end by the service (no seat).
+            if batch.seat is None or batch.resigned_seat is not None:
                 steps.append(Step(batch.version, batch.seat, None, events, batch.resigned_seat))
             else:
                 seat, move = next(made)

@@ -54,6 +54,7 @@ class Server:
             turn_wait_s=config.turn_wait_s,
             metrics=self.metrics,
             bot_delay_s=config.bot_delay_s,
+            idle_ttl_s=config.idle_ttl_s,
         )
         self.scheduler = Scheduler(self.games, interval_s=config.sweep_interval_s)
         self._health = health.aio.HealthServicer()

@@ -37,6 +37,14 @@ def register(sub: Any) -> None:
         "(default 86400; 0: never)",
     )
     p.add_argument(
+        "--idle-ttl",
+        type=float,
+        default=86400,
+        metavar="SECONDS",
+        help="end a game whose seats are all taken but that sees no move this long as "
+        "abandoned; it then expires like any ended game (default 86400; 0: never)",
+    )
+    p.add_argument(
         "--metrics-port",
         type=int,
         default=None,
@@ -78,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
         redis_url=ServerConfig.redis_url_from(args.redis_url),
         finished_ttl_s=args.finished_ttl,
         open_ttl_s=args.open_ttl,
+        idle_ttl_s=args.idle_ttl,
         grace_s=args.grace,
         turn_wait_s=args.turn_wait,
         bot_delay_s=args.bot_delay,

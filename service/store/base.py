@@ -77,6 +77,11 @@ class Timing:
         return cls(clocks=data["clocks"], deadline_ms=data["deadline_ms"])
 
 
+#: The kinds of deadline index entries: a game's timing (clocks, server bots), its idleness.
+TIMING = "timing"
+IDLE = "idle"
+
+
 @dataclass(frozen=True, slots=True)
 class Due:
     """An entry of the deadline index that has come due: a game to look at. ``key`` is the
@@ -85,6 +90,16 @@ class Due:
     game_id: str
     deadline_ms: int
     key: str = ""
+    kind: str = TIMING  # TIMING or IDLE
+
+
+@dataclass(frozen=True, slots=True)
+class Filled:
+    """What is written, with the seat taken, when it fills the table: play begins."""
+
+    at_ms: int  # the game's ``moved_at_ms`` from now on
+    timing: Timing | None = None
+    idle_deadline_ms: int | None = None  # indexed (IDLE): when the game counts as deserted
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +117,7 @@ class GameRecord:
     snapshot: bytes = b""
     time_control: Mapping[str, Any] | None = None  # service.clocks.TimeControl data; None: no clock
     timing: Timing | None = None  # once play has begun, in a game with clocks or server bots
+    moved_at_ms: int = 0  # when play began or the last step was committed (0: not yet)
 
     @property
     def full(self) -> bool:
@@ -167,6 +183,7 @@ class Commit:
     move: MoveRecord | None = None  # None for a resignation
     resigned_seat: int | None = None
     timing: Timing | None = None  # the game's timing after this step; None: nothing scheduled
+    at_ms: int = 0  # when the step is made: the game's moved_at_ms after it (0: unchanged)
 
 
 class RequestSeen(Exception):  # a signal from store to service, never shown to a client
@@ -207,11 +224,11 @@ class GameStore(ABC):
 
     @abstractmethod
     async def take_seat(
-        self, game_id: str, seat: int, record: SeatRecord, timing: Timing | None = None
+        self, game_id: str, seat: int, record: SeatRecord, filled: Filled | None = None
     ) -> bool:
-        """Give an open seat to a player; False (nothing written) if it is taken. ``timing``
+        """Give an open seat to a player; False (nothing written) if it is taken. ``filled``
         is written with it, in the same atomic step, if this seat fills the table (play, and
-        a clocked game's clocks, begin then)."""
+        a clocked game's clocks, begin then), and its idle deadline indexed."""
 
     @abstractmethod
     async def free_seat(self, game_id: str, seat: int, token_hash: str) -> bool:
@@ -244,6 +261,11 @@ class GameStore(ABC):
     @abstractmethod
     async def done(self, entry: Due) -> None:
         """Drop an index entry that was handled (fired, stale, or its game gone)."""
+
+    @abstractmethod
+    async def watch_idle(self, game_id: str, deadline_ms: int) -> None:
+        """Index (IDLE) when the game would count as deserted, as last known: a sweeper finds it
+        then, and ends the game or indexes its later deadline (moves since push it back)."""
 
     async def next_deadline(self) -> int | None:
         """The earliest entry of the deadline index (a hint for how long a sweeper may sleep),

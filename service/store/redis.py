@@ -4,7 +4,8 @@ Keys of one game share the hash tag ``{game_id}`` (DESIGN.md decision 4), so eve
 touches one cluster slot:
 
     tt:{id}:meta      hash    game_type, options, seed, seat_count, created_at_ms, version,
-                              status, resigned_seat, time_control, timing (Timing json)
+                              status, resigned_seat, time_control, timing (Timing json),
+                              moved_at (ms: play began, or the last step)
     tt:{id}:seats     hash    seat -> SeatRecord json
     tt:{id}:snapshot  string  engine snapshot (a cache: rebuilt from the moves when unreadable)
     tt:{id}:moves     list    MoveRecord json, in order
@@ -35,6 +36,12 @@ the game's own timing is due (an ordinary compare-and-set commit on its version)
 the member (:meth:`RedisStore.done`); a member whose game moved on, ended or expired is just
 dropped. Should one index key grow hot, it can be split into buckets by a hash of the game id
 with no change to this reasoning.
+
+Idleness is indexed lazily, so that a move costs no index write: the member
+``<game id>|idle|<deadline ms>`` says when the game would count as deserted as last known (play
+began, or a sweeper's last look). Moves only push the true deadline (``moved_at`` + the idle
+time) later, so the entry is never late; a sweeper that finds it due either ends the game (a
+compare-and-set commit) or indexes the later deadline and drops the old entry.
 """
 
 from __future__ import annotations
@@ -51,9 +58,12 @@ from engine.core.options import OptionValue
 from service.errors import GameNotFound, StoreUnavailable, VersionConflict
 from service.store.base import (
     ACTIVE,
+    IDLE,
+    TIMING,
     Commit,
     Due,
     EventBatch,
+    Filled,
     GameRecord,
     GameStore,
     LobbyPosition,
@@ -72,7 +82,7 @@ _PARTS = ("meta", "seats", "snapshot", "moves", "requests", "events")
 
 # KEYS: meta seats snapshot moves requests events
 # ARGV: expected_version snapshot move_json request_id batch_json status resigned_seat ttl_s
-#       moved_channel timing_json ('' leaves the timing as it is)
+#       moved_channel timing_json ('' leaves the timing as it is) moved_at_ms ('' leaves it)
 # The PUBLISH wakes the turn waiters of every replica (service.store.redis_notify). It comes
 # before the first write: a script error does not undo earlier writes, and a PUBLISH that an ACL
 # refuses must fail the commit whole. Subscribers get the message only once the script is done.
@@ -87,6 +97,7 @@ if tonumber(v) ~= tonumber(ARGV[1]) then return {0, tonumber(v)} end
 local nv = tonumber(v) + 1
 redis.call('PUBLISH', ARGV[9], nv)
 redis.call('HSET', KEYS[1], 'version', nv, 'status', ARGV[6])
+if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'moved_at', ARGV[11]) end
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'resigned_seat', ARGV[7]) end
 local replaced = ''
 if ARGV[10] ~= '' then
@@ -113,7 +124,8 @@ return {redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2]),
 _COMMIT_SCRIPT = Script(_COMMIT)
 _LOAD_SCRIPT = Script(_LOAD)
 
-# KEYS: meta seats snapshot moves requests events   ARGV: seat seat_json timing_json
+# KEYS: meta seats snapshot moves requests events
+# ARGV: seat seat_json timing_json moved_at_ms ('' when the take cannot fill the table)
 # A game waiting for players may carry an expiry (open_ttl_s): the seats hash, created here,
 # shares it, and a table that fills is kept (PERSIST) until it finishes. The timing (a clocked
 # game's clocks, which start when play can) is written only by the take that fills the table.
@@ -121,8 +133,9 @@ _TAKE_SEAT = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
 local taken = redis.call('HLEN', KEYS[2])
-if ARGV[3] ~= '' and taken >= tonumber(redis.call('HGET', KEYS[1], 'seat_count')) then
-  redis.call('HSET', KEYS[1], 'timing', ARGV[3])
+if ARGV[4] ~= '' and taken >= tonumber(redis.call('HGET', KEYS[1], 'seat_count')) then
+  redis.call('HSET', KEYS[1], 'moved_at', ARGV[4])
+  if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'timing', ARGV[3]) end
 end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then
@@ -230,6 +243,8 @@ class RedisStore(GameStore):
             fields["time_control"] = json.dumps(dict(game.time_control))
         if game.timing is not None:
             fields["timing"] = game.timing.to_json()
+        if game.moved_at_ms:
+            fields["moved_at"] = game.moved_at_ms
         taken = {seat: s.to_json() for seat, s in enumerate(game.seats) if s is not None}
 
         async def write() -> None:
@@ -284,6 +299,7 @@ class RedisStore(GameStore):
             self._ttl,
             moved_channel(game_id),
             step.timing.to_json() if step.timing is not None else "",
+            step.at_ms or "",
         ]
         reply = await self._call(self._hot_script(_COMMIT_SCRIPT, _keys(game_id), args))
         outcome, version = reply[0], reply[1]
@@ -311,11 +327,15 @@ class RedisStore(GameStore):
         return None if raw is None else int(raw)
 
     async def take_seat(
-        self, game_id: str, seat: int, record: SeatRecord, timing: Timing | None = None
+        self, game_id: str, seat: int, record: SeatRecord, filled: Filled | None = None
     ) -> bool:
         keys = _keys(game_id)
-        await self._index(game_id, 0, timing)
-        args = [seat, record.to_json(), timing.to_json() if timing is not None else ""]
+        args: list[Any] = [seat, record.to_json(), "", ""]
+        if filled is not None:
+            await self._index(game_id, 0, filled.timing)
+            if filled.idle_deadline_ms is not None:
+                await self.watch_idle(game_id, filled.idle_deadline_ms)
+            args[2:] = [filled.timing.to_json() if filled.timing else "", filled.at_ms]
         taken = await self._call(self._take(keys=keys, args=args))
         if taken == -1:
             raise GameNotFound(game_id)
@@ -369,8 +389,14 @@ class RedisStore(GameStore):
         out = []
         for member, score in _scored(raw):
             key = member.decode()
-            out.append(Due(key.split("|", 1)[0], int(float(score)), key))
+            game_id, kind, _ = key.split("|", 2)
+            deadline = int(float(score))
+            out.append(Due(game_id, deadline, key, IDLE if kind == IDLE else TIMING))
         return out
+
+    async def watch_idle(self, game_id: str, deadline_ms: int) -> None:
+        member = f"{game_id}|{IDLE}|{deadline_ms}"
+        await self._call(self._hot("ZADD", _DEADLINES, deadline_ms, member))
 
     async def done(self, entry: Due) -> None:
         await self._call(self._hot("ZREM", _DEADLINES, entry.key))
@@ -447,6 +473,7 @@ def _record(
         seats=tuple(taken.get(i) for i in range(count)),
         resigned_seat=None if resigned is None else int(resigned),
         snapshot=snapshot,
+        moved_at_ms=int(m.get("moved_at", 0)),
         time_control=None if time_control is None else json.loads(time_control),
         timing=None if timing is None else Timing.from_json(timing),
     )

@@ -141,7 +141,7 @@ def create_request(
 def is_last_batch(batch: pb.StreamEventsResponse) -> bool:
     """Whether a stream ends after this batch: a resignation or the game's end."""
     return batch.HasField("resigned_seat") or any(
-        e.WhichOneof("kind") == "game_over" for e in batch.events
+        e.WhichOneof("kind") in ("game_over", "game_abandoned") for e in batch.events
     )
 
 

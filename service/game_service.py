@@ -90,6 +90,18 @@ log = structlog.get_logger("tricktable.games")
 DEFAULT_CACHE_GAMES = 4096
 #: Event-loop turns a woken waiter gives this replica's committing call (see ``_cached_soon``).
 _CACHE_PATIENCE = 4
+#: A seat counts as connected this long after it was last seen (a call, or an open stream).
+PRESENCE_WINDOW_MS = 5000
+#: A replica notes a seat as seen at most this often (presence is a store write).
+_TOUCH_EVERY_MS = 1000
+_TOUCHED_MAX = 65_536
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPresenceView:
+    seat: int
+    connected: bool
+    last_seen_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +206,7 @@ class GameService:
         self._new_seed = new_seed
         self._new_id = new_id
         self._closing = asyncio.Event()
+        self._touched: dict[tuple[str, int], int] = {}  # (game, seat) -> when this replica noted it
 
     def close_streams(self) -> None:
         """Ask every open event stream to end cleanly (graceful shutdown)."""
@@ -364,6 +377,34 @@ class GameService:
         self.metrics.game_ended(record.game_type, ABANDONED)
         log.info("idle game ended", game_id=game_id, version=record.version + 1)
         return None
+
+    async def _touch(self, game_id: str, seat: int | None) -> None:
+        """Note the seat as present (throttled: a store write at most every second or so)."""
+        if seat is None:
+            return
+        now = self._now_ms()
+        key = (game_id, seat)
+        if now - self._touched.get(key, -_TOUCH_EVERY_MS) < _TOUCH_EVERY_MS:
+            return
+        if len(self._touched) >= _TOUCHED_MAX:
+            self._touched.clear()  # only a throttle: forgetting costs one more write each
+        self._touched[key] = now
+        await self.store.touch(game_id, seat, now)
+
+    async def presence(self, record: GameRecord) -> tuple[SeatPresenceView, ...]:
+        """Each seat's presence now: a seat seen in the last few seconds (by any replica) is
+        connected; a server bot's seat always is."""
+        seen = await self.store.seen(record.game_id)
+        now = self._now_ms()
+        return tuple(
+            SeatPresenceView(
+                seat=n,
+                connected=bool(s is not None and s.bot)
+                or now - seen.get(n, -PRESENCE_WINDOW_MS - 1) <= PRESENCE_WINDOW_MS,
+                last_seen_ms=seen.get(n, 0),
+            )
+            for n, s in enumerate(record.seats)
+        )
 
     def clocks(self, record: GameRecord) -> tuple[SeatClockView, ...]:
         """Every seat's clock now, as anyone may see it (empty in a game without a clock)."""
@@ -542,6 +583,7 @@ class GameService:
             wait_for_turn = wait_s > 0 and after_version is None
         record = await self.store.load(game_id)
         viewer = self._viewer(record, token)
+        await self._touch(game_id, self._seat(record, token))
         if wait_for_turn and token is None:
             raise Unauthenticated("waiting for a turn needs a seat token", reason="MISSING_TOKEN")
         rules, state = await self._state(record)
@@ -654,6 +696,7 @@ class GameService:
             version=record.version,
             move=move.kind,
         )
+        await self._touch(game_id, mover)
         projected = [rules.project(e, mover) for e in events]
         if wait_s > 0:
             record, new_state = await self._wait_for_turn(record, rules, new_state, mover, wait_s)
@@ -812,6 +855,7 @@ class GameService:
         rules = get_rules(record.game_type)
         next_version = from_version
         while not self._closing.is_set():
+            await self._touch(game_id, seat)  # an open stream keeps its seat present
             batches = await self.store.read_events(game_id, next_version)
             if not batches:
                 # Nothing new: wait for a commit the way turn waiters do (with Redis, woken by

@@ -86,7 +86,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             wait_for_turn=request.wait_for_turn,
             after_version=after,
         )
-        return convert.get_game_response(record, view, self._games.clocks(record))
+        presence = await self._games.presence(record)
+        return convert.get_game_response(record, view, self._games.clocks(record), presence)
 
     async def SubmitMove(
         self, request: pb.SubmitMoveRequest, context: grpc.aio.ServicerContext

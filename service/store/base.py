@@ -267,6 +267,14 @@ class GameStore(ABC):
         """Index (IDLE) when the game would count as deserted, as last known: a sweeper finds it
         then, and ends the game or indexes its later deadline (moves since push it back)."""
 
+    @abstractmethod
+    async def touch(self, game_id: str, seat: int, now_ms: int) -> None:
+        """Note that ``seat`` was seen now (presence; not part of the game's history)."""
+
+    @abstractmethod
+    async def seen(self, game_id: str) -> dict[int, int]:
+        """When each seat was last seen (ms since the epoch), for the seats ever seen."""
+
     async def next_deadline(self) -> int | None:
         """The earliest entry of the deadline index (a hint for how long a sweeper may sleep),
         or None when it is empty."""

@@ -42,6 +42,7 @@ class _Game:
     moves: list[MoveRecord] = field(default_factory=list)
     batches: list[EventBatch] = field(default_factory=list)
     requests: dict[str, int] = field(default_factory=dict)
+    seen: dict[int, int] = field(default_factory=dict)  # seat -> last seen (presence)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     expires_at: float | None = None
 
@@ -171,6 +172,12 @@ class MemoryStore(GameStore):
             self._get(entry.game_id)
         except GameNotFound:
             self._deadlines.pop(entry.game_id, None)
+
+    async def touch(self, game_id: str, seat: int, now_ms: int) -> None:
+        self._get(game_id).seen[seat] = now_ms
+
+    async def seen(self, game_id: str) -> dict[int, int]:
+        return dict(self._get(game_id).seen)
 
     async def watch_idle(self, game_id: str, deadline_ms: int) -> None:
         self._idle[game_id] = deadline_ms

@@ -11,6 +11,8 @@ touches one cluster slot:
     tt:{id}:moves     list    MoveRecord json, in order
     tt:{id}:requests  hash    request id -> version it produced
     tt:{id}:events    stream  one entry per version, id "<version>-1", field d = EventBatch json
+    tt:{id}:seen      hash    seat -> when last seen, ms (presence; not history: it expires on
+                              its own, ``finished_ttl_s`` after the last touch)
 
 The lobby index ``tt:lobby`` (a sorted set of games with open seats, by creation time) lives in
 another slot; it is advisory and every listed game is re-read before it is shown.
@@ -393,6 +395,17 @@ class RedisStore(GameStore):
             deadline = int(float(score))
             out.append(Due(game_id, deadline, key, IDLE if kind == IDLE else TIMING))
         return out
+
+    async def touch(self, game_id: str, seat: int, now_ms: int) -> None:
+        key = f"tt:{{{game_id}}}:seen"
+        await self._call(self._hot("HSET", key, seat, now_ms))
+        await self._call(self._hot("EXPIRE", key, max(self._ttl, 60)))
+
+    async def seen(self, game_id: str) -> dict[int, int]:
+        raw = await self._call(self._hot("HGETALL", f"tt:{{{game_id}}}:seen"))
+        if isinstance(raw, dict):  # redis-py's reply callback pairs them already
+            return {int(k): int(v) for k, v in raw.items()}
+        return {int(k): int(v) for k, v in zip(raw[::2], raw[1::2], strict=True)}
 
     async def watch_idle(self, game_id: str, deadline_ms: int) -> None:
         member = f"{game_id}|{IDLE}|{deadline_ms}"

@@ -163,6 +163,19 @@ def test_idleness_is_indexed_when_the_table_fills_and_watched_again(
     run(body)
 
 
+def test_presence_is_kept_per_seat(run: Callable[[Body], None]) -> None:
+    async def body(store: GameStore) -> None:
+        record = new_record()
+        await store.create(record, OPENING)
+        assert await store.seen(record.game_id) == {}
+        await store.touch(record.game_id, 1, 1000)
+        await store.touch(record.game_id, 1, 2000)
+        await store.touch(record.game_id, 0, 1500)
+        assert await store.seen(record.game_id) == {0: 1500, 1: 2000}
+
+    run(body)
+
+
 def test_the_time_control_is_stored_with_the_game(run: Callable[[Body], None]) -> None:
     async def body(store: GameStore) -> None:
         tc = {"move_ms": 1, "bank_ms": 2, "increment_ms": 3, "on_timeout": "forfeit"}

@@ -26,7 +26,7 @@ import operator
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from google.protobuf.message import Message
 from tricktable.v1 import (
@@ -50,9 +50,7 @@ from engine.core.rules import GameType
 from engine.core.view import View
 from service.clocks import FORFEIT, SeatClockView
 from service.errors import InvalidRequest
-
-if TYPE_CHECKING:  # the game service's server bots convert views here (service.turns)
-    from service.game_service import MoveResult, ProjectedBatch, SeatPresenceView
+from service.game_service import MoveResult, ProjectedBatch, SeatPresenceView
 from service.store.base import ABANDONED, FINISHED, GameRecord
 
 _PROTO_MODULES = (cards_pb2, values_pb2, moves_pb2, events_pb2, views_pb2)

@@ -24,7 +24,6 @@ from engine.core.chance import Chance
 from engine.core.moves import Move
 from engine.core.rules import Rules
 from service import clocks as clock_rules
-from service import convert
 from service.clocks import Clocks, TimeControl
 from service.store.base import GameRecord, SeatRecord, Timing
 
@@ -104,6 +103,9 @@ def bot_move(
     """The reference bot's move for ``seat``, decided on the seat's own view only. A random
     bot is seeded from the game's secret chance under ``bot:<version>``, so a replay with the
     seed makes the same move; the heuristic bots are deterministic."""
+    # Imported here: convert imports the game service, which imports this module.
+    from service import convert  # noqa: PLC0415
+
     view = convert.view_to_proto(rules.view(state, seat))
     legal = list(view.legal_moves)
     bot = make_bot(kind, rules.name, seed=Chance(seed).randint(f"bot:{version}", 0, 2**31 - 1))

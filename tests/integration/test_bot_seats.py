@@ -69,7 +69,7 @@ def test_one_person_finishes_a_game_against_server_bots(server: ServerThread, ga
 def test_bots_play_on_when_a_replica_is_killed(redis_url: str) -> None:
     env = {REDIS_URL_ENV: redis_url}
     args = ("--bot-delay", "0.05")
-    with serve(env, args) as (doomed, first), serve(env, args) as (_, second):
+    with serve(env, *args) as (doomed, first), serve(env, *args) as (_, second):
         request = pb.CreateGameRequest(
             game_type="counterpoint",
             options={"target_score": game_types_pb2.OptionValue(int_value=40)},

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @contextmanager
 def serve(
-    env: dict[str, str] | None = None, args: tuple[str, ...] = ()
+    env: dict[str, str] | None = None, *args: str
 ) -> Iterator[tuple[subprocess.Popen[str], Client]]:
     port = free_port()
     proc = subprocess.Popen(

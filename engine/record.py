@@ -15,7 +15,8 @@ A seat's clock running out is part of the record (the service's clocks, not the 
 whose events start with ``TimedOut`` is a move the clock made for that seat (``auto_move``: the
 move follows, checked like any other) or the seat's forfeit (a resignation holding only that
 event). Which move the clock picks is the service's documented policy; the record says which
-moves it made, and verifying checks them against the rules like a player's.
+moves it made, and verifying checks them against the rules like a player's. A game the service
+ended for want of moves ends with a step holding only ``GameAbandoned``.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any
 
 from engine.core.chance import Chance, ChanceLog
 from engine.core.errors import EngineError
-from engine.core.events import Event, TimedOut
+from engine.core.events import Event, GameAbandoned, TimedOut
 from engine.core.moves import Move
 from engine.core.options import OptionValue, options_to_data
 from engine.core.rules import Outcome, Rules, get_rules
@@ -113,11 +114,22 @@ def verify(record: Record) -> Outcome | None:
         raise RecordMismatch(f"the opening does not re-play: {_why(exc)}") from None
     _same_events(0, rules.opening_events(state), record.steps[0].events)
     resigned: int | None = None
+    abandoned = False
     for expected_version, step in enumerate(record.steps[1:], start=1):
         if step.version != expected_version:
             raise RecordMismatch(f"step {expected_version} is numbered {step.version}")
         if resigned is not None:
             raise RecordMismatch(f"version {step.version} follows a resignation")
+        if abandoned:
+            raise RecordMismatch(f"version {step.version} follows the game's abandonment")
+        if (
+            step.move is None
+            and step.resigned_seat is None
+            and len(step.events) == 1
+            and type(step.events[0]) is GameAbandoned
+        ):
+            abandoned = True  # ended by the service (idle), not by a seat or the rules
+            continue
         clock, played = _by_clock(step)
         if step.move is None:
             if step.resigned_seat is None or played:
@@ -146,7 +158,7 @@ def verify(record: Record) -> Outcome | None:
         raise RecordMismatch(
             f"the record says seat {record.resigned_seat} resigned; its steps say {resigned}"
         )
-    if resigned is None and outcome is None:
+    if resigned is None and outcome is None and not abandoned:
         raise RecordMismatch("the game had not ended after the recorded moves")
     if outcome != record.outcome:
         raise RecordMismatch(f"the rules reach {outcome}, the record says {record.outcome}")

@@ -355,7 +355,7 @@ _RUN_CLI = "import sys; from service.cli import main; sys.exit(main(sys.argv[1:]
 
 
 @contextlib.contextmanager
-def _server_process(redis_url: str | None, cluster: bool) -> Iterator[tuple[str, str, int]]:
+def _server_process(redis_url: str | None, cluster: bool = False) -> Iterator[tuple[str, str, int]]:
     """``tricktable serve`` as an operator runs it; its gRPC address, metrics URL and pid."""
     port, metrics = _free_port(), _free_port()
     args = ["-c", _RUN_CLI, "serve", "--port", str(port), "--metrics-port", str(metrics)]

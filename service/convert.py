@@ -50,7 +50,7 @@ from engine.core.rules import GameType
 from engine.core.view import View
 from service.clocks import FORFEIT, SeatClockView
 from service.errors import InvalidRequest, rejection
-from service.game_service import MoveResult, ProjectedBatch
+from service.game_service import MoveResult, ProjectedBatch, SeatPresenceView
 from service.play import MoveAnswer, PlayItem, SeatView
 from service.store.base import ABANDONED, FINISHED, GameRecord
 
@@ -58,7 +58,7 @@ _PROTO_MODULES = (cards_pb2, values_pb2, moves_pb2, events_pb2, views_pb2)
 _OPTIONAL_WRAPPERS = frozenset({"OptionalInt32", "OptionalBool", "OptionalString"})
 _SUIT_ENUM = "tricktable.v1.Suit"
 #: Message fields the service fills beside the engine's (the engine knows no clock).
-SERVICE_FIELDS: Mapping[str, frozenset[str]] = {"View": frozenset({"clocks"})}
+SERVICE_FIELDS: Mapping[str, frozenset[str]] = {"View": frozenset({"clocks", "presence"})}
 
 # -- cards -----------------------------------------------------------------------------------
 
@@ -543,11 +543,16 @@ def submit_move_response(result: MoveResult) -> game_service_pb2.SubmitMoveRespo
 
 
 def get_game_response(
-    record: GameRecord, view: View, clocks: Iterable[SeatClockView] = ()
+    record: GameRecord,
+    view: View,
+    clocks: Iterable[SeatClockView] = (),
+    presence: Iterable[SeatPresenceView] = (),
 ) -> game_service_pb2.GetGameResponse:
     out = game_service_pb2.GetGameResponse(game=summary_to_proto(record))
     fill_view(out.view, view)
     fill_clocks(out.view, clocks)
+    for p in presence:
+        out.view.presence.add(seat=p.seat, connected=p.connected, last_seen_ms=p.last_seen_ms)
     return out
 
 
@@ -600,7 +605,10 @@ def summary_to_proto(record: GameRecord) -> game_service_pb2.GameSummary:
         game_type=record.game_type,
         seats=[
             game_service_pb2.SeatStatus(
-                seat=i, taken=s is not None, player_name=s.player_name if s else ""
+                seat=i,
+                taken=s is not None,
+                player_name=s.player_name if s else "",
+                bot=s.bot if s else "",
             )
             for i, s in enumerate(record.seats)
         ],

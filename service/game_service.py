@@ -19,10 +19,12 @@ per move.
 Everything that leaves is projected for its viewer by :meth:`GameService.project`: a seat, or
 None for a spectator. The seed never leaves.
 
-Clocks (:mod:`service.clocks`): in a game with a time control every commit also writes the
-game's clocks and next deadline, in the same compare-and-set step (DESIGN.md decision 9). A
-clock that runs out is fired by :meth:`GameService.fire_timeout`, called by any replica's
-sweeper (:mod:`service.scheduler`): an ordinary commit on the version, so it happens once.
+Clocks and server bots (:mod:`service.clocks`, :mod:`service.turns`): in a game with a time
+control or bot seats every commit also writes what the game has scheduled (its clocks and next
+deadline), in the same compare-and-set step (DESIGN.md decision 9). A deadline that comes (a
+clock running out, a bot's turn) is fired by :meth:`GameService.fire_due`, called by any
+replica's sweeper (:mod:`service.scheduler`): an ordinary commit on the version, so it happens
+once.
 """
 
 from __future__ import annotations
@@ -40,15 +42,23 @@ import structlog
 
 from engine import game_names, get_rules
 from engine.core.errors import BadSnapshot, EngineError
-from engine.core.events import Event, GameOver, TimedOut, event_from_data, event_to_data
+from engine.core.events import (
+    Event,
+    GameAbandoned,
+    GameOver,
+    TimedOut,
+    event_from_data,
+    event_to_data,
+)
 from engine.core.moves import Move, move_from_data, move_to_data
 from engine.core.options import OptionValue, options_to_data
 from engine.core.rules import GameType, Rules
 from engine.core.view import View
 from engine.record import Record, Step, replay_logged
 from service import clocks as clock_rules
+from service import turns
 from service.auth import new_token, seat_of, token_hash
-from service.clocks import Clocks, SeatClockView, TimeControl
+from service.clocks import SeatClockView, TimeControl
 from service.errors import (
     GameNotPlayable,
     InvalidRequest,
@@ -66,6 +76,7 @@ from service.store.base import (
     FINISHED,
     Commit,
     EventBatch,
+    Filled,
     GameRecord,
     GameStore,
     LobbyPosition,
@@ -85,6 +96,18 @@ DEFAULT_CACHE_GAMES = 4096
 DEFAULT_STREAM_RECHECK_S = 600.0
 #: Event-loop turns a woken waiter gives this replica's committing call (see ``_cached_soon``).
 _CACHE_PATIENCE = 4
+#: A seat counts as connected this long after it was last seen (a call, or an open stream).
+PRESENCE_WINDOW_MS = 5000
+#: A replica notes a seat as seen at most this often (presence is a store write).
+_TOUCH_EVERY_MS = 1000
+_TOUCHED_MAX = 65_536
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPresenceView:
+    seat: int
+    connected: bool
+    last_seen_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,8 +172,11 @@ class ProjectedBatch:
 
     @property
     def last(self) -> bool:
-        """Whether the game ends with this batch: a resignation or the game's end."""
-        return self.resigned_seat is not None or any(type(e) is GameOver for e in self.events)
+        """Whether the game ends with this batch: a resignation, an abandonment (a forfeit on
+        the clock, an idle game) or the game's end."""
+        return self.resigned_seat is not None or any(
+            type(e) is GameOver or type(e) is GameAbandoned for e in self.events
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,11 +216,15 @@ class GameService:
         turn_wait_s: float = 30.0,
         metrics: Metrics | None = None,
         stream_recheck_s: float = DEFAULT_STREAM_RECHECK_S,
+        bot_delay_s: float = 0.5,
+        idle_ttl_s: float = 86400.0,
     ) -> None:
         self.store = store
         self.cache = StateCache(cache_games)
         self.metrics = metrics or Metrics()
         self._turn_wait_s = turn_wait_s
+        self._bot_delay_ms = int(bot_delay_s * 1000)  # before a server bot moves
+        self._idle_ms = int(idle_ttl_s * 1000)  # a full game with no step this long ends (0: never)
         self._stream_wait_s = stream_wait_s
         self._clock = clock
         self._new_seed = new_seed
@@ -205,6 +235,7 @@ class GameService:
         self._stopped_streams: set[asyncio.Task[Any]] = set()  # those shutdown cancelled
         self._stream_recheck_s = stream_recheck_s
         self._feed = EventFeed(store)
+        self._touched: dict[tuple[str, int], int] = {}  # (game, seat) -> when this replica noted it
 
     def close_streams(self) -> None:
         """Ask every open event stream to end cleanly (graceful shutdown)."""
@@ -243,9 +274,16 @@ class GameService:
         seed: bytes | None,
         *,
         time_control: TimeControl | None = None,
+        bot_seats: Mapping[int, str] | None = None,
     ) -> GameRecord:
+        """A new game. ``bot_seats`` (seat -> "random" or "heuristic") are taken at once by the
+        server's reference bots, which play them with no token (see service.turns)."""
         rules = get_rules(game_type)
         resolved = options_to_data(rules.options(options))
+        try:
+            bots = turns.bot_kinds(bot_seats or {}, rules.seats)
+        except ValueError as bad:
+            raise InvalidRequest(str(bad), reason="INVALID_BOT_SEATS") from None
         seed = seed or self._new_seed()
         state = rules.new_game(resolved, seed)
         record = GameRecord(
@@ -255,10 +293,22 @@ class GameService:
             seed=seed,
             seat_count=rules.seats,
             created_at_ms=int(self._clock() * 1000),
-            seats=(None,) * rules.seats,
+            seats=tuple(
+                SeatRecord(token_hash="", player_name=bots[n], bot=bots[n]) if n in bots else None
+                for n in range(rules.seats)
+            ),
             snapshot=rules.snapshot(state),
             time_control=time_control.to_data() if time_control is not None else None,
         )
+        if record.full:  # bots in every seat: play begins now
+            record = dataclasses.replace(
+                record,
+                timing=self._timing(record, rules.to_act(state)),
+                moved_at_ms=self._now_ms(),
+            )
+            idle = self._idle_deadline(record.moved_at_ms)
+            if idle is not None:
+                await self.store.watch_idle(record.game_id, idle)
         opening = EventBatch(
             version=0,
             seat=None,
@@ -299,113 +349,157 @@ class GameService:
         token = new_token()
         claim = SeatRecord(token_hash=token_hash(token), player_name=player_name)
         # Written only by the take that fills the table: the clocks start when play can.
-        timing = await self._first_timing(record)
+        filled = Filled(
+            at_ms=self._now_ms(),
+            timing=await self._first_timing(record),
+            idle_deadline_ms=self._idle_deadline(self._now_ms()),
+        )
         for candidate in wanted:
-            if await self.store.take_seat(game_id, candidate, claim, timing):
+            if await self.store.take_seat(game_id, candidate, claim, filled):
                 log.info("seat taken", game_id=game_id, seat=candidate)
                 return candidate, token, await self.store.load(game_id)
         if seat is not None:
             raise SeatUnavailable(f"seat {seat} is taken")
         raise SeatUnavailable("no seat is open", reason="NO_OPEN_SEAT")
 
-    # -- clocks ------------------------------------------------------------------------------
+    # -- clocks and server bots ---------------------------------------------------------------
 
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)
 
-    async def _first_timing(self, record: GameRecord) -> Timing | None:
-        if record.time_control is None:
-            return None
-        rules, state = await self._state(record)
-        tc = TimeControl.from_data(record.time_control)
-        return _timing(
-            tc, clock_rules.start(tc, record.seat_count, rules.to_act(state), self._now_ms())
+    def _timing(
+        self,
+        record: GameRecord,
+        must_act: tuple[int, ...],
+        *,
+        mover: int | None = None,
+        timed_out: int | None = None,
+    ) -> Timing | None:
+        """The game's timing after a step (see service.turns.next_timing)."""
+        return turns.next_timing(
+            record,
+            must_act,
+            self._now_ms(),
+            bot_delay_ms=self._bot_delay_ms,
+            mover=mover,
+            timed_out=timed_out,
         )
 
-    def _timing_after(
-        self, record: GameRecord, must_act: tuple[int, ...], mover: int | None
-    ) -> Timing | None:
-        """A clocked game's timing after ``mover`` moved (None: a resignation) and
-        ``must_act`` must act next (empty once the game has ended)."""
-        if record.time_control is None or record.timing is None:
+    async def _first_timing(self, record: GameRecord) -> Timing | None:
+        """The timing of a game whose table fills now (None if it schedules nothing)."""
+        if not turns.scheduled(record):
             return None
-        tc = TimeControl.from_data(record.time_control)
-        clocks = Clocks.from_data(record.timing.clocks)
-        return _timing(tc, clock_rules.after_move(tc, clocks, mover, must_act, self._now_ms()))
+        rules, state = await self._state(record)
+        return self._timing(dataclasses.replace(record, timing=None), rules.to_act(state))
+
+    def _idle_deadline(self, moved_at_ms: int) -> int | None:
+        return moved_at_ms + self._idle_ms if self._idle_ms > 0 else None
+
+    async def end_if_idle(self, game_id: str) -> int | None:
+        """End the game as abandoned if every seat is taken and no step has come for the idle
+        time (a ``GameAbandoned("idle")`` version, by compare-and-set: a racing move wins or
+        loses it whole). Returns the later deadline to watch when the game has moved since,
+        else None (ended now, already over, not full, or gone)."""
+        record = await self.store.load(game_id)
+        deadline = self._idle_deadline(record.moved_at_ms)
+        if record.status != ACTIVE or not record.full or deadline is None:
+            return None
+        if deadline > self._now_ms():
+            return deadline
+        step = Commit(
+            expected_version=record.version,
+            snapshot=record.snapshot,
+            batch=EventBatch(
+                version=record.version + 1,
+                seat=None,
+                events=(event_to_data(GameAbandoned(reason="idle")),),
+            ),
+            status=ABANDONED,
+            timing=self._timing(record, ()) if record.timing is not None else None,
+            at_ms=self._now_ms(),
+        )
+        try:
+            await self.store.commit(game_id, step)
+        except VersionConflict:
+            return self._idle_deadline(self._now_ms())  # it moved: look again that much later
+        self.cache.drop(game_id)
+        self.metrics.game_ended(record.game_type, ABANDONED)
+        log.info("idle game ended", game_id=game_id, version=record.version + 1)
+        return None
+
+    async def _touch(self, game_id: str, seat: int | None) -> None:
+        """Note the seat as present (throttled: a store write at most every second or so)."""
+        if seat is None:
+            return
+        now = self._now_ms()
+        key = (game_id, seat)
+        if now - self._touched.get(key, -_TOUCH_EVERY_MS) < _TOUCH_EVERY_MS:
+            return
+        if len(self._touched) >= _TOUCHED_MAX:
+            self._touched.clear()  # only a throttle: forgetting costs one more write each
+        self._touched[key] = now
+        await self.store.touch(game_id, seat, now)
+
+    async def presence(self, record: GameRecord) -> tuple[SeatPresenceView, ...]:
+        """Each seat's presence now: a seat seen in the last few seconds (by any replica) is
+        connected; a server bot's seat always is."""
+        seen = await self.store.seen(record.game_id)
+        now = self._now_ms()
+        return tuple(
+            SeatPresenceView(
+                seat=n,
+                connected=bool(s is not None and s.bot)
+                or now - seen.get(n, -PRESENCE_WINDOW_MS - 1) <= PRESENCE_WINDOW_MS,
+                last_seen_ms=seen.get(n, 0),
+            )
+            for n, s in enumerate(record.seats)
+        )
 
     def clocks(self, record: GameRecord) -> tuple[SeatClockView, ...]:
         """Every seat's clock now, as anyone may see it (empty in a game without a clock)."""
-        if record.time_control is None:
+        held = turns.clocks_of(record)
+        if held is None:
             return ()
-        tc = TimeControl.from_data(record.time_control)
-        if record.timing is None:  # waiting for players: every clock stopped and full
-            clocks = clock_rules.start(tc, record.seat_count, (), 0)
-        else:
-            clocks = Clocks.from_data(record.timing.clocks)
-        return clock_rules.views(tc, clocks, self._now_ms())
+        return clock_rules.views(*held, self._now_ms())
 
-    async def fire_timeout(self, game_id: str) -> GameRecord | None:
-        """Fire the game's clock if it has run out: with AUTO_MOVE, commit the move the policy
-        picks for the seat (after a ``TimedOut`` event); with FORFEIT (or the ``forfeit_after``-th
-        timeout), the seat's resignation. One compare-and-set commit on the version read, so a
-        racing move or another replica's firing wins or loses it whole. Returns the game after
-        the firing, or None when there was nothing to fire (the game moved on, ended, or its
-        deadline has not come) or the commit lost the race."""
+    async def fire_due(self, game_id: str) -> GameRecord | None:
+        """Do what the game has scheduled, if it has come: a server bot's move when a bot seat
+        must act, else the clock that ran out (with AUTO_MOVE the move the policy picks, after
+        a ``TimedOut`` event; with FORFEIT, or at the ``forfeit_after``-th timeout, the seat's
+        resignation). One compare-and-set commit on the version read, so a racing move or
+        another replica's firing wins or loses it whole. Returns the game after the step, or
+        None when nothing was due (the game moved on or ended) or the commit lost the race."""
         record = await self.store.load(game_id)
         now = self._now_ms()
         timing = record.timing
         if (
             record.status != ACTIVE
-            or record.time_control is None
             or timing is None
             or timing.deadline_ms is None
             or timing.deadline_ms > now
         ):
             return None
-        tc = TimeControl.from_data(record.time_control)
-        clocks = Clocks.from_data(timing.clocks)
-        due = clock_rules.next_timeout(tc, clocks)
-        assert due is not None, "a deadline with no running clock"
-        seat = due[1]
         rules, state = await self._state(record)
         version = record.version + 1
-        forfeit = clock_rules.policy_for(tc, clocks, seat) == clock_rules.FORFEIT
-        if forfeit:
-            stopped = clock_rules.after_timeout(tc, clocks, seat, (), now)
-            step = Commit(
-                expected_version=record.version,
-                snapshot=record.snapshot,
-                batch=EventBatch(
-                    version=version,
-                    seat=seat,
-                    events=(event_to_data(TimedOut(seat=seat, auto_move=False)),),
-                    resigned_seat=seat,
-                ),
-                status=ABANDONED,
-                resigned_seat=seat,
-                timing=_timing(tc, stopped),
-            )
-            new_state = state
+        bot = turns.bot_to_move(record, rules.to_act(state))
+        seat: int
+        if bot is not None:
+            seat = bot
+            kind = record.seats[seat].bot  # type: ignore[union-attr]
+            move = turns.bot_move(kind, rules, state, seat, seed=record.seed, version=version)
+            step, new_state = self._step(record, rules, state, seat, move, timed_out=False)
         else:
-            legal = rules.legal_moves(state, seat)
-            move = legal[clock_rules.auto_move_index(record.seed, version, len(legal))]
-            new_state, events = rules.apply(state, seat, move)
-            must = () if new_state.finished else rules.to_act(new_state)
-            after = clock_rules.after_timeout(tc, clocks, seat, must, now)
-            step = Commit(
-                expected_version=record.version,
-                snapshot=rules.snapshot(new_state),
-                batch=EventBatch(
-                    version=version,
-                    seat=seat,
-                    events=tuple(
-                        event_to_data(e) for e in (TimedOut(seat=seat, auto_move=True), *events)
-                    ),
-                ),
-                status=FINISHED if new_state.finished else ACTIVE,
-                move=MoveRecord(seat=seat, move=move_to_data(move)),
-                timing=_timing(tc, after),
-            )
+            held = turns.clocks_of(record)
+            due = clock_rules.next_timeout(*held) if held is not None else None
+            if held is None or due is None or due[0] > now:
+                return None
+            tc, clocks = held
+            seat = due[1]
+            if clock_rules.policy_for(tc, clocks, seat) == clock_rules.FORFEIT:
+                step, new_state = self._forfeit(record, seat), state
+            else:
+                move = turns.auto_move(rules, state, seat, record.seed, version)
+                step, new_state = self._step(record, rules, state, seat, move, timed_out=True)
         try:
             await self.store.commit(game_id, step)
         except VersionConflict:
@@ -418,14 +512,74 @@ class GameService:
             resigned_seat=step.resigned_seat,
             timing=step.timing,
         )
-        if forfeit:
+        if step.status == ABANDONED:
             self.cache.drop(game_id)
         else:
             self.cache.put(fired, new_state)
         if fired.status != ACTIVE:
             self.metrics.game_ended(record.game_type, fired.status)
-        log.info("clock ran out", game_id=game_id, seat=seat, version=version, forfeit=forfeit)
+        late_s = (self._now_ms() - timing.deadline_ms) / 1000
+        self.metrics.deadline_fired("bot" if bot is not None else "timeout", late_s)
+        log.info(
+            "server moved" if bot is not None else "clock ran out",
+            game_id=game_id,
+            seat=seat,
+            version=version,
+            status=fired.status,
+        )
         return fired
+
+    def _step(
+        self,
+        record: GameRecord,
+        rules: Rules[Any],
+        state: Any,
+        seat: int,
+        move: Move,
+        *,
+        timed_out: bool,
+    ) -> tuple[Commit, Any]:
+        """The commit of a move the server makes for ``seat`` (a bot's, or the clock's)."""
+        new_state, events = rules.apply(state, seat, move)
+        if timed_out:
+            events = [TimedOut(seat=seat, auto_move=True), *events]
+        must = () if new_state.finished else rules.to_act(new_state)
+        step = Commit(
+            expected_version=record.version,
+            snapshot=rules.snapshot(new_state),
+            batch=EventBatch(
+                version=record.version + 1,
+                seat=seat,
+                events=tuple(event_to_data(e) for e in events),
+            ),
+            status=FINISHED if new_state.finished else ACTIVE,
+            move=MoveRecord(seat=seat, move=move_to_data(move)),
+            timing=self._timing(
+                record,
+                must,
+                mover=None if timed_out else seat,
+                timed_out=seat if timed_out else None,
+            ),
+            at_ms=self._now_ms(),
+        )
+        return step, new_state
+
+    def _forfeit(self, record: GameRecord, seat: int) -> Commit:
+        """The commit of ``seat``'s forfeit on time: its resignation, opened by ``TimedOut``."""
+        return Commit(
+            expected_version=record.version,
+            snapshot=record.snapshot,
+            batch=EventBatch(
+                version=record.version + 1,
+                seat=seat,
+                events=(event_to_data(TimedOut(seat=seat, auto_move=False)),),
+                resigned_seat=seat,
+            ),
+            status=ABANDONED,
+            resigned_seat=seat,
+            timing=self._timing(record, (), timed_out=seat),
+            at_ms=self._now_ms(),
+        )
 
     # -- reading and playing -----------------------------------------------------------------
 
@@ -478,6 +632,7 @@ class GameService:
             wait_for_turn = wait_s > 0 and after_version is None
         record = await self.store.load(game_id)
         viewer = self._viewer(record, token)
+        await self._touch(game_id, self._seat(record, token))
         if wait_for_turn and token is None:
             raise Unauthenticated("waiting for a turn needs a seat token", reason="MISSING_TOKEN")
         rules, state = await self._state(record)
@@ -606,6 +761,7 @@ class GameService:
             version=record.version,
             move=move.kind,
         )
+        await self._touch(game_id, mover)
         projected = [rules.project(e, mover) for e in events]
         if wait_s > 0:
             record, new_state = await self._wait_for_turn(record, rules, new_state, mover, wait_s)
@@ -707,11 +863,9 @@ class GameService:
         status = FINISHED if new_state.finished else ACTIVE
         snapshot = rules.snapshot(new_state)
         timing = (
-            None
-            if record.time_control is None
-            else self._timing_after(
-                record, () if new_state.finished else rules.to_act(new_state), mover
-            )
+            self._timing(record, () if new_state.finished else rules.to_act(new_state), mover=mover)
+            if record.timing is not None
+            else None
         )
         version = await self.store.commit(
             record.game_id,
@@ -727,6 +881,7 @@ class GameService:
                 status=status,
                 move=MoveRecord(seat=mover, move=move_to_data(move), request_id=request_id),
                 timing=timing,
+                at_ms=self._now_ms(),
             ),
         )
         new_record = dataclasses.replace(
@@ -777,12 +932,16 @@ class GameService:
             return  # an ended game has nothing after its last batch
         rules = get_rules(record.game_type)
         next_version = from_version
+        # A seat's stream keeps its seat present (a store write about every second); a
+        # spectator's, the many idle streams, costs the store nothing until the game moves.
+        recheck_s = self._stream_recheck_s
+        if seat is not None:
+            recheck_s = min(recheck_s, _TOUCH_EVERY_MS / 1000)
         while not self._closing.is_set():
+            await self._touch(game_id, seat)
             batches = await self._feed.read(game_id, next_version)
             if not batches:
-                waiting = self.store.wait_for_version(
-                    game_id, next_version - 1, self._stream_recheck_s
-                )
+                waiting = self.store.wait_for_version(game_id, next_version - 1, recheck_s)
                 await self._unless_closing(waiting)
                 continue
             for decoded in batches:
@@ -843,7 +1002,8 @@ class GameService:
                 batch=EventBatch(version=record.version + 1, seat=seat, resigned_seat=seat),
                 status=ABANDONED,
                 resigned_seat=seat,
-                timing=self._timing_after(record, (), None),
+                timing=self._timing(record, ()) if record.timing is not None else None,
+                at_ms=self._now_ms(),
             ),
         )
         self.cache.drop(game_id)
@@ -868,7 +1028,8 @@ class GameService:
         steps = []
         for batch in await self.store.read_events(game_id, 0):
             events = tuple(event_from_data(e) for e in batch.events)
-            if batch.version == 0 or batch.resigned_seat is not None:
+            # No move: the opening, a resignation, or an end by the service (no seat).
+            if batch.seat is None or batch.resigned_seat is not None:
                 steps.append(Step(batch.version, batch.seat, None, events, batch.resigned_seat))
             else:
                 seat, move = next(made)
@@ -883,11 +1044,6 @@ class GameService:
             resigned_seat=game.resigned_seat,
         )
         return game, record
-
-
-def _timing(tc: TimeControl, clocks: Clocks) -> Timing:
-    due = clock_rules.next_timeout(tc, clocks)
-    return Timing(clocks.to_data(), due[0] if due is not None else None)
 
 
 def _read_page_token(token: str) -> LobbyPosition | None:

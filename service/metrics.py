@@ -56,6 +56,10 @@ class Metrics:
     def move_committed(self, seconds: float) -> None:
         return
 
+    def deadline_fired(self, kind: str, late_s: float) -> None:
+        """A scheduled step committed (``kind``: timeout or bot), ``late_s`` after its deadline."""
+        return
+
 
 def method_name(full: str) -> str:
     """``/tricktable.v1.GameService/SubmitMove`` → ``SubmitMove`` (other services keep their
@@ -94,6 +98,13 @@ class PrometheusMetrics(Metrics):
             ["method"],
             registry=self.registry,
         )
+        self._fired = Histogram(
+            "tricktable_deadline_fire_delay_seconds",
+            "Scheduled steps (a clock running out, a server bot's turn): deadline to commit",
+            ["kind"],
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
         self._rpc_children: dict[tuple[str, str], Counter] = {}
         self._http: WSGIServer | None = None
         self._thread: threading.Thread | None = None
@@ -117,6 +128,9 @@ class PrometheusMetrics(Metrics):
 
     def move_committed(self, seconds: float) -> None:
         self._submit.observe(seconds)
+
+    def deadline_fired(self, kind: str, late_s: float) -> None:
+        self._fired.labels(kind).observe(max(0.0, late_s))
 
     def serve_http(self, host: str, port: int) -> int:
         """Serve ``/metrics`` over HTTP on a background thread; the port bound (for 0: any)."""

@@ -2,10 +2,12 @@
 
 Deadlines live in the store (DESIGN.md decision 9), so any replica may fire any game's clock and
 a replica that dies stops nothing: the others' sweeps find its games' deadlines. Firing is
-:meth:`GameService.fire_timeout`, an ordinary compare-and-set commit on the game's version, so
+:meth:`GameService.fire_due`, an ordinary compare-and-set commit on the game's version, so
 when several replicas sweep the same entry, or a move races the clock, exactly one commit wins.
 An entry is dropped once handled (fired, lost to a racing commit, stale, or its game gone); one
 that failed for a passing reason (the store unreachable) stays and is tried again next sweep.
+Idle games (``serve --idle-ttl``) are found the same way, from a lazily kept entry (see
+:meth:`GameService.end_if_idle`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import structlog
 
 from service.errors import GameNotFound, StoreUnavailable
 from service.game_service import GameService
-from service.store.base import Due
+from service.store.base import IDLE, Due
 
 log = structlog.get_logger("tricktable.scheduler")
 
@@ -88,7 +90,11 @@ class Scheduler:
 
     async def _handle(self, entry: Due) -> None:
         try:
-            if await self._games.fire_timeout(entry.game_id) is not None:
+            if entry.kind == IDLE:
+                later = await self._games.end_if_idle(entry.game_id)
+                if later is not None:  # it moved since: watch its later deadline
+                    await self._store.watch_idle(entry.game_id, later)
+            elif await self._games.fire_due(entry.game_id) is not None:
                 self.fired += 1
         except GameNotFound:
             pass  # expired: only its index entry is left

@@ -68,6 +68,8 @@ class Server:
             stream_recheck_s=config.stream_recheck_s,
             turn_wait_s=config.turn_wait_s,
             metrics=self.metrics,
+            bot_delay_s=config.bot_delay_s,
+            idle_ttl_s=config.idle_ttl_s,
         )
         self.scheduler = Scheduler(self.games, interval_s=config.sweep_interval_s)
         self._health = health.aio.HealthServicer()

@@ -62,7 +62,11 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         )
         await self._limits.before_create(context.peer(), self._games.store.load)
         record = await self._games.create_game(
-            request.game_type, options, request.seed or None, time_control=clock
+            request.game_type,
+            options,
+            request.seed or None,
+            time_control=clock,
+            bot_seats=dict(request.bot_seats),
         )
         self._limits.created(context.peer(), record.game_id)
         return pb.CreateGameResponse(game=convert.summary_to_proto(record))
@@ -100,7 +104,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             wait_for_turn=request.wait_for_turn,
             after_version=after,
         )
-        return convert.get_game_response(record, view, self._games.clocks(record))
+        presence = await self._games.presence(record)
+        return convert.get_game_response(record, view, self._games.clocks(record), presence)
 
     async def SubmitMove(
         self, request: pb.SubmitMoveRequest, context: CallContext

@@ -68,6 +68,9 @@ def create_game(request: pb.CreateGameRequest) -> None:
         raise _bad(f"the seed is longer than {MAX_SEED} bytes")
     if request.HasField("time_control"):
         time_control(request.time_control)
+    for seat, kind in request.bot_seats.items():
+        _seat(seat)
+        _text("a bot name", kind, MAX_ID)
 
 
 _POLICIES = {

@@ -282,6 +282,15 @@ class PartnerRevealed(_Public):
 
 
 @dataclass(frozen=True, slots=True)
+class GameAbandoned(_Public):
+    """The game ended with no result and no seat resigning. The rules never emit it: the
+    service does, as the whole of that version (``reason``: "idle", no move for too long)."""
+
+    kind: ClassVar[str] = "game_abandoned"
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class TimedOut(_Public):
     """A seat's clock ran out. The rules never emit it: the service's clock does, first in the
     version it makes, before the events of the move it played for the seat (``auto_move``) or
@@ -314,6 +323,7 @@ Event = (
     | PartnerNotice
     | PartnerRevealed
     | TimedOut
+    | GameAbandoned
 )
 
 EVENT_TYPES: dict[str, type[Any]] = {
@@ -340,6 +350,7 @@ EVENT_TYPES: dict[str, type[Any]] = {
         PartnerNotice,
         PartnerRevealed,
         TimedOut,
+        GameAbandoned,
     )
 }
 

@@ -16,7 +16,7 @@ from typing import Any
 import engine
 from engine import get_rules
 from engine.playout import random_playout, variants
-from service import bench_cluster_client, benchmark, benchmark_streams
+from service import bench_cluster_client, benchmark, benchmark_clocks, benchmark_streams
 from service.cli.common import derive_seed
 
 
@@ -49,6 +49,11 @@ def register(sub: Any) -> None:
     )
     bench_cluster_client.add_arguments(c)
     c.set_defaults(run=bench_cluster_client.run)
+    c = target.add_parser(
+        "clocks", help="many deserted clocked games: deadline to commit of the timeouts"
+    )
+    benchmark_clocks.add_arguments(c)
+    c.set_defaults(run=benchmark_clocks.run)
 
 
 def measure(

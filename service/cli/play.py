@@ -1,12 +1,16 @@
 """``tricktable play GAME``: play a game in the terminal against bots.
 
-The player takes one seat; bots take the others, each on a thread of its own through the bot SDK
-(:class:`tricktable.bots.runner.BotRunner`), so the game runs as it would with separate
-programs. Without ``--address`` a server is started in this process. The player follows the
-game's event stream as their seat sees it: the events since the last prompt are printed one per
+The player takes one seat; bots take the others. The reference bots (``heuristic``, ``random``) are
+the server's own (``CreateGame`` bot seats): the server plays them, a short delay after their turn
+comes, as it would for a person alone at a web page. Any other bot (``grpc://``, an import path)
+runs here, each on a thread of its own through the bot SDK
+(:class:`tricktable.bots.runner.BotRunner`). Without ``--address`` a server is started in this
+process. With ``--move-time`` the game has a clock: the table shows every seat's time left, the
+prompt the player's, and a player who takes too long has a move played for them. The player follows
+the game's event stream as their seat sees it: the events since the last prompt are printed one per
 line, then the table, the numbered legal moves and a prompt. A move the server refuses
-(``MUST_FOLLOW_SUIT``...) is explained and the prompt repeats. ``q``, end of input or Ctrl-C
-leaves the game, which resigns it once it has started.
+(``MUST_FOLLOW_SUIT``...) is explained and the prompt repeats. ``q``, end of input or Ctrl-C leaves
+the game, which resigns it once it has started.
 """
 
 from __future__ import annotations
@@ -22,12 +26,13 @@ from rich.text import Text
 from tricktable.bots import make_bot
 from tricktable.bots.base import Bot, may_wait
 from tricktable.bots.runner import BotRunner, is_over
-from tricktable.client import Client, Seat
+from tricktable.client import Client, Seat, time_control
 from tricktable.errors import IllegalMove, StaleVersion, TricktableError
 from tricktable.move_text import MoveInputError, NotLegalNow, parse_move
 from tricktable.render import (
     TITLES,
     Seats,
+    duration,
     event_line,
     render_moves,
     render_view,
@@ -35,7 +40,7 @@ from tricktable.render import (
     sentence,
 )
 from tricktable.v1 import game_service_pb2 as pb
-from tricktable.v1 import moves_pb2
+from tricktable.v1 import moves_pb2, views_pb2
 
 from service.cli.common import (
     add_game_argument,
@@ -58,6 +63,8 @@ HELP = (
     "Nominations contract a suit or nt with the card you call (spades AH). "
     "'table' shows the table again, 'q' leaves the game."
 )
+#: The bots the server plays itself (CreateGame bot_seats); others run in this process.
+SERVER_BOTS = frozenset({"random", "heuristic"})
 #: Refusals that mean the game ended while the player chose (a bot resigned): nothing to ask.
 GAME_ENDED = frozenset({"GAME_OVER", "GAME_ABANDONED"})
 
@@ -82,6 +89,16 @@ def register(sub: Any) -> None:
     )
     add_option_argument(p)
     p.add_argument("--seed", default=None, help="deal the same cards (and random bot moves) again")
+    p.add_argument(
+        "--move-time",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="play with a clock: this much time per move (the server moves for you after it)",
+    )
+    p.add_argument(
+        "--bank", type=float, default=0.0, metavar="SECONDS", help="with --move-time: a time bank"
+    )
     p.add_argument("--name", default="player", help="your name at the table (default player)")
     add_tls_arguments(p)
     p.set_defaults(run=run)
@@ -116,14 +133,18 @@ def play(client: Client, args: argparse.Namespace, console: Console, read: Read)
         console.print(f"tricktable: {error}", markup=False)
         return 2
     seed = args.seed.encode() if args.seed is not None else b""
+    served = {n: spec for n, (spec, _) in bots.items() if spec in SERVER_BOTS}
+    clock = time_control(args.move_time, args.bank) if args.move_time is not None else None
     try:
         options = {name: str(value) for name, value in parse_options(args.option).items()}
-        game = client.create(args.game, options, seed)
+        game = client.create(args.game, options, seed, clock=clock, bot_seats=served)
     except TricktableError as error:
         console.print(f"tricktable: {error.message} [{error.reason}]", markup=False)
         return 2
     me = client.join(game.game_id, args.seat, args.name)
-    table = BotThreads({n: client.join(game.game_id, n, name) for n, (name, _) in bots.items()})
+    table = BotThreads(
+        {n: client.join(game.game_id, n, name) for n, (name, _) in bots.items() if n not in served}
+    )
     names = [s.player_name for s in client.get(game.game_id).game.seats]
     console.print(
         Text.assemble(
@@ -135,7 +156,7 @@ def play(client: Client, args: argparse.Namespace, console: Console, read: Read)
             ),
         )
     )
-    table.start({n: bot for n, (_, bot) in bots.items()})
+    table.start({n: bot for n, (_, bot) in bots.items() if n not in served})
     try:
         Player(me, console, read, names).run()
     finally:
@@ -262,7 +283,7 @@ class Player:
         legal = list(state.view.legal_moves)
         while True:
             try:
-                text = self.read(PROMPT)
+                text = self.read(prompt(state.view, self.seat.seat))
             except (EOFError, KeyboardInterrupt):
                 raise Quit from None
             word = text.strip().lower()
@@ -328,6 +349,15 @@ class Player:
             )
         elif final.view.finished:
             self.console.print(result_text(final.view, self.names), soft_wrap=True)
+
+
+def prompt(view: views_pb2.View, seat: int) -> str:
+    """The prompt, with the time the seat's clock has left when one runs."""
+    for clock in view.clocks:
+        if clock.seat == seat and clock.running:
+            left = duration(clock.move_ms_left + clock.bank_ms_left)
+            return f"Your move ({left} left)> "
+    return PROMPT
 
 
 def still_stands(

@@ -52,6 +52,14 @@ def register(sub: Any) -> None:
         "(default 86400; 0: never)",
     )
     p.add_argument(
+        "--idle-ttl",
+        type=float,
+        default=86400,
+        metavar="SECONDS",
+        help="end a game whose seats are all taken but that sees no move this long as "
+        "abandoned; it then expires like any ended game (default 86400; 0: never)",
+    )
+    p.add_argument(
         "--metrics-port",
         type=int,
         default=None,
@@ -90,6 +98,14 @@ def register(sub: Any) -> None:
         metavar="SECONDS",
         help='how often readiness (health of "" and the game service) pings the store '
         "(default 2; 0: never)",
+    )
+    p.add_argument(
+        "--bot-delay",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="how long a server bot (CreateGame bot_seats) waits before it moves, so a person "
+        "can follow the table (default 0.5)",
     )
     p.add_argument(
         "--grace",
@@ -143,8 +159,10 @@ def run(args: argparse.Namespace) -> int:
         redis_wait_replicas=redis_wait_replicas,
         finished_ttl_s=args.finished_ttl,
         open_ttl_s=args.open_ttl,
+        idle_ttl_s=args.idle_ttl,
         grace_s=args.grace,
         turn_wait_s=args.turn_wait,
+        bot_delay_s=args.bot_delay,
         metrics_port=args.metrics_port,
         health_interval_s=args.health_interval,
         web_port=web_port,

@@ -62,6 +62,23 @@ def register(sub: Any) -> None:
         action="store_true",
         help="the games of a set share their deal: the same cards go round every seat",
     )
+    p.add_argument(
+        "--move-time",
+        type=_seconds,
+        metavar="TIME",
+        help="play every game with a clock: TIME per move (e.g. 2s, 500ms); a bot that hangs "
+        "or crashes loses its moves (and with --forfeit-after its games) to the clock",
+    )
+    p.add_argument(
+        "--bank", type=_seconds, default=0.0, metavar="TIME", help="a time bank per seat"
+    )
+    p.add_argument(
+        "--forfeit-after",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --move-time: a seat forfeits the game at its Nth timeout (default 0: never)",
+    )
     p.add_argument("--parallel", type=int, default=4, help="games played at once (default 4)")
     p.add_argument("--seed", default="tournament", help="every deal and bot seed derives from it")
     p.add_argument("--address", help="a running server (default: start one in this process)")
@@ -90,6 +107,9 @@ def run(args: argparse.Namespace) -> int:
             duplicate=args.duplicate,
             seed=args.seed,
             options=options,
+            move_time_s=args.move_time,
+            bank_s=args.bank,
+            forfeit_after=args.forfeit_after,
         )
         check_entrants(config.entrants, config.game)  # before a server is started for them
     except ValueError as error:
@@ -119,6 +139,17 @@ def run(args: argparse.Namespace) -> int:
     if args.games_csv:
         result.write_games_csv(args.games_csv)
     return 0
+
+
+def _seconds(text: str) -> float:
+    """A duration: ``2s``, ``500ms``, ``1.5`` (seconds)."""
+    value = text.strip().lower()
+    try:
+        if value.endswith("ms"):
+            return float(value[:-2]) / 1000
+        return float(value.removesuffix("s"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (e.g. 2s, 500ms)") from None
 
 
 @contextmanager

@@ -110,7 +110,8 @@ def _show_batch(batch: pb.StreamEventsResponse, seats: Seats, console: Console) 
     for event in batch.events:
         line = Text(f"{batch.version:>5} ", style="dim").append_text(event_line(event, seats))
         console.print(line, soft_wrap=True)
-    if batch.HasField("resigned_seat"):
+    forfeit = any(e.WhichOneof("kind") == "timed_out" for e in batch.events)
+    if batch.HasField("resigned_seat") and not forfeit:  # a forfeit on time was told above
         line = Text(f"{batch.version:>5} ", style="dim")
         line.append(f"{sentence(seats.label(batch.resigned_seat))} resigns.")
         console.print(line, soft_wrap=True)

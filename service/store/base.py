@@ -41,22 +41,31 @@ LobbyPosition = tuple[int, str]
 class SeatRecord:
     token_hash: str  # sha-256 of the seat token; the token itself is never stored
     player_name: str
+    #: a seat the server's reference bot plays ("random", "heuristic"): it has no token (an
+    #: empty token_hash, which no token hashes to)
+    bot: str = ""
 
     def to_json(self) -> str:
-        return json.dumps({"token_hash": self.token_hash, "player_name": self.player_name})
+        data = {"token_hash": self.token_hash, "player_name": self.player_name}
+        if self.bot:
+            data["bot"] = self.bot
+        return json.dumps(data)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> SeatRecord:
         data = json.loads(text)
-        return cls(token_hash=data["token_hash"], player_name=data["player_name"])
+        return cls(
+            token_hash=data["token_hash"], player_name=data["player_name"], bot=data.get("bot", "")
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class Timing:
-    """A clocked game's clocks (``service.clocks.Clocks`` data) and its next deadline (server
-    time in ms since the epoch; None when nothing is scheduled)."""
+    """What a game has scheduled: a clocked game's clocks (``service.clocks.Clocks`` data; None
+    in a game without a clock) and its next deadline (server time in ms since the epoch: a clock
+    running out, or a server bot's turn; None when nothing is scheduled)."""
 
-    clocks: Mapping[str, Any]
+    clocks: Mapping[str, Any] | None
     deadline_ms: int | None
 
     def to_json(self) -> str:
@@ -68,6 +77,11 @@ class Timing:
         return cls(clocks=data["clocks"], deadline_ms=data["deadline_ms"])
 
 
+#: The kinds of deadline index entries: a game's timing (clocks, server bots), its idleness.
+TIMING = "timing"
+IDLE = "idle"
+
+
 @dataclass(frozen=True, slots=True)
 class Due:
     """An entry of the deadline index that has come due: a game to look at. ``key`` is the
@@ -76,6 +90,16 @@ class Due:
     game_id: str
     deadline_ms: int
     key: str = ""
+    kind: str = TIMING  # TIMING or IDLE
+
+
+@dataclass(frozen=True, slots=True)
+class Filled:
+    """What is written, with the seat taken, when it fills the table: play begins."""
+
+    at_ms: int  # the game's ``moved_at_ms`` from now on
+    timing: Timing | None = None
+    idle_deadline_ms: int | None = None  # indexed (IDLE): when the game counts as deserted
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +116,8 @@ class GameRecord:
     resigned_seat: int | None = None
     snapshot: bytes = b""
     time_control: Mapping[str, Any] | None = None  # service.clocks.TimeControl data; None: no clock
-    timing: Timing | None = None  # once play has begun in a clocked game
+    timing: Timing | None = None  # once play has begun, in a game with clocks or server bots
+    moved_at_ms: int = 0  # when play began or the last step was committed (0: not yet)
 
     @property
     def full(self) -> bool:
@@ -157,7 +182,8 @@ class Commit:
     status: str = ACTIVE
     move: MoveRecord | None = None  # None for a resignation
     resigned_seat: int | None = None
-    timing: Timing | None = None  # a clocked game's timing after this step; None: unclocked
+    timing: Timing | None = None  # the game's timing after this step; None: nothing scheduled
+    at_ms: int = 0  # when the step is made: the game's moved_at_ms after it (0: unchanged)
 
 
 class RequestSeen(Exception):  # a signal from store to service, never shown to a client
@@ -174,7 +200,8 @@ class GameStore(ABC):
 
     @abstractmethod
     async def create(self, game: GameRecord, opening: EventBatch) -> None:
-        """Store a new game (version 0) and its opening events."""
+        """Store a new game (version 0) and its opening events, with the seats already taken
+        (server bots) and, when those fill the table, its timing."""
 
     @abstractmethod
     async def load(self, game_id: str) -> GameRecord:
@@ -197,11 +224,11 @@ class GameStore(ABC):
 
     @abstractmethod
     async def take_seat(
-        self, game_id: str, seat: int, record: SeatRecord, timing: Timing | None = None
+        self, game_id: str, seat: int, record: SeatRecord, filled: Filled | None = None
     ) -> bool:
-        """Give an open seat to a player; False (nothing written) if it is taken. ``timing``
+        """Give an open seat to a player; False (nothing written) if it is taken. ``filled``
         is written with it, in the same atomic step, if this seat fills the table (play, and
-        a clocked game's clocks, begin then)."""
+        a clocked game's clocks, begin then), and its idle deadline indexed."""
 
     @abstractmethod
     async def free_seat(self, game_id: str, seat: int, token_hash: str) -> bool:
@@ -235,6 +262,19 @@ class GameStore(ABC):
     @abstractmethod
     async def done(self, entry: Due) -> None:
         """Drop an index entry that was handled (fired, stale, or its game gone)."""
+
+    @abstractmethod
+    async def watch_idle(self, game_id: str, deadline_ms: int) -> None:
+        """Index (IDLE) when the game would count as deserted, as last known: a sweeper finds it
+        then, and ends the game or indexes its later deadline (moves since push it back)."""
+
+    @abstractmethod
+    async def touch(self, game_id: str, seat: int, now_ms: int) -> None:
+        """Note that ``seat`` was seen now (presence; not part of the game's history)."""
+
+    @abstractmethod
+    async def seen(self, game_id: str) -> dict[int, int]:
+        """When each seat was last seen (ms since the epoch), for the seats ever seen."""
 
     async def next_deadline(self) -> int | None:
         """The earliest entry of the deadline index (a hint for how long a sweeper may sleep),

@@ -22,9 +22,11 @@ from dataclasses import dataclass, field
 from service.errors import GameNotFound, VersionConflict
 from service.store.base import (
     ACTIVE,
+    IDLE,
     Commit,
     Due,
     EventBatch,
+    Filled,
     GameRecord,
     GameStore,
     LobbyPosition,
@@ -41,6 +43,7 @@ class _Game:
     moves: list[MoveRecord] = field(default_factory=list)
     batches: list[EventBatch] = field(default_factory=list)
     requests: dict[str, int] = field(default_factory=dict)
+    seen: dict[int, int] = field(default_factory=dict)  # seat -> last seen (presence)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     expires_at: float | None = None
 
@@ -54,6 +57,7 @@ class MemoryStore(GameStore):
     ) -> None:
         self._games: dict[str, _Game] = {}
         self._deadlines: dict[str, int] = {}  # game id -> its timing's deadline
+        self._idle: dict[str, int] = {}  # game id -> when it counts as deserted, as indexed
         self._ttl = finished_ttl_s
         self._open_ttl = open_ttl_s  # 0: a game waiting for players never expires
         self._clock = clock
@@ -63,6 +67,7 @@ class MemoryStore(GameStore):
         if game is not None and game.expires_at is not None and self._clock() >= game.expires_at:
             del self._games[game_id]
             self._deadlines.pop(game_id, None)
+            self._idle.pop(game_id, None)
             game = None
         if game is None:
             raise GameNotFound(game_id)
@@ -71,8 +76,10 @@ class MemoryStore(GameStore):
     async def create(self, game: GameRecord, opening: EventBatch) -> None:
         if game.game_id in self._games:
             raise ValueError(f"game {game.game_id!r} exists")
-        expires = self._clock() + self._open_ttl if self._open_ttl > 0 else None
+        expires = self._clock() + self._open_ttl if self._open_ttl > 0 and not game.full else None
         self._games[game.game_id] = _Game(record=game, batches=[opening], expires_at=expires)
+        if game.timing is not None:
+            self._schedule(game.game_id, game.timing)
 
     async def load(self, game_id: str) -> GameRecord:
         return self._get(game_id).record
@@ -98,6 +105,7 @@ class MemoryStore(GameStore):
             if step.resigned_seat is not None
             else game.record.resigned_seat,
             timing=step.timing if step.timing is not None else game.record.timing,
+            moved_at_ms=step.at_ms or game.record.moved_at_ms,
         )
         if step.timing is not None:
             self._schedule(game_id, step.timing)
@@ -121,7 +129,7 @@ class MemoryStore(GameStore):
         return self._get(game_id).requests.get(request_id)
 
     async def take_seat(
-        self, game_id: str, seat: int, record: SeatRecord, timing: Timing | None = None
+        self, game_id: str, seat: int, record: SeatRecord, filled: Filled | None = None
     ) -> bool:
         game = self._get(game_id)
         seats = list(game.record.seats)
@@ -131,9 +139,14 @@ class MemoryStore(GameStore):
         game.record = dataclasses.replace(game.record, seats=tuple(seats))
         if game.record.full and game.record.status == ACTIVE:
             game.expires_at = None  # a full table is kept until it finishes
-            if timing is not None:
-                game.record = dataclasses.replace(game.record, timing=timing)
-                self._schedule(game_id, timing)
+            if filled is not None:
+                game.record = dataclasses.replace(
+                    game.record, timing=filled.timing, moved_at_ms=filled.at_ms
+                )
+                if filled.timing is not None:
+                    self._schedule(game_id, filled.timing)
+                if filled.idle_deadline_ms is not None:
+                    self._idle[game_id] = filled.idle_deadline_ms
         return True
 
     def _schedule(self, game_id: str, timing: Timing) -> None:
@@ -143,18 +156,35 @@ class MemoryStore(GameStore):
             self._deadlines[game_id] = timing.deadline_ms
 
     async def due(self, now_ms: int, limit: int) -> list[Due]:
-        ready = [(d, g) for g, d in self._deadlines.items() if d <= now_ms]
-        return [Due(g, d) for d, g in heapq.nsmallest(limit, ready)]
+        ready = [(d, g, "") for g, d in self._deadlines.items() if d <= now_ms]
+        ready += [(d, g, IDLE) for g, d in self._idle.items() if d <= now_ms]
+        return [
+            Due(g, d, kind=kind) if kind else Due(g, d)
+            for d, g, kind in heapq.nsmallest(limit, ready)
+        ]
 
     async def done(self, entry: Due) -> None:
+        if entry.kind == IDLE:
+            if self._idle.get(entry.game_id) == entry.deadline_ms:  # not watched again since
+                del self._idle[entry.game_id]
+            return
         # The index is the games' own deadlines, so only a game that is gone leaves one behind.
         try:
             self._get(entry.game_id)
         except GameNotFound:
             self._deadlines.pop(entry.game_id, None)
 
+    async def touch(self, game_id: str, seat: int, now_ms: int) -> None:
+        self._get(game_id).seen[seat] = now_ms
+
+    async def seen(self, game_id: str) -> dict[int, int]:
+        return dict(self._get(game_id).seen)
+
+    async def watch_idle(self, game_id: str, deadline_ms: int) -> None:
+        self._idle[game_id] = deadline_ms
+
     async def next_deadline(self) -> int | None:
-        return min(self._deadlines.values(), default=None)
+        return min((*self._deadlines.values(), *self._idle.values()), default=None)
 
     async def free_seat(self, game_id: str, seat: int, token_hash: str) -> bool:
         game = self._get(game_id)

@@ -4,12 +4,15 @@ Keys of one game share the hash tag ``{game_id}`` (DESIGN.md decision 4), so eve
 touches one cluster slot:
 
     tt:{id}:meta      hash    game_type, options, seed, seat_count, created_at_ms, version,
-                              status, resigned_seat, time_control, timing (Timing json)
+                              status, resigned_seat, time_control, timing (Timing json),
+                              moved_at (ms: play began, or the last step)
     tt:{id}:seats     hash    seat -> SeatRecord json
     tt:{id}:snapshot  string  engine snapshot (a cache: rebuilt from the moves when unreadable)
     tt:{id}:moves     list    MoveRecord json, in order
     tt:{id}:requests  hash    request id -> version it produced
     tt:{id}:events    stream  one entry per version, id "<version>-1", field d = EventBatch json
+    tt:{id}:seen      hash    seat -> when last seen, ms (presence; not history: it expires on
+                              its own, ``finished_ttl_s`` after the last touch)
 
 The lobby index ``tt:lobby`` (a sorted set of games with open seats, by creation time) lives in
 another slot; it is advisory and every listed game is re-read before it is shown.
@@ -37,6 +40,12 @@ the game's own timing is due (an ordinary compare-and-set commit on its version)
 the member (:meth:`RedisStore.done`); a member whose game moved on, ended or expired is just
 dropped. Should one index key grow hot, it can be split into buckets by a hash of the game id
 with no change to this reasoning.
+
+Idleness is indexed lazily, so that a move costs no index write: the member
+``<game id>|idle|<deadline ms>`` says when the game would count as deserted as last known (play
+began, or a sweeper's last look). Moves only push the true deadline (``moved_at`` + the idle
+time) later, so the entry is never late; a sweeper that finds it due either ends the game (a
+compare-and-set commit) or indexes the later deadline and drops the old entry.
 """
 
 from __future__ import annotations
@@ -54,9 +63,12 @@ from service.config import ServerConfig
 from service.errors import GameNotFound, StoreUnavailable, VersionConflict
 from service.store.base import (
     ACTIVE,
+    IDLE,
+    TIMING,
     Commit,
     Due,
     EventBatch,
+    Filled,
     GameRecord,
     GameStore,
     LobbyPosition,
@@ -76,7 +88,7 @@ _PARTS = ("meta", "seats", "snapshot", "moves", "requests", "events")
 
 # KEYS: meta seats snapshot moves requests events
 # ARGV: expected_version snapshot move_json request_id batch_json status resigned_seat ttl_s
-#       moved_channel timing_json ('' leaves the timing as it is)
+#       moved_channel timing_json ('' leaves the timing as it is) moved_at_ms ('' leaves it)
 # The PUBLISH wakes the turn waiters of every replica (service.store.redis_notify). It comes
 # before the first write: a script error does not undo earlier writes, and a PUBLISH that an ACL
 # refuses must fail the commit whole. Subscribers get the message only once the script is done.
@@ -91,6 +103,7 @@ if tonumber(v) ~= tonumber(ARGV[1]) then return {0, tonumber(v)} end
 local nv = tonumber(v) + 1
 redis.call('PUBLISH', ARGV[9], nv)
 redis.call('HSET', KEYS[1], 'version', nv, 'status', ARGV[6])
+if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'moved_at', ARGV[11]) end
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'resigned_seat', ARGV[7]) end
 local replaced = ''
 if ARGV[10] ~= '' then
@@ -132,7 +145,8 @@ WAIT_TIMEOUT_MS = 1000
 _LOAD_SCRIPT = Script(_LOAD)
 _READ_EVENTS_SCRIPT = Script(_READ_EVENTS)
 
-# KEYS: meta seats snapshot moves requests events   ARGV: seat seat_json timing_json
+# KEYS: meta seats snapshot moves requests events
+# ARGV: seat seat_json timing_json moved_at_ms ('' when the take cannot fill the table)
 # A game waiting for players may carry an expiry (open_ttl_s): the seats hash, created here,
 # shares it, and a table that fills is kept (PERSIST) until it finishes. The timing (a clocked
 # game's clocks, which start when play can) is written only by the take that fills the table.
@@ -140,8 +154,9 @@ _TAKE_SEAT = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
 local taken = redis.call('HLEN', KEYS[2])
-if ARGV[3] ~= '' and taken >= tonumber(redis.call('HGET', KEYS[1], 'seat_count')) then
-  redis.call('HSET', KEYS[1], 'timing', ARGV[3])
+if ARGV[4] ~= '' and taken >= tonumber(redis.call('HGET', KEYS[1], 'seat_count')) then
+  redis.call('HSET', KEYS[1], 'moved_at', ARGV[4])
+  if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'timing', ARGV[3]) end
 end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then
@@ -168,15 +183,17 @@ return 1
 """
 
 
-# KEYS: meta snapshot events   ARGV: ttl_s snapshot opening_json field value field value …
-# A new game in one step (a failure leaves no half-created game); with ttl_s > 0 it expires
-# unless its seats fill (_TAKE_SEAT).
+# KEYS: meta seats snapshot events   ARGV: ttl_s snapshot opening_json seats_json field value …
+# A new game in one step (a failure leaves no half-created game), with the seats taken at once
+# (server bots: {"seat": SeatRecord json}); with ttl_s > 0 it expires unless its seats fill
+# (_TAKE_SEAT).
 _CREATE = """
-redis.call('HSET', KEYS[1], unpack(ARGV, 4))
-redis.call('SET', KEYS[2], ARGV[2])
-redis.call('XADD', KEYS[3], '0-1', 'd', ARGV[3])
+redis.call('HSET', KEYS[1], unpack(ARGV, 5))
+for seat, record in pairs(cjson.decode(ARGV[4])) do redis.call('HSET', KEYS[2], seat, record) end
+redis.call('SET', KEYS[3], ARGV[2])
+redis.call('XADD', KEYS[4], '0-1', 'd', ARGV[3])
 if tonumber(ARGV[1]) > 0 then
-  for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[1]) end
+  for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[1]) end
 end
 """
 
@@ -359,7 +376,7 @@ class RedisStore(GameStore):
         await self._r.aclose()
 
     async def create(self, game: GameRecord, opening: EventBatch) -> None:
-        meta, _, snapshot, _, _, events = _keys(game.game_id)
+        meta, seats, snapshot, _, _, events = _keys(game.game_id)
         fields: dict[str, Any] = {
             "game_type": game.game_type,
             "options": json.dumps(dict(game.options)),
@@ -371,11 +388,19 @@ class RedisStore(GameStore):
         }
         if game.time_control is not None:
             fields["time_control"] = json.dumps(dict(game.time_control))
+        if game.timing is not None:
+            fields["timing"] = game.timing.to_json()
+        if game.moved_at_ms:
+            fields["moved_at"] = game.moved_at_ms
+        taken = {seat: s.to_json() for seat, s in enumerate(game.seats) if s is not None}
 
+        await self._index(game.game_id, 0, game.timing)
         pairs: list[Arg] = [x for field in fields.items() for x in field]
-        args: list[Arg] = [self._open_ttl, game.snapshot, opening.to_json(), *pairs]
-        await self._call(self._hot_script(_CREATE_SCRIPT, [meta, snapshot, events], args))
-        await self._call(self._hot("ZADD", _LOBBY, game.created_at_ms, game.game_id))
+        ttl = self._open_ttl if not game.full else 0  # a table filled at once (bot seats) stays
+        args: list[Arg] = [ttl, game.snapshot, opening.to_json(), json.dumps(taken), *pairs]
+        await self._call(self._hot_script(_CREATE_SCRIPT, [meta, seats, snapshot, events], args))
+        if not game.full:
+            await self._call(self._hot("ZADD", _LOBBY, game.created_at_ms, game.game_id))
 
     async def load(self, game_id: str) -> GameRecord:
         meta, seats, snapshot, *_ = _keys(game_id)
@@ -412,6 +437,7 @@ class RedisStore(GameStore):
             self._ttl,
             moved_channel(game_id),
             step.timing.to_json() if step.timing is not None else "",
+            step.at_ms or "",
         ]
         reply = await self._call(self._commit_step(game_id, step.batch.request_id, args))
         outcome, version = reply[0], reply[1]
@@ -439,11 +465,15 @@ class RedisStore(GameStore):
         return None if raw is None else int(raw)
 
     async def take_seat(
-        self, game_id: str, seat: int, record: SeatRecord, timing: Timing | None = None
+        self, game_id: str, seat: int, record: SeatRecord, filled: Filled | None = None
     ) -> bool:
         keys = _keys(game_id)
-        await self._index(game_id, 0, timing)
-        args: list[Arg] = [seat, record.to_json(), timing.to_json() if timing is not None else ""]
+        args: list[Arg] = [seat, record.to_json(), "", ""]
+        if filled is not None:
+            await self._index(game_id, 0, filled.timing)
+            if filled.idle_deadline_ms is not None:
+                await self.watch_idle(game_id, filled.idle_deadline_ms)
+            args[2:] = [filled.timing.to_json() if filled.timing else "", filled.at_ms]
         taken = await self._call(self._hot_script(_TAKE_SEAT_SCRIPT, keys, args))
         if taken == -1:
             raise GameNotFound(game_id)
@@ -501,8 +531,25 @@ class RedisStore(GameStore):
         out = []
         for member, score in _scored(raw):
             key = member.decode()
-            out.append(Due(key.split("|", 1)[0], int(float(score)), key))
+            game_id, kind, _ = key.split("|", 2)
+            deadline = int(float(score))
+            out.append(Due(game_id, deadline, key, IDLE if kind == IDLE else TIMING))
         return out
+
+    async def touch(self, game_id: str, seat: int, now_ms: int) -> None:
+        key = f"tt:{{{game_id}}}:seen"
+        await self._call(self._hot("HSET", key, seat, now_ms))
+        await self._call(self._hot("EXPIRE", key, max(self._ttl, 60)))
+
+    async def seen(self, game_id: str) -> dict[int, int]:
+        raw = await self._call(self._hot("HGETALL", f"tt:{{{game_id}}}:seen"))
+        if isinstance(raw, dict):  # redis-py's reply callback pairs them already
+            return {int(k): int(v) for k, v in raw.items()}
+        return {int(k): int(v) for k, v in zip(raw[::2], raw[1::2], strict=True)}
+
+    async def watch_idle(self, game_id: str, deadline_ms: int) -> None:
+        member = f"{game_id}|{IDLE}|{deadline_ms}"
+        await self._call(self._hot("ZADD", _DEADLINES, deadline_ms, member))
 
     async def done(self, entry: Due) -> None:
         await self._call(self._hot("ZREM", _DEADLINES, entry.key))
@@ -579,6 +626,7 @@ def _record(
         seats=tuple(taken.get(i) for i in range(count)),
         resigned_seat=None if resigned is None else int(resigned),
         snapshot=snapshot,
+        moved_at_ms=int(m.get("moved_at", 0)),
         time_control=None if time_control is None else json.loads(time_control),
         timing=None if timing is None else Timing.from_json(timing),
     )

@@ -13,7 +13,7 @@ import grpc
 import grpc.aio
 import pytest
 from tricktable.aio import AsyncClient, AsyncSeat
-from tricktable.client import RetryPolicy
+from tricktable.client import RetryPolicy, time_control
 from tricktable.errors import IllegalMove, NotFound, StaleVersion, Unauthenticated, Unavailable
 from tricktable.v1 import game_service_pb2 as pb
 
@@ -197,5 +197,17 @@ def test_leaving_frees_the_seat_before_the_start(server: ServerThread) -> None:
         left = await seat.leave()
         assert left.status == pb.GAME_STATUS_WAITING
         assert (await client.join(game.game_id)).seat == 0  # open again
+
+    _run(server, body)
+
+
+def test_the_async_client_creates_clocked_games_and_waits_for_changes(server: ServerThread) -> None:
+    async def body(client: AsyncClient) -> None:
+        game = await client.create("counterpoint", clock=time_control(0.2), bot_seats={0: "random"})
+        assert game.time_control.move_ms == 200 and game.seats[0].bot == "random"
+        me = await client.join(game.game_id, 1, "me")
+        state = await me.get()
+        later = await me.get(after_version=state.game.version)
+        assert later.game.version > state.game.version and len(later.view.clocks) == 2
 
     _run(server, body)

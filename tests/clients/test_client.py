@@ -10,7 +10,7 @@ from typing import Any
 import grpc
 import pytest
 from tricktable import cards
-from tricktable.client import Client, RetryPolicy, Seat
+from tricktable.client import Client, RetryPolicy, Seat, time_control
 from tricktable.errors import (
     IllegalMove,
     InvalidArgument,
@@ -193,3 +193,17 @@ def test_card_helpers_name_and_parse_cards() -> None:
     assert cards.points(cards.card("9H")) == 0
     groups = cards.by_suit([cards.card("7C"), cards.card("AC"), cards.card("KH")])
     assert [cards.name(c) for c in groups[cards.CLUBS]] == ["AC", "7C"]
+
+
+def test_the_client_creates_clocked_games_with_server_bots_and_watches_for_changes(
+    client: Client,
+) -> None:
+    clock = time_control(0.3, bank_s=1, increment_s=0.1, forfeit_after=3)
+    game = client.create("sixty-six", clock=clock, bot_seats={1: "heuristic"})
+    assert game.time_control == clock and [s.bot for s in game.seats] == ["", "heuristic"]
+    me = client.join(game.game_id, 0, "me")
+    state = me.get()
+    assert [c.seat for c in state.view.clocks] == [0, 1]
+    watched = client.get(game.game_id, after_version=state.game.version)  # a spectator
+    assert watched.game.version > state.game.version  # a bot's move, or my clock's
+    assert not watched.view.HasField("viewer")

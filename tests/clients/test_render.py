@@ -17,13 +17,14 @@ from tricktable.bots import RandomBot
 from tricktable.client import Client, Seat
 from tricktable.render import (
     Seats,
+    clock_text,
     event_line,
     hand_groups,
     render_moves,
     render_view,
     result_text,
 )
-from tricktable.v1 import cards_pb2, events_pb2, moves_pb2, values_pb2, views_pb2
+from tricktable.v1 import cards_pb2, clocks_pb2, events_pb2, moves_pb2, values_pb2, views_pb2
 
 CardKey = tuple[int, int]
 
@@ -437,6 +438,16 @@ def test_the_last_deal_is_a_table_of_bids_takes_and_points() -> None:
             1,
             "Game over: seat 0 won. Totals: seat 0 7, you 3",
         ),
+        (
+            events_pb2.Event(timed_out=events_pb2.TimedOut(seat=1, auto_move=True)),
+            1,
+            "You run out of time: the server moves for you",
+        ),
+        (
+            events_pb2.Event(timed_out=events_pb2.TimedOut(seat=0, auto_move=False)),
+            None,
+            "Seat 0 runs out of time and forfeits",
+        ),
     ],
 )
 def test_an_event_reads_as_one_line_for_its_viewer(
@@ -469,3 +480,18 @@ def test_names_keep_their_capitals_where_a_sentence_starts_with_them() -> None:
     ]
     view = views_pb2.View(game="nominations", viewer=1, seats=seats)
     assert "Seat 0 (McBob)'s hand, face up: A♠" in text_of(render_view(view, ["McBob", "Al"]))
+
+
+def test_clocks_show_the_time_left_who_runs_and_timeouts() -> None:
+    running = clocks_pb2.SeatClock(
+        seat=0, move_ms_left=4500, bank_ms_left=65_000, running=True, deadline_ms=100_000
+    )
+    stopped = clocks_pb2.SeatClock(seat=1, move_ms_left=5000, timeouts=2)
+    assert clock_text(running) == "▶ 0:04.5 +1:05"
+    assert clock_text(stopped) == "0:05.0 (2 timeouts)"
+    # Counted down to a given server time: the move time first, then the bank.
+    assert clock_text(running, now_ms=100_000 - 30_000) == "▶ 0:00.0 +0:30"
+    seats = [views_pb2.SeatView(seat=n, hand_size=5) for n in range(2)]
+    view = views_pb2.View(game="sixty-six", seats=seats, to_act=[0], clocks=[running, stopped])
+    text = text_of(render_view(view, ["ann", "bob"]))
+    assert "clock" in text and "▶ 0:04.5 +1:05" in text and "(2 timeouts)" in text

@@ -4,12 +4,14 @@ at any parallelism, with remote (BotService) and imported entrants, exported as 
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
 import math
 import subprocess
 import sys
+import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
@@ -40,6 +42,7 @@ from tricktable.tournament import (
 from tricktable.v1 import moves_pb2
 
 from service.cli import main
+from service.cli.tournament import _seconds
 from service.running import ServerThread
 from tests.conftest import free_port
 
@@ -618,3 +621,62 @@ def test_the_command_refuses_bad_entrants_before_playing(
 def test_the_command_refuses_a_bad_option(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tournament", "counterpoint", "-o", "target_scor=60"]) == 2
     assert "target_scor" in capsys.readouterr().out
+
+
+# -- clocks -----------------------------------------------------------------------------------
+
+
+class NeverAnswers:
+    """An entrant that hangs: it never returns a move."""
+
+    def __init__(self, game: str, seed: object = None) -> None:
+        self.wait = threading.Event()
+
+    def __call__(self, view: View, legal: Sequence[Move]) -> Move | None:
+        self.wait.wait()  # never set
+        return None
+
+
+class Crashes:
+    """An entrant that fails on every call."""
+
+    def __init__(self, game: str, seed: object = None) -> None:
+        return
+
+    def __call__(self, view: View, legal: Sequence[Move]) -> Move | None:
+        raise RuntimeError("this bot is broken")
+
+
+def test_a_clocked_tournament_with_a_hung_and_a_crashing_bot_finishes(
+    module_client: Client,
+) -> None:
+    config = TournamentConfig(
+        "counterpoint",
+        (
+            Entrant("heuristic", "heuristic"),
+            Entrant("stuck", "tests.clients.test_tournament:NeverAnswers"),
+            Entrant("broken", "tests.clients.test_tournament:Crashes"),
+        ),
+        options=SHORT_COUNTERPOINT,
+        seed="clocked",
+        move_time_s=0.3,
+        forfeit_after=2,
+    )
+    result = run_tournament(module_client, config, parallel=3)
+    assert len(result.games) == 6  # three tables, two rotations each: every game ended
+    by_name = {s.name: s for s in result.standings}
+    assert by_name["heuristic"].wins == 4 and by_name["heuristic"].timeouts == 0
+    assert by_name["stuck"].timeouts >= 2 and by_name["broken"].timeouts >= 2
+    assert result.standings[0].name == "heuristic"
+    for game in result.games:
+        if "heuristic" in game.seats:
+            assert [game.seats[w] for w in game.winners] == ["heuristic"]
+    data = result.to_data()
+    assert data["config"]["clock"] == {"move_time_s": 0.3, "bank_s": 0.0, "forfeit_after": 2}
+    assert [s["timeouts"] for s in data["standings"]] == [s.timeouts for s in result.standings]
+
+
+def test_the_command_reads_durations_for_the_clock() -> None:
+    assert (_seconds("2s"), _seconds("500ms"), _seconds("1.5")) == (2.0, 0.5, 1.5)
+    with pytest.raises(argparse.ArgumentTypeError):
+        _seconds("soon")

@@ -11,10 +11,10 @@ import pytest
 
 from engine import get_rules
 from engine.core.chance import Chance, ChanceLog
-from engine.core.events import GameOver
+from engine.core.events import GameAbandoned, GameOver, TimedOut
 from engine.core.rules import Outcome
 from engine.playout import random_move
-from engine.record import RecordMismatch, Step, record_of, replay_logged, verify
+from engine.record import RecordMismatch, Step, record_of, replay_logged, timed_out, verify
 
 GAMES: list[tuple[str, dict[str, Any]]] = [
     ("ninety-nine", {}),
@@ -167,6 +167,31 @@ def test_a_resignation_ends_the_record() -> None:
     after = Step(len(moves) + 2, 0, moves[0][1], ())
     with pytest.raises(RecordMismatch, match="follows a resignation"):
         verify(dataclasses.replace(abandoned, steps=[*abandoned.steps, after]))
+
+
+def test_the_clock_and_an_idle_end_are_told_in_the_record() -> None:
+    moves = played("counterpoint", {}, b"s", 6)[:10]
+    record = record_of("counterpoint", {}, b"s", moves)
+    seat = record.steps[3].seat
+    assert seat is not None
+    by_clock = dataclasses.replace(
+        record.steps[3], events=(TimedOut(seat, auto_move=True), *record.steps[3].events)
+    )
+    steps = [*record.steps[:3], by_clock, *record.steps[4:]]
+    idle = Step(len(moves) + 1, None, None, (GameAbandoned("idle"),))
+    told = dataclasses.replace(record, steps=[*steps, idle], outcome=None)
+    assert verify(told) is None and timed_out(by_clock) == TimedOut(seat, auto_move=True)
+    wrong = dataclasses.replace(
+        by_clock, events=(TimedOut(1 - seat, auto_move=True), *record.steps[3].events)
+    )
+    with pytest.raises(RecordMismatch, match="another seat"):
+        verify(dataclasses.replace(told, steps=[*steps[:3], wrong, *steps[4:], idle]))
+    after = Step(len(moves) + 2, 0, moves[0][1], ())
+    with pytest.raises(RecordMismatch, match="follows the game's abandonment"):
+        verify(dataclasses.replace(told, steps=[*steps, idle, after]))
+    forfeit = Step(len(moves) + 1, seat, None, (TimedOut(seat, auto_move=False),), seat)
+    lost = dataclasses.replace(record, steps=[*steps, forfeit], outcome=None, resigned_seat=seat)
+    assert verify(lost) is None
 
 
 def test_a_record_must_start_with_the_opening() -> None:

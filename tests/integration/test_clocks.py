@@ -205,3 +205,15 @@ def test_clocked_games_send_each_viewer_only_its_projection(client: Client, game
             assert not cards_in(sent) & _hidden_from(original, viewer)
         view = convert.view_from_proto(client.get(table.game_id, token).view)
         assert view == rules.view(final, viewer)
+
+
+def test_get_game_shows_each_seats_presence(client: Client) -> None:
+    created = client.stub.CreateGame(
+        pb.CreateGameRequest(game_type="counterpoint", bot_seats={1: "heuristic"})
+    ).game
+    token = client.stub.JoinGame(pb.JoinGameRequest(game_id=created.game_id, seat=0)).seat_token
+    spectator = client.get(created.game_id)
+    assert [(p.seat, p.connected) for p in spectator.view.presence] == [(0, False), (1, True)]
+    client.get(created.game_id, token)
+    seen = client.get(created.game_id).view.presence
+    assert seen[0].connected and seen[0].last_seen_ms > 0

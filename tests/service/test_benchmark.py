@@ -12,8 +12,9 @@ import pytest
 
 from engine import get_rules
 from service import bench_cluster_client as cluster_client
-from service.benchmark import _local_redis_pids, _quantile_ms, cpu_seconds, measure
+from service.benchmark import _local_redis_pids, _quantile_ms, _server_process, cpu_seconds, measure
 from service.benchmark_bound import recorded_moves
+from service.benchmark_clocks import measure as measure_clocks
 
 
 @pytest.mark.parametrize("store", ["memory", "redis"])
@@ -117,3 +118,14 @@ def test_the_cluster_client_benchmark_measures_both_clients(redis_cluster_url: s
     for name in ("redis_py_cluster", "pipelined_cluster"):
         assert result[name]["calls"] > 0 and result[name]["cpu_us_per_call"] > 0
     assert result["cpu_ratio"] > 0
+
+
+def test_the_clock_benchmark_measures_each_firing_from_its_deadline(
+    request: pytest.FixtureRequest,
+) -> None:
+    """Two replicas on one Redis, a handful of games: every clock fires, none early."""
+    url = request.getfixturevalue("redis_url")
+    with _server_process(url) as (first, _, _), _server_process(url) as (second, _, _):
+        result = asyncio.run(measure_clocks([first, second], games=6, move_ms=400))
+    assert result["fired"] + result["skipped"] == 6 and result["fired"] >= 1
+    assert result["early"] == 0 and 0 <= result["p50_ms"] <= result["p99_ms"] <= result["max_ms"]

@@ -24,11 +24,12 @@ from rich.console import Console
 from tricktable import cards as C
 from tricktable.bots import make_bot
 from tricktable.bots.runner import play_seats
-from tricktable.client import Client, Seat
+from tricktable.client import Client, Seat, time_control
 from tricktable.v1 import events_pb2
 from tricktable.v1 import game_service_pb2 as pb
 
 from service.cli import build_parser, main, play, watch
+from service.config import ServerConfig
 from service.running import ServerThread
 from tests.clients.test_render import CardKey, cards_in, cards_shown
 
@@ -44,7 +45,9 @@ GAMES = sorted(SHORT)
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerThread]:
-    with ServerThread() as running:
+    # Server bots move at once: whole games stay quick (a person is given a delay to follow).
+    config = ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.2, bot_delay_s=0.0)
+    with ServerThread(config) as running:
         yield running
 
 
@@ -70,13 +73,21 @@ class Script:
     """Answers the prompts: the given answers first (an exception class is raised, as Ctrl-C or
     end of input would be), then ``then`` forever."""
 
-    def __init__(self, first: Sequence[str | type[BaseException]], then: str = "1") -> None:
+    def __init__(
+        self, first: Sequence[str | type[BaseException]], then: str = "1", *, clocked: bool = False
+    ) -> None:
         self.first = list(first)
         self.then = then
+        self.clocked = clocked
         self.answers: list[str] = []
+        self.prompts: list[str] = []
 
     def __call__(self, prompt: str) -> str:
-        assert prompt == play.PROMPT
+        self.prompts.append(prompt)
+        if self.clocked:
+            assert re.fullmatch(r"Your move \(\d+:\d\d(\.\d)? left\)> ", prompt), prompt
+        else:
+            assert prompt == play.PROMPT
         answer = self.first.pop(0) if self.first else self.then
         if isinstance(answer, type):
             raise answer
@@ -204,8 +215,9 @@ def test_bots_are_chosen_per_other_seat_and_bad_requests_are_refused(
         server.address, "ninety-nine", Script(["q"]), "--seat", "1", "--bot", "random"
     )
     assert code == 0
-    names = [s.player_name for s in client.get(game_id).game.seats]
-    assert names == ["random", "player", "heuristic"]
+    seats = client.get(game_id).game.seats
+    assert [s.player_name for s in seats] == ["random", "player", "heuristic"]
+    assert [s.bot for s in seats] == ["random", "", "heuristic"]  # played by the server
     console, out = new_console()
     for extra, message in [
         (["--seat", "3"], "--seat must be 0 to 2"),
@@ -216,6 +228,18 @@ def test_bots_are_chosen_per_other_seat_and_bad_requests_are_refused(
         argv = ["play", "ninety-nine", "--address", server.address, *extra]
         assert play.run(build_parser().parse_args(argv), console=console, read=Script([])) == 2
         assert message in out.getvalue()
+
+
+def test_a_clocked_game_shows_every_clock_and_the_time_left_at_the_prompt(
+    server: ServerThread, client: Client
+) -> None:
+    script = Script(["1", "q"], clocked=True)
+    code, text, game_id = run_play(
+        server.address, "counterpoint", script, "--move-time", "60", "--bank", "30"
+    )
+    assert code == 0 and len(script.prompts) == 2
+    assert "clock" in text and "+0:30" in text
+    assert client.get(game_id).game.time_control.move_ms == 60_000
 
 
 def test_a_choice_made_while_others_lay_aside_at_the_same_time_still_stands(
@@ -463,3 +487,16 @@ def test_watch_tells_of_a_resignation_and_of_an_unknown_game(
     args = build_parser().parse_args(["watch", "0123456789abcdef", "--address", server.address])
     assert watch.run(args, console=console) == 1
     assert "NOT_FOUND" in out.getvalue()
+
+
+def test_watch_shows_the_clocks_and_a_forfeit_on_time(server: ServerThread, client: Client) -> None:
+    clock = time_control(0.3, forfeit=True)
+    created = client.create("counterpoint", clock=clock)
+    for n in range(2):
+        client.join(created.game_id, n, f"p{n}")
+    watcher, out = run_watch(server.address, created.game_id)
+    watcher.join(30)
+    text = out.getvalue()
+    assert "clock" in text and "▶ 0:00" in text  # both seats lay aside at once: both run
+    assert "Seat 0 (p0) runs out of time and forfeits" in text and "resigns." not in text
+    assert "The game was abandoned: seat 0 (p0) resigned." in text

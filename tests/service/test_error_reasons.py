@@ -17,25 +17,43 @@ from google.rpc import error_details_pb2
 from tricktable.v1 import errors_pb2
 
 from engine.core.errors import Reason
+from service import errors as service_errors
 from service.errors import GENERIC_MESSAGE, STATUS_CODES, TricktableError, status_of
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = set(errors_pb2.ErrorReason.keys()) - {"ERROR_REASON_UNSPECIFIED"}
 
 
+def _error_makers() -> set[str]:
+    """The names a reason is given through: the service's error classes, and helpers that make
+    one (a function whose name starts with ``_bad``)."""
+    classes = {name for name, value in vars(service_errors).items() if isinstance(value, type)}
+    return {n for n in classes if issubclass(getattr(service_errors, n), TricktableError)}
+
+
 def _service_reasons() -> dict[str, str]:
-    """Every reason string the service's source gives an error, with where it stands."""
+    """Every reason string the service's source gives an error, with where it stands: the
+    ``reason`` of an error class, and the ``reason=`` of a call that makes an error."""
+    makers = _error_makers()
     found: dict[str, str] = {}
     for path in sorted((ROOT / "service").rglob("*.py")):
         tree = ast.parse(path.read_text(), str(path))
         for node in ast.walk(tree):
-            keyword = isinstance(node, ast.keyword) and node.arg == "reason"
-            assigned = isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == "reason" for t in node.targets
-            )
-            value = getattr(node, "value", None) if keyword or assigned else None
-            if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                found[value.value] = f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', '?')}"
+            values: list[ast.expr] = []
+            if isinstance(node, ast.Call):
+                callee = node.func
+                name = callee.id if isinstance(callee, ast.Name) else getattr(callee, "attr", "")
+                if name in makers or name.startswith("_bad"):
+                    values = [k.value for k in node.keywords if k.arg == "reason"]
+            elif isinstance(node, ast.ClassDef):
+                for statement in node.body:
+                    if isinstance(statement, ast.Assign) and any(
+                        isinstance(t, ast.Name) and t.id == "reason" for t in statement.targets
+                    ):
+                        values.append(statement.value)
+            for value in values:
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    found[value.value] = f"{path.relative_to(ROOT)}:{value.lineno}"
     return found
 
 

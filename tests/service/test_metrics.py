@@ -11,8 +11,8 @@ from collections.abc import Iterator
 import grpc
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+from tricktable.v1 import clocks_pb2, views_pb2
 from tricktable.v1 import game_service_pb2 as pb
-from tricktable.v1 import views_pb2
 
 from service.cli import build_parser
 from service.config import ServerConfig
@@ -114,6 +114,26 @@ def test_the_metrics_endpoint_counts_rpcs_games_latency_and_store_errors(
     assert value(samples, "tricktable_submit_move_seconds_count") == 1
     assert value(samples, "tricktable_submit_move_seconds_bucket", le="+Inf") == 1
     assert 0 < value(samples, "tricktable_submit_move_seconds_sum") < 10
+
+
+def test_the_metrics_endpoint_times_each_fired_deadline(
+    served: tuple[ServerThread, Client, FlakyStore],
+) -> None:
+    server, client, _ = served
+    tc = clocks_pb2.TimeControl(move_ms=100, on_timeout=clocks_pb2.TIMEOUT_POLICY_FORFEIT)
+    game = client.stub.CreateGame(
+        pb.CreateGameRequest(game_type="sixty-six", time_control=tc, bot_seats={1: "random"})
+    ).game
+    client.stub.JoinGame(pb.JoinGameRequest(game_id=game.game_id, seat=0))
+    ended = client.stub.GetGame(pb.GetGameRequest(game_id=game.game_id, after_version=0))
+    while ended.game.status == pb.GAME_STATUS_PLAYING:
+        ended = client.stub.GetGame(
+            pb.GetGameRequest(game_id=game.game_id, after_version=ended.game.version)
+        )
+    samples = scrape(server)
+    fired = value(samples, "tricktable_deadline_fire_delay_seconds_count", kind="timeout")
+    fired += value(samples, "tricktable_deadline_fire_delay_seconds_count", kind="bot")
+    assert fired == ended.game.version >= 1
 
 
 def test_there_is_no_metrics_endpoint_unless_asked_for() -> None:

@@ -172,9 +172,9 @@ def test_a_move_racing_its_timeout_exactly_one_wins() -> None:
             )
             if first == "move":
                 await move
-                assert await games.fire_timeout(game_id) is None  # the clock lost
+                assert await games.fire_due(game_id) is None  # the clock lost
             else:
-                assert await games.fire_timeout(game_id) is not None
+                assert await games.fire_due(game_id) is not None
                 with pytest.raises(VersionConflict):
                     await move
             record = await games.store.load(game_id)

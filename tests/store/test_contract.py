@@ -16,8 +16,11 @@ from service.store.base import (
     ABANDONED,
     ACTIVE,
     FINISHED,
+    IDLE,
     Commit,
+    Due,
     EventBatch,
+    Filled,
     GameRecord,
     GameStore,
     MoveRecord,
@@ -108,10 +111,12 @@ def test_timing_is_written_with_the_commit_and_indexed(run: Callable[[Body], Non
         record = new_record()
         await store.create(record, OPENING)
         first = Timing({"seats": [[5, 1000, 0], [5, None, 0]]}, 1000)
-        assert await store.take_seat(record.game_id, 0, SeatRecord("a", "a"), first)
+        filled = Filled(at_ms=900, timing=first)
+        assert await store.take_seat(record.game_id, 0, SeatRecord("a", "a"), filled)
         assert (await store.load(record.game_id)).timing is None  # not yet full: no clock
-        assert await store.take_seat(record.game_id, 1, SeatRecord("b", "b"), first)
-        assert (await store.load(record.game_id)).timing == first
+        assert await store.take_seat(record.game_id, 1, SeatRecord("b", "b"), filled)
+        loaded = await store.load(record.game_id)
+        assert loaded.timing == first and loaded.moved_at_ms == 900
         assert await due_here(store, record.game_id, 999) == []
         assert 1000 in await due_here(store, record.game_id, 1000)
 
@@ -134,6 +139,44 @@ def test_timing_is_written_with_the_commit_and_indexed(run: Callable[[Body], Non
         # A step without timing leaves the game's timing as it is.
         await store.commit(record.game_id, step(2))
         assert (await store.load(record.game_id)).timing == timed(1, None).timing
+
+    run(body)
+
+
+def test_idleness_is_indexed_when_the_table_fills_and_watched_again(
+    run: Callable[[Body], None],
+) -> None:
+    async def body(store: GameStore) -> None:
+        record = new_record()
+        await store.create(record, OPENING)
+        await store.take_seat(record.game_id, 0, SeatRecord("a", "a"), Filled(10, None, 5000))
+        await store.take_seat(record.game_id, 1, SeatRecord("b", "b"), Filled(10, None, 5000))
+
+        async def idle(now: int) -> list[Due]:
+            return [d for d in await store.due(now, 10_000) if d.game_id == record.game_id]
+
+        assert await idle(4999) == []
+        (entry,) = await idle(5000)
+        assert entry.kind == IDLE and entry.deadline_ms == 5000
+        await store.commit(record.game_id, dataclasses.replace(step(0), at_ms=6000))
+        assert (await store.load(record.game_id)).moved_at_ms == 6000
+        await store.watch_idle(record.game_id, 9000)  # a sweeper saw the game move on
+        await store.done(entry)
+        assert [(d.kind, d.deadline_ms) for d in await idle(10_000)] == [(IDLE, 9000)]
+        assert await store.next_deadline() is not None
+
+    run(body)
+
+
+def test_presence_is_kept_per_seat(run: Callable[[Body], None]) -> None:
+    async def body(store: GameStore) -> None:
+        record = new_record()
+        await store.create(record, OPENING)
+        assert await store.seen(record.game_id) == {}
+        await store.touch(record.game_id, 1, 1000)
+        await store.touch(record.game_id, 1, 2000)
+        await store.touch(record.game_id, 0, 1500)
+        assert await store.seen(record.game_id) == {0: 1500, 1: 2000}
 
     run(body)
 

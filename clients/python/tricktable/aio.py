@@ -39,8 +39,8 @@ from tricktable.client import (
     stream_lost,
 )
 from tricktable.errors import StaleVersion, TricktableError, from_rpc_error
+from tricktable.v1 import clocks_pb2, game_service_pb2_grpc, game_types_pb2, moves_pb2
 from tricktable.v1 import game_service_pb2 as pb
-from tricktable.v1 import game_service_pb2_grpc, game_types_pb2, moves_pb2
 
 T = TypeVar("T")
 
@@ -133,10 +133,14 @@ class AsyncClient:
         game_type: str,
         options: Mapping[str, OptionValue] | None = None,
         seed: bytes = b"",
+        *,
+        clock: clocks_pb2.TimeControl | None = None,
+        bot_seats: Mapping[int, str] | None = None,
     ) -> pb.GameSummary:
-        """Create a game (not retried: a lost answer would create a second game)."""
+        """Create a game (not retried: a lost answer would create a second game); ``clock``
+        and ``bot_seats`` as for :meth:`tricktable.client.Client.create`."""
         response: pb.CreateGameResponse = await self._once(
-            self.stub.CreateGame, create_request(game_type, options, seed)
+            self.stub.CreateGame, create_request(game_type, options, seed, clock, bot_seats)
         )
         return response.game
 

@@ -37,8 +37,8 @@ import grpc
 
 from tricktable import tls as tls_channels
 from tricktable.errors import StaleVersion, TricktableError, from_rpc_error
+from tricktable.v1 import clocks_pb2, game_service_pb2_grpc, game_types_pb2, moves_pb2
 from tricktable.v1 import game_service_pb2 as pb
-from tricktable.v1 import game_service_pb2_grpc, game_types_pb2, moves_pb2
 
 T = TypeVar("T")
 
@@ -102,10 +102,38 @@ def new_request_id() -> str:
     return uuid.uuid4().hex
 
 
+def time_control(
+    move_s: float,
+    bank_s: float = 0.0,
+    increment_s: float = 0.0,
+    *,
+    forfeit: bool = False,
+    forfeit_after: int = 0,
+) -> clocks_pb2.TimeControl:
+    """A time control in seconds: ``move_s`` per move, then a ``bank_s`` for the game that each
+    move on the clock adds ``increment_s`` to. A seat whose clock runs out gets a move played
+    for it (or, with ``forfeit``, resigns; with ``forfeit_after`` n, resigns at its n-th)."""
+    return clocks_pb2.TimeControl(
+        move_ms=round(move_s * 1000),
+        bank_ms=round(bank_s * 1000),
+        increment_ms=round(increment_s * 1000),
+        on_timeout=clocks_pb2.TIMEOUT_POLICY_FORFEIT
+        if forfeit
+        else clocks_pb2.TIMEOUT_POLICY_AUTO_MOVE,
+        forfeit_after=forfeit_after,
+    )
+
+
 def create_request(
-    game_type: str, options: Mapping[str, OptionValue] | None, seed: bytes
+    game_type: str,
+    options: Mapping[str, OptionValue] | None,
+    seed: bytes,
+    clock: clocks_pb2.TimeControl | None = None,
+    bot_seats: Mapping[int, str] | None = None,
 ) -> pb.CreateGameRequest:
-    request = pb.CreateGameRequest(game_type=game_type, seed=seed)
+    request = pb.CreateGameRequest(
+        game_type=game_type, seed=seed, time_control=clock, bot_seats=bot_seats
+    )
     for option, value in (options or {}).items():
         request.options[option].CopyFrom(option_value(value))
     return request
@@ -114,7 +142,7 @@ def create_request(
 def is_last_batch(batch: pb.StreamEventsResponse) -> bool:
     """Whether a stream ends after this batch: a resignation or the game's end."""
     return batch.HasField("resigned_seat") or any(
-        e.WhichOneof("kind") == "game_over" for e in batch.events
+        e.WhichOneof("kind") in ("game_over", "game_abandoned") for e in batch.events
     )
 
 
@@ -186,9 +214,14 @@ class Client:
         game_type: str,
         options: Mapping[str, OptionValue] | None = None,
         seed: bytes = b"",
+        *,
+        clock: clocks_pb2.TimeControl | None = None,
+        bot_seats: Mapping[int, str] | None = None,
     ) -> pb.GameSummary:
-        """Create a game (not retried: a lost answer would create a second game)."""
-        request = create_request(game_type, options, seed)
+        """Create a game (not retried: a lost answer would create a second game). ``clock``:
+        a time control (see :func:`time_control`); ``bot_seats``: seats the server's own
+        bots play (seat -> "random" or "heuristic"), taken at once."""
+        request = create_request(game_type, options, seed, clock, bot_seats)
         try:
             response: pb.CreateGameResponse = self.stub.CreateGame(request, timeout=self.timeout_s)
         except grpc.RpcError as err:

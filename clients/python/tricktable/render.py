@@ -26,7 +26,7 @@ from rich.text import Text
 
 from tricktable import cards as C
 from tricktable.move_text import contract_text, describe_move
-from tricktable.v1 import cards_pb2, events_pb2, moves_pb2, values_pb2, views_pb2
+from tricktable.v1 import cards_pb2, clocks_pb2, events_pb2, moves_pb2, values_pb2, views_pb2
 
 Card = cards_pb2.Card
 Suit: TypeAlias = cards_pb2.Suit.ValueType
@@ -201,6 +201,31 @@ def _info_line(view: View, seats: Seats) -> Text:
     return line
 
 
+def duration(ms: int) -> str:
+    """A time left: ``1:05``, ``0:09.4`` under ten seconds."""
+    seconds = max(0, ms) / 1000
+    if seconds < 10:
+        return f"0:{seconds:04.1f}"
+    whole = int(seconds)
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def clock_text(clock: clocks_pb2.SeatClock, now_ms: int | None = None) -> str:
+    """A seat's clock: the move time left, the bank after a ``+``, a ``▶`` while it runs, and
+    its timeouts. With ``now_ms`` (server time) a running clock is counted down to that
+    moment; without, as the view was taken."""
+    move_left, bank_left = clock.move_ms_left, clock.bank_ms_left
+    if clock.running and now_ms is not None:
+        left = max(0, clock.deadline_ms - now_ms)
+        move_left, bank_left = max(0, left - bank_left), min(bank_left, left)
+    text = duration(move_left) + (f" +{duration(bank_left)}" if bank_left else "")
+    if clock.running:
+        text = "▶ " + text
+    if clock.timeouts:
+        text += f" ({clock.timeouts} timeout{'s' if clock.timeouts > 1 else ''})"
+    return text
+
+
 def _has_card(message: Message, field: str) -> bool:
     """A set card field (a Card whose rank is set)."""
     return message.HasField(field) and getattr(message, field).rank != 0
@@ -223,6 +248,9 @@ def _seat_table(view: View, seats: Seats) -> Table:
     if show_points:
         table.add_column("points", justify="right")
     table.add_column("score", justify="right")
+    clocks = {c.seat: c for c in view.clocks}
+    if clocks:
+        table.add_column("clock", justify="right")
     for s in rows:
         marks = ("▶" if s.seat in view.to_act and not view.finished else " ") + (
             "D" if s.seat == view.dealer else " "
@@ -236,6 +264,8 @@ def _seat_table(view: View, seats: Seats) -> Table:
         if show_points:
             cells.append(str(s.points_taken) if s.HasField("points_taken") else "?")
         cells.append(str(s.score))
+        if clocks:
+            cells.append(clock_text(clocks[s.seat]) if s.seat in clocks else "")
         table.add_row(*cells, style="bold" if s.seat == seats.viewer else None)
     return table
 
@@ -634,6 +664,13 @@ def _partner_notice(e: events_pb2.PartnerNotice, seats: Seats) -> Text:
     return line
 
 
+def _timed_out(e: events_pb2.TimedOut, seats: Seats) -> Text:
+    if e.auto_move:
+        ran = seats.does(e.seat, "runs", "run")
+        return Text(f"{ran} out of time: the server moves for {seats.label(e.seat)}", "yellow")
+    return Text(f"{seats.does(e.seat, 'runs', 'run')} out of time and forfeits", "bold red")
+
+
 def _partner_revealed(e: events_pb2.PartnerRevealed, seats: Seats) -> Text:
     if e.HasField("partner"):
         partner = seats.does(e.partner, "is", "are")
@@ -662,6 +699,7 @@ _EVENT_LINES: dict[str, Callable[[Any, Seats], Text]] = {
     "contract_declared": _contract_declared,
     "partner_notice": _partner_notice,
     "partner_revealed": _partner_revealed,
+    "timed_out": _timed_out,
 }
 
 

@@ -40,6 +40,13 @@ game order with the game's ranking: the winners first (tied), then the others by
 the sum of their changes to ``mu``, and the product of their reductions of ``sigma``; the
 ordinal is ``mu - 3 sigma``. Standings are ordered by ordinal.
 
+**Clocks.** With ``move_time_s`` every game has a time control (and ``bank_s``, and with
+``forfeit_after`` the seat forfeits at that many timeouts in one game). A bot then has its
+seat's remaining time to answer; one that hangs or crashes is left behind and the server's clock
+plays for it, or forfeits it (the game is abandoned and the other seats share the win), so a
+broken entrant loses its games instead of stalling the tournament. Each seat's timeouts are
+counted per game and per entrant (``timeouts`` in the standings, the JSON and both CSVs).
+
 **Exports** (:meth:`TournamentResult.write_json`, :meth:`~TournamentResult.write_standings_csv`,
 :meth:`~TournamentResult.write_games_csv`): the JSON holds everything (the configuration, every
 game and the standings); the standings CSV has one row per entrant; the games CSV one row per
@@ -78,8 +85,9 @@ from tricktable.bots import make_bot
 from tricktable.bots.base import Bot
 from tricktable.bots.runner import play_game
 from tricktable.bots.service import RemoteBot
-from tricktable.client import Client, OptionValue
+from tricktable.client import Client, OptionValue, time_control
 from tricktable.errors import TricktableError
+from tricktable.v1 import clocks_pb2
 
 FORMAT = "tricktable-tournament/1"
 #: Player names are limited by the server.
@@ -116,6 +124,9 @@ class TournamentConfig:
     duplicate: bool = False
     seed: str = "tournament"
     options: Mapping[str, OptionValue] = field(default_factory=dict)
+    move_time_s: float | None = None  # a time control for every game; None: no clock
+    bank_s: float = 0.0
+    forfeit_after: int = 0  # with a clock: a seat forfeits at this many timeouts (0: never)
 
     def __post_init__(self) -> None:
         names = [e.name for e in self.entrants]
@@ -128,9 +139,17 @@ class TournamentConfig:
                 raise ValueError(f"entrant name {name!r} is longer than {MAX_NAME} characters")
         if self.rounds < 1:
             raise ValueError("rounds must be at least 1")
+        if self.move_time_s is not None and (self.move_time_s < 0 or self.bank_s < 0):
+            raise ValueError("the move time and the bank must not be negative")
+
+    @property
+    def clock(self) -> clocks_pb2.TimeControl | None:
+        if self.move_time_s is None:
+            return None
+        return time_control(self.move_time_s, self.bank_s, forfeit_after=self.forfeit_after)
 
     def to_data(self, seats: int) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "game": self.game,
             "seats": seats,
             "entrants": [asdict(e) for e in self.entrants],
@@ -139,6 +158,13 @@ class TournamentConfig:
             "seed": self.seed,
             "options": dict(self.options),
         }
+        if self.move_time_s is not None:
+            data["clock"] = {
+                "move_time_s": self.move_time_s,
+                "bank_s": self.bank_s,
+                "forfeit_after": self.forfeit_after,
+            }
+        return data
 
 
 def check_entrants(entrants: Sequence[Entrant], game: str) -> None:
@@ -252,6 +278,7 @@ class GameRecord:
     scores: tuple[int, ...]
     winners: tuple[int, ...]  # seat numbers
     moves: int
+    timeouts: tuple[int, ...] = ()  # per seat (a game without a clock: none)
 
     @property
     def shares(self) -> tuple[float, ...]:
@@ -291,6 +318,7 @@ def play_scheduled(
             options=config.options,
             seed=game.seed,
             names=game.seats,
+            clock=config.clock,
         )
     finally:
         for bot in bots:
@@ -307,6 +335,7 @@ def play_scheduled(
         scores=tuple(result.scores),
         winners=tuple(result.winners),
         moves=result.moves,
+        timeouts=tuple(result.timeouts),
     )
 
 
@@ -392,6 +421,7 @@ class Standing:
     mu: float
     sigma: float
     ordinal: float
+    timeouts: int = 0  # over all its seat-games
 
 
 @dataclass
@@ -399,6 +429,7 @@ class _Tally:
     games: int = 0
     wins: float = 0.0
     score: int = 0
+    timeouts: int = 0
 
 
 def standings(entrants: Sequence[Entrant], records: Sequence[GameRecord]) -> list[Standing]:
@@ -419,6 +450,7 @@ def standings(entrants: Sequence[Entrant], records: Sequence[GameRecord]) -> lis
             tally[name].games += 1
             tally[name].wins += record.shares[seat]
             tally[name].score += record.scores[seat]
+            tally[name].timeouts += record.timeouts[seat] if record.timeouts else 0
     rows = []
     for entrant in entrants:
         t = tally[entrant.name]
@@ -437,6 +469,7 @@ def standings(entrants: Sequence[Entrant], records: Sequence[GameRecord]) -> lis
                 mu=mu[entrant.name],
                 sigma=sigma[entrant.name],
                 ordinal=mu[entrant.name] - ORDINAL_SIGMAS * sigma[entrant.name],
+                timeouts=t.timeouts,
             )
         )
     rows.sort(key=lambda s: (-s.ordinal, -s.win_rate, s.name))
@@ -458,6 +491,7 @@ STANDINGS_COLUMNS = [
     "mu",
     "sigma",
     "ordinal",
+    "timeouts",
 ]
 GAMES_COLUMNS = [
     "game",
@@ -473,6 +507,7 @@ GAMES_COLUMNS = [
     "win_share",
     "rank",
     "moves",
+    "timeouts",
 ]
 
 
@@ -521,6 +556,7 @@ class TournamentResult:
                             "win_share": g.shares[seat],
                             "rank": g.ranks[seat],
                             "moves": g.moves,
+                            "timeouts": g.timeouts[seat] if g.timeouts else 0,
                         }
                     )
 
@@ -537,8 +573,18 @@ def standings_table(result: TournamentResult) -> Table:
         title=f"{config.game}: {len(result.games)} games, {deals}, seed {config.seed!r}",
         caption="win rate: 95% Wilson interval; rating: openskill Plackett-Luce",
     )
-    headings = ("#", "entrant", "games", "wins", "win rate", "95% CI", "score", "mu ± σ", "ordinal")
-    rows = [
+    headings: tuple[str, ...] = (
+        "#",
+        "entrant",
+        "games",
+        "wins",
+        "win rate",
+        "95% CI",
+        "score",
+        "mu ± σ",
+        "ordinal",
+    )
+    rows: list[tuple[str, ...]] = [
         (
             str(s.rank),
             s.name,
@@ -552,6 +598,9 @@ def standings_table(result: TournamentResult) -> Table:
         )
         for s in result.standings
     ]
+    if config.move_time_s is not None:  # a clocked tournament counts each entrant's timeouts
+        headings = (*headings, "timeouts")
+        rows = [(*row, str(s.timeouts)) for row, s in zip(rows, result.standings, strict=True)]
     for index, heading in enumerate(headings):
         width = max(len(cell) for cell in [heading, *(row[index] for row in rows)])
         if heading == "entrant":

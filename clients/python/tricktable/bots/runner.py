@@ -11,14 +11,18 @@
   that move to ``fallback``.
 * :func:`play_game` plays every seat of one game from a single thread, in a fixed order: with a
   fixed game seed and seeded bots a whole game is reproducible, which is what measuring bots
-  against each other needs.
+  against each other needs. In a game with a clock (``clock``) a bot is given the time its
+  seat's clock has left; one that does not answer in time, or fails, is left behind and the
+  server's clock moves for its seat (or forfeits it), so a hung or broken bot cannot stall the
+  game.
 """
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
@@ -27,6 +31,7 @@ from typing import Literal
 from tricktable.bots.base import Bot, Move, View
 from tricktable.client import Client, OptionValue, Seat
 from tricktable.errors import IllegalMove, StaleVersion, TricktableError
+from tricktable.v1 import clocks_pb2
 from tricktable.v1 import game_service_pb2 as pb
 
 Style = Literal["stream", "poll"]
@@ -199,11 +204,22 @@ def run_bot(
 class GameResult:
     game_id: str
     final: pb.GetGameResponse
-    moves: int
+    moves: int  # made by the bots (not by the server's clock)
 
     @property
     def winners(self) -> list[int]:
+        """The winners by the rules; in a game abandoned by a resignation (or a forfeit on
+        time), every seat but the one that resigned."""
+        game = self.final.game
+        if game.status == pb.GAME_STATUS_ABANDONED and game.HasField("resigned_seat"):
+            return [n for n in range(len(game.seats)) if n != game.resigned_seat]
         return list(self.final.view.winners)
+
+    @property
+    def timeouts(self) -> list[int]:
+        """Each seat's timeouts (a game without a clock: none)."""
+        counted = {c.seat: c.timeouts for c in self.final.view.clocks}
+        return [counted.get(n, 0) for n in range(len(self.final.game.seats))]
 
     @property
     def scores(self) -> list[int]:
@@ -243,6 +259,118 @@ def play_seats(seats: Sequence[Seat], bots: Sequence[Bot], max_moves: int = 100_
     raise Stalled(f"game {game_id} did not end within {max_moves} moves")
 
 
+#: Thinking time for an optional move (no clock runs for it).
+OPTIONAL_THINK_S = 0.5
+
+
+def play_clocked_seats(
+    seats: Sequence[Seat], bots: Sequence[Bot], max_moves: int = 100_000
+) -> GameResult:
+    """Like :func:`play_seats`, in a game with a clock: the bots of every seat that may act are
+    asked at once (each seat's clock runs on its own), each given the time its clock has left
+    (an optional move, :data:`OPTIONAL_THINK_S`). A bot that does not answer in time, or
+    raises, is left behind (its thread thinks on as a daemon) and the game goes on when the
+    server's clock moves for the seat. Answers are sent in seat order; one decided before
+    another seat's move is sent if it is still legal, and a move the clock beat is refused as
+    stale and the game looked at again."""
+    if len(seats) != len(bots):
+        raise ValueError(f"{len(seats)} seats but {len(bots)} bots")
+    moves = 0
+    client = seats[0].client
+    game_id = seats[0].game_id
+    state = client.get(game_id)
+    while moves < max_moves:
+        if is_over(state):
+            return GameResult(game_id, client.get(game_id), moves)
+        asked = {n: seats[n].get() for n in sorted(_acting(state.view))}
+        if any(s.game.version != state.game.version for s in asked.values()):
+            state = client.get(game_id)  # the game moved on meanwhile (the clock)
+            continue
+        made = 0
+        for number, move in _answers(
+            {
+                n: (bots[n], mine.view, list(mine.view.legal_moves), _time_left(mine.view, n))
+                for n, mine in asked.items()
+                if mine.view.legal_moves
+            }
+        ):
+            if move is None:
+                continue
+            if move not in asked[number].view.legal_moves:
+                raise BotError(f"seat {number}: {move} is not a legal move")
+            if _send(seats[number], move, first=made == 0, decided_at=state.game.version):
+                made += 1
+        moves += made
+        if made:
+            state = client.get(game_id)
+        else:  # nobody answered: the server's clock moves the game on
+            state = client.get(game_id, after_version=state.game.version)
+    raise Stalled(f"game {game_id} did not end within {max_moves} moves")
+
+
+def _send(seat: Seat, move: Move, *, first: bool, decided_at: int) -> bool:
+    """Submit a move decided at version ``decided_at``; after another seat's move, only if it
+    is still the seat's legal move. False when it was not sent or was refused (the clock came
+    first, or the game ended)."""
+    version = decided_at
+    if not first:
+        now = seat.get()
+        if is_over(now) or move not in now.view.legal_moves:
+            return False
+        version = now.game.version
+    try:
+        seat.submit(move, version)
+    except StaleVersion:
+        return False
+    except IllegalMove as refused:
+        if refused.reason not in {"GAME_OVER", "GAME_ABANDONED", "NOT_YOUR_TURN"}:
+            raise
+        return False
+    return True
+
+
+def _time_left(view: View, seat: int) -> float:
+    for clock in view.clocks:
+        if clock.seat == seat and clock.running:
+            return (clock.move_ms_left + clock.bank_ms_left) / 1000
+    return OPTIONAL_THINK_S
+
+
+def _answers(
+    asked: Mapping[int, tuple[Bot, View, Sequence[Move], float]],
+) -> Iterator[tuple[int, Move | None]]:
+    """Every seat's bot asked at once; each answer as it comes, within that seat's time limit
+    (else, or for a bot that fails, None). The threads are daemons, so a bot that never
+    answers never holds up the program's exit."""
+    answers: queue.Queue[tuple[int, Move | None]] = queue.Queue()
+
+    def ask(number: int, bot: Bot, view: View, legal: Sequence[Move]) -> None:
+        try:
+            move = bot(view, legal)
+        except Exception:  # a crashing bot is one that does not answer
+            move = None
+        answers.put((number, move))
+
+    started = time.monotonic()
+    limits = {n: started + entry[3] for n, entry in asked.items()}
+    for number, (bot, view, legal, _) in asked.items():
+        threading.Thread(
+            target=ask, args=(number, bot, view, legal), name="bot-think", daemon=True
+        ).start()
+    while limits:
+        wait = max(0.0, min(limits.values()) - time.monotonic())
+        try:
+            number, move = answers.get(timeout=wait)
+        except queue.Empty:
+            now = time.monotonic()
+            for late in [n for n, limit in limits.items() if limit <= now]:
+                del limits[late]
+                yield late, None
+            continue
+        if limits.pop(number, None) is not None:  # not an answer given up on already
+            yield number, move
+
+
 def play_game(
     client: Client,
     game_type: str,
@@ -251,13 +379,17 @@ def play_game(
     options: Mapping[str, OptionValue] | None = None,
     seed: bytes = b"",
     names: Sequence[str] | None = None,
+    clock: clocks_pb2.TimeControl | None = None,
 ) -> GameResult:
-    """Create a game, seat one bot per seat (in seat order) and play it to the end."""
-    game = client.create(game_type, options, seed)
+    """Create a game, seat one bot per seat (in seat order) and play it to the end; with a
+    ``clock``, as :func:`play_clocked_seats` does."""
+    game = client.create(game_type, options, seed, clock=clock)
     seats = [
         client.join(game.game_id, number, names[number] if names else f"bot{number}")
         for number in range(len(game.seats))
     ]
+    if clock is not None:
+        return play_clocked_seats(seats, bots)
     return play_seats(seats, bots)
 
 

@@ -24,17 +24,19 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1atricktable/v1/clocks.proto\x12\rtricktable.v1\"\x8e\x01\n\x0bTimeControl\x12\x0f\n\x07move_ms\x18\x01 \x01(\x03\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\x03\x12\x14\n\x0cincrement_ms\x18\x03 \x01(\x03\x12\x30\n\non_timeout\x18\x04 \x01(\x0e\x32\x1c.tricktable.v1.TimeoutPolicy\x12\x15\n\rforfeit_after\x18\x05 \x01(\x05\"}\n\tSeatClock\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0cmove_ms_left\x18\x02 \x01(\x03\x12\x14\n\x0c\x62\x61nk_ms_left\x18\x03 \x01(\x03\x12\x0f\n\x07running\x18\x04 \x01(\x08\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x05 \x01(\x03\x12\x10\n\x08timeouts\x18\x06 \x01(\x05*i\n\rTimeoutPolicy\x12\x1e\n\x1aTIMEOUT_POLICY_UNSPECIFIED\x10\x00\x12\x1c\n\x18TIMEOUT_POLICY_AUTO_MOVE\x10\x01\x12\x1a\n\x16TIMEOUT_POLICY_FORFEIT\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1atricktable/v1/clocks.proto\x12\rtricktable.v1\"\x8e\x01\n\x0bTimeControl\x12\x0f\n\x07move_ms\x18\x01 \x01(\x03\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\x03\x12\x14\n\x0cincrement_ms\x18\x03 \x01(\x03\x12\x30\n\non_timeout\x18\x04 \x01(\x0e\x32\x1c.tricktable.v1.TimeoutPolicy\x12\x15\n\rforfeit_after\x18\x05 \x01(\x05\"}\n\tSeatClock\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0cmove_ms_left\x18\x02 \x01(\x03\x12\x14\n\x0c\x62\x61nk_ms_left\x18\x03 \x01(\x03\x12\x0f\n\x07running\x18\x04 \x01(\x08\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x05 \x01(\x03\x12\x10\n\x08timeouts\x18\x06 \x01(\x05\"E\n\x0cSeatPresence\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tconnected\x18\x02 \x01(\x08\x12\x14\n\x0clast_seen_ms\x18\x03 \x01(\x03*i\n\rTimeoutPolicy\x12\x1e\n\x1aTIMEOUT_POLICY_UNSPECIFIED\x10\x00\x12\x1c\n\x18TIMEOUT_POLICY_AUTO_MOVE\x10\x01\x12\x1a\n\x16TIMEOUT_POLICY_FORFEIT\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tricktable.v1.clocks_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TIMEOUTPOLICY']._serialized_start=317
-  _globals['_TIMEOUTPOLICY']._serialized_end=422
+  _globals['_TIMEOUTPOLICY']._serialized_start=388
+  _globals['_TIMEOUTPOLICY']._serialized_end=493
   _globals['_TIMECONTROL']._serialized_start=46
   _globals['_TIMECONTROL']._serialized_end=188
   _globals['_SEATCLOCK']._serialized_start=190
   _globals['_SEATCLOCK']._serialized_end=315
+  _globals['_SEATPRESENCE']._serialized_start=317
+  _globals['_SEATPRESENCE']._serialized_end=386
 # @@protoc_insertion_point(module_scope)

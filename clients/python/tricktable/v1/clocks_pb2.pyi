@@ -135,3 +135,36 @@ class SeatClock(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SeatClock: _TypeAlias = SeatClock  # noqa: Y015
+
+@_typing.final
+class SeatPresence(_message.Message):
+    """Whether a seat's player is at the table: "connected" while it has an event stream open or
+    made a call for its seat in the last few seconds (a seat played by a server bot always is).
+    A frontend can say "waiting for the opponent to reconnect".
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CONNECTED_FIELD_NUMBER: _builtins.int
+    LAST_SEEN_MS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    connected: _builtins.bool
+    last_seen_ms: _builtins.int
+    """The last time the seat was seen, as server time in milliseconds since the Unix epoch; 0:
+    never.
+    """
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        connected: _builtins.bool = ...,
+        last_seen_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["connected", b"connected", "last_seen_ms", b"last_seen_ms", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatPresence: _TypeAlias = SeatPresence  # noqa: Y015

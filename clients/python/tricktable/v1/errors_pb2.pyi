@@ -48,6 +48,8 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """A request id already used by another seat of the game."""
     INVALID_TIME_CONTROL: _ErrorReason.ValueType  # 50
     """A time_control field out of its documented range (the message names the field)."""
+    INVALID_BOT_SEATS: _ErrorReason.ValueType  # 55
+    """bot_seats names a seat the game does not have, or a bot the server does not run."""
     MISSING_TOKEN: _ErrorReason.ValueType  # 10
     """--- who is asking (UNAUTHENTICATED, PERMISSION_DENIED) ---
     The call needs a seat token and has none.
@@ -181,6 +183,8 @@ REQUEST_ID_REUSED: ErrorReason.ValueType  # 9
 """A request id already used by another seat of the game."""
 INVALID_TIME_CONTROL: ErrorReason.ValueType  # 50
 """A time_control field out of its documented range (the message names the field)."""
+INVALID_BOT_SEATS: ErrorReason.ValueType  # 55
+"""bot_seats names a seat the game does not have, or a bot the server does not run."""
 MISSING_TOKEN: ErrorReason.ValueType  # 10
 """--- who is asking (UNAUTHENTICATED, PERMISSION_DENIED) ---
 The call needs a seat token and has none.

@@ -49,6 +49,7 @@ class Event(_message.Message):
     PARTNER_NOTICE_FIELD_NUMBER: _builtins.int
     PARTNER_REVEALED_FIELD_NUMBER: _builtins.int
     TIMED_OUT_FIELD_NUMBER: _builtins.int
+    GAME_ABANDONED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def deal_started(self) -> Global___DealStarted: ...
     @_builtins.property
@@ -91,6 +92,8 @@ class Event(_message.Message):
     def partner_revealed(self) -> Global___PartnerRevealed: ...
     @_builtins.property
     def timed_out(self) -> Global___TimedOut: ...
+    @_builtins.property
+    def game_abandoned(self) -> Global___GameAbandoned: ...
     def __init__(
         self,
         *,
@@ -115,12 +118,13 @@ class Event(_message.Message):
         partner_notice: Global___PartnerNotice | None = ...,
         partner_revealed: Global___PartnerRevealed | None = ...,
         timed_out: Global___TimedOut | None = ...,
+        game_abandoned: Global___GameAbandoned | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "auction_won", b"auction_won", "bid_made", b"bid_made", "called", b"called", "card_drawn", b"card_drawn", "card_played", b"card_played", "cards_exposed", b"cards_exposed", "cards_laid_aside", b"cards_laid_aside", "contract_declared", b"contract_declared", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "game_over", b"game_over", "kind", b"kind", "marriage_declared", b"marriage_declared", "pack_cut", b"pack_cut", "partner_notice", b"partner_notice", "partner_revealed", b"partner_revealed", "seat_chosen", b"seat_chosen", "stock_closed", b"stock_closed", "timed_out", b"timed_out", "trick_won", b"trick_won", "trump_exchanged", b"trump_exchanged"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "auction_won", b"auction_won", "bid_made", b"bid_made", "called", b"called", "card_drawn", b"card_drawn", "card_played", b"card_played", "cards_exposed", b"cards_exposed", "cards_laid_aside", b"cards_laid_aside", "contract_declared", b"contract_declared", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "game_abandoned", b"game_abandoned", "game_over", b"game_over", "kind", b"kind", "marriage_declared", b"marriage_declared", "pack_cut", b"pack_cut", "partner_notice", b"partner_notice", "partner_revealed", b"partner_revealed", "seat_chosen", b"seat_chosen", "stock_closed", b"stock_closed", "timed_out", b"timed_out", "trick_won", b"trick_won", "trump_exchanged", b"trump_exchanged"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "auction_won", b"auction_won", "bid_made", b"bid_made", "called", b"called", "card_drawn", b"card_drawn", "card_played", b"card_played", "cards_exposed", b"cards_exposed", "cards_laid_aside", b"cards_laid_aside", "contract_declared", b"contract_declared", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "game_over", b"game_over", "kind", b"kind", "marriage_declared", b"marriage_declared", "pack_cut", b"pack_cut", "partner_notice", b"partner_notice", "partner_revealed", b"partner_revealed", "seat_chosen", b"seat_chosen", "stock_closed", b"stock_closed", "timed_out", b"timed_out", "trick_won", b"trick_won", "trump_exchanged", b"trump_exchanged"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "auction_won", b"auction_won", "bid_made", b"bid_made", "called", b"called", "card_drawn", b"card_drawn", "card_played", b"card_played", "cards_exposed", b"cards_exposed", "cards_laid_aside", b"cards_laid_aside", "contract_declared", b"contract_declared", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "game_abandoned", b"game_abandoned", "game_over", b"game_over", "kind", b"kind", "marriage_declared", b"marriage_declared", "pack_cut", b"pack_cut", "partner_notice", b"partner_notice", "partner_revealed", b"partner_revealed", "seat_chosen", b"seat_chosen", "stock_closed", b"stock_closed", "timed_out", b"timed_out", "trick_won", b"trick_won", "trump_exchanged", b"trump_exchanged"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["deal_started", "cards_laid_aside", "called", "seat_chosen", "cards_exposed", "card_played", "trick_won", "deal_scored", "game_over", "card_drawn", "trump_exchanged", "marriage_declared", "stock_closed", "bid_made", "auction_won", "all_passed", "pack_cut", "contract_declared", "partner_notice", "partner_revealed", "timed_out"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["deal_started", "cards_laid_aside", "called", "seat_chosen", "cards_exposed", "card_played", "trick_won", "deal_scored", "game_over", "card_drawn", "trump_exchanged", "marriage_declared", "stock_closed", "bid_made", "auction_won", "all_passed", "pack_cut", "contract_declared", "partner_notice", "partner_revealed", "timed_out", "game_abandoned"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -789,3 +793,26 @@ class TimedOut(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___TimedOut: _TypeAlias = TimedOut  # noqa: Y015
+
+@_typing.final
+class GameAbandoned(_message.Message):
+    """The game ended with no result and no seat resigning: `reason` "idle" when every seat was
+    taken but no move came for the server's idle time (`tricktable serve --idle-ttl`).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REASON_FIELD_NUMBER: _builtins.int
+    reason: _builtins.str
+    def __init__(
+        self,
+        *,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameAbandoned: _TypeAlias = GameAbandoned  # noqa: Y015

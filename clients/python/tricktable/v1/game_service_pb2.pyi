@@ -65,19 +65,25 @@ class SeatStatus(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     TAKEN_FIELD_NUMBER: _builtins.int
     PLAYER_NAME_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     taken: _builtins.bool
     player_name: _builtins.str
+    bot: _builtins.str
+    """The server's reference bot playing this seat ("random" or "heuristic"); empty for a
+    player's seat.
+    """
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         taken: _builtins.bool = ...,
         player_name: _builtins.str = ...,
+        bot: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["player_name", b"player_name", "seat", b"seat", "taken", b"taken"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "player_name", b"player_name", "seat", b"seat", "taken", b"taken"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -221,10 +227,31 @@ class CreateGameRequest(_message.Message):
         def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 
+    @_typing.final
+    class BotSeatsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.int
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.int = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     GAME_TYPE_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
+    BOT_SEATS_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """A GameType name."""
     seed: _builtins.bytes
@@ -241,6 +268,14 @@ class CreateGameRequest(_message.Message):
         waits for its players forever.
         """
 
+    @_builtins.property
+    def bot_seats(self) -> _containers.ScalarMap[_builtins.int, _builtins.str]:
+        """Seats the server's reference bots play, by seat: "random" or "heuristic". They are taken at
+        once, hold no token, see only their own view, and move a short delay after their seat must
+        act (on whichever replica gets there first, exactly once per turn). A table of bots but one
+        seat is a game for one person.
+        """
+
     def __init__(
         self,
         *,
@@ -248,10 +283,11 @@ class CreateGameRequest(_message.Message):
         options: _abc.Mapping[_builtins.str, _game_types_pb2.OptionValue] | None = ...,
         seed: _builtins.bytes = ...,
         time_control: _clocks_pb2.TimeControl | None = ...,
+        bot_seats: _abc.Mapping[_builtins.int, _builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "options", b"options", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_seats", b"bot_seats", "game_type", b"game_type", "options", b"options", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

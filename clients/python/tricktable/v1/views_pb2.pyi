@@ -47,6 +47,7 @@ class View(_message.Message):
     TURN_UP_FIELD_NUMBER: _builtins.int
     MAY_ACT_FIELD_NUMBER: _builtins.int
     CLOCKS_FIELD_NUMBER: _builtins.int
+    PRESENCE_FIELD_NUMBER: _builtins.int
     NINETY_NINE_DETAIL_FIELD_NUMBER: _builtins.int
     COUNTERPOINT_DETAIL_FIELD_NUMBER: _builtins.int
     SIXTY_SIX_DETAIL_FIELD_NUMBER: _builtins.int
@@ -97,6 +98,12 @@ class View(_message.Message):
         """One clock per seat, in seat order, when the game has a time control (else empty)."""
 
     @_builtins.property
+    def presence(self) -> _containers.RepeatedCompositeFieldContainer[_clocks_pb2.SeatPresence]:
+        """Each seat's presence, in seat order (GetGame answers carry it; SubmitMove's view leaves it
+        empty).
+        """
+
+    @_builtins.property
     def ninety_nine_detail(self) -> Global___NinetyNineDetail: ...
     @_builtins.property
     def counterpoint_detail(self) -> Global___CounterpointDetail: ...
@@ -123,6 +130,7 @@ class View(_message.Message):
         turn_up: _cards_pb2.Card | None = ...,
         may_act: _abc.Iterable[_builtins.int] | None = ...,
         clocks: _abc.Iterable[_clocks_pb2.SeatClock] | None = ...,
+        presence: _abc.Iterable[_clocks_pb2.SeatPresence] | None = ...,
         ninety_nine_detail: Global___NinetyNineDetail | None = ...,
         counterpoint_detail: Global___CounterpointDetail | None = ...,
         sixty_six_detail: Global___SixtySixDetail | None = ...,
@@ -130,7 +138,7 @@ class View(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_viewer", b"_viewer", "counterpoint_detail", b"counterpoint_detail", "detail", b"detail", "ninety_nine_detail", b"ninety_nine_detail", "nominations_detail", b"nominations_detail", "sixty_six_detail", b"sixty_six_detail", "trick", b"trick", "turn_up", b"turn_up", "viewer", b"viewer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer", b"_viewer", "clocks", b"clocks", "counterpoint_detail", b"counterpoint_detail", "deal_no", b"deal_no", "dealer", b"dealer", "detail", b"detail", "finished", b"finished", "game", b"game", "legal_moves", b"legal_moves", "may_act", b"may_act", "ninety_nine_detail", b"ninety_nine_detail", "nominations_detail", b"nominations_detail", "phase", b"phase", "seats", b"seats", "sixty_six_detail", b"sixty_six_detail", "to_act", b"to_act", "trick", b"trick", "tricks", b"tricks", "trump", b"trump", "turn_up", b"turn_up", "viewer", b"viewer", "winners", b"winners"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer", b"_viewer", "clocks", b"clocks", "counterpoint_detail", b"counterpoint_detail", "deal_no", b"deal_no", "dealer", b"dealer", "detail", b"detail", "finished", b"finished", "game", b"game", "legal_moves", b"legal_moves", "may_act", b"may_act", "ninety_nine_detail", b"ninety_nine_detail", "nominations_detail", b"nominations_detail", "phase", b"phase", "presence", b"presence", "seats", b"seats", "sixty_six_detail", b"sixty_six_detail", "to_act", b"to_act", "trick", b"trick", "tricks", b"tricks", "trump", b"trump", "turn_up", b"turn_up", "viewer", b"viewer", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__viewer: _TypeAlias = _typing.Literal["viewer"]  # noqa: Y015
     _WhichOneofArgType__viewer: _TypeAlias = _typing.Literal["_viewer", b"_viewer"]  # noqa: Y015

@@ -69,8 +69,8 @@ export class Table {
 
   private name = (seat: number): string => {
     const player = this.game?.seats[seat]?.playerName;
-    const who = player ? `${player} (seat ${seat})` : `Seat ${seat}`;
-    return seat === this.seat?.seat ? `${who}, you` : who;
+    const you = seat === this.seat?.seat ? ", you" : "";
+    return player ? `${player} (seat ${seat}${you})` : `Seat ${seat}${you}`;
   };
 
   private async refresh(): Promise<void> {
@@ -215,7 +215,7 @@ export class Table {
             this.details(view))),
         this.seat && view.viewer !== undefined ? this.hand(view) : null,
         this.moves(view),
-        h("details", { open: true, class: "log" }, h("summary", {}, "What happened"), h("ol", { id: "log" }, ...this.log.slice(-40).map((line) => h("li", {}, line))))),
+        h("details", { open: true, class: "log" }, h("summary", {}, "What happened"), h("ol", { id: "log" }, ...this.log.map((line) => h("li", {}, line))))),
     );
   }
 

@@ -1,0 +1,370 @@
+"""The reference web table in a real browser: Debian's Chromium, headless, driven by Playwright
+(never a browser Playwright downloads), against a real server's web port.
+
+Covered: a whole Counterpoint game played from two pages; a Ninety-Nine deal from three pages,
+the bid laid aside by picking cards; a spectator page that receives moves live and never shows
+a hidden card; a reload that resumes the seat and the stream where it stopped; an illegal move
+answered with the server's reason. The pages use each transport (Connect binary, Connect JSON,
+gRPC-Web). With ``TRICKTABLE_SCREENSHOT=path`` the Counterpoint test saves a picture of the
+table there (the one in the README).
+
+The tests skip, saying why, only where Chromium is not installed; ``.ci/run`` installs it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from tricktable.cards import label as card_label
+from tricktable.v1 import cards_pb2
+from tricktable.v1 import game_service_pb2 as pb
+
+from service.running import ServerThread
+from tests.service.support import Client, Table, running_server
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+if not Path(CHROMIUM).exists():
+    pytest.skip(
+        "Chromium is not installed (apt-get install chromium; .ci/run installs it)",
+        allow_module_level=True,
+    )
+
+from playwright.sync_api import BrowserContext, Page, sync_playwright  # noqa: E402
+
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PATIENCE_MS = 30_000
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[tuple[ServerThread, Client]]:
+    with running_server(web_port=0) as pair:
+        yield pair
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[BrowserContext]:
+    with sync_playwright() as playwright, tempfile.TemporaryDirectory() as profile:
+        context = playwright.chromium.launch_persistent_context(
+            profile,  # a fresh user-data dir
+            executable_path=CHROMIUM,
+            args=ARGS,
+            headless=True,
+            viewport={"width": 1100, "height": 860},
+        )
+        context.set_default_timeout(PATIENCE_MS)
+        yield context
+        context.close()
+
+
+@pytest.fixture
+def open_page(
+    browser: BrowserContext, served: tuple[ServerThread, Client]
+) -> Iterator[Callable[..., Page]]:
+    """Opens a new tab (its own sessionStorage: its own seat) at a path of the web port."""
+    server = served[0].server
+    assert server is not None
+    pages: list[Page] = []
+    errors: list[str] = []
+
+    def open_(path: str = "/", protocol: str | None = None) -> Page:
+        page = browser.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        query = f"?protocol={protocol}" if protocol else ""
+        page.goto(f"http://127.0.0.1:{server.web_port}/{query}#{path}")
+        pages.append(page)
+        return page
+
+    yield open_
+    for page in pages:
+        page.close()
+    assert not errors, f"the page threw: {errors}"
+
+
+# -- driving a page as a person would ------------------------------------------------------
+
+
+def version(page: Page) -> int:
+    return int(page.get_attribute("#version", "data-version") or -1)
+
+
+def status(page: Page) -> str:
+    return page.inner_text("#status")
+
+
+def wait_for_version_above(page: Page, seen: int) -> None:
+    page.wait_for_function(
+        "v => Number(document.querySelector('#version')?.dataset.version) > v", arg=seen
+    )
+
+
+def create_and_sit(page: Page, game_type: str, name: str, **options: str) -> str:
+    page.wait_for_selector("#create")
+    page.select_option("#game-type", game_type)
+    page.fill("#player-name", name)
+    for option, value in options.items():
+        field = f"#option-{option}"
+        if page.locator(f"select{field}").count():
+            page.select_option(field, value)
+        else:
+            page.fill(field, value)
+    page.click("#create")
+    page.wait_for_selector("#status")
+    return page.url.rsplit("/", 1)[-1]
+
+
+def take_seat(page: Page, name: str) -> None:
+    page.wait_for_selector("button.take-seat")
+    page.fill("#seat-name", name)
+    page.locator("button.take-seat").first.click()
+    page.wait_for_selector("#viewer:has-text('You:')")
+
+
+def cards_in(page: Page, selector: str) -> list[str]:
+    found: list[str] = page.locator(selector).evaluate_all("cs => cs.map(c => c.dataset.card)")
+    return found
+
+
+def hand(page: Page) -> list[str]:
+    return cards_in(page, "#hand button.card")
+
+
+def lay_aside_by_picking(page: Page) -> list[str]:
+    """Pick three cards in the hand, then lay them aside: the cards picked."""
+    picked = hand(page)[:3]
+    for card in picked:
+        page.locator(f"#hand button.card[data-card='{card}']").click()
+    page.wait_for_selector("#moves:has-text('3 picked')")
+    before = version(page)
+    page.click("#lay-aside:not([disabled])")
+    wait_for_version_above(page, before)
+    return picked
+
+
+def act(page: Page, prefer: tuple[str, ...] = ("pass",)) -> bool:
+    """Make a legal move if it is this page's turn: lay aside, a lit card, or a move button
+    (``prefer``red ones first). False when the page is not to act."""
+    if status(page) != "Your turn":
+        return False
+    before = version(page)
+    if page.locator("#lay-aside").count():
+        lay_aside_by_picking(page)
+        return True
+    legal = page.locator("#hand button.card.legal")
+    buttons = page.locator("#moves button.move")
+    if legal.count():
+        legal.first.click()
+    elif buttons.count():
+        wanted = [b for b in prefer if page.locator(f"#moves button[data-move='{b}']").count()]
+        target = f"#moves button[data-move='{wanted[0]}']" if wanted else "#moves button.move"
+        page.locator(target).first.click()
+    else:
+        page.locator("#moves select.move-list + button").first.click()
+    wait_for_version_above(page, before)
+    return True
+
+
+def play_until(pages: list[Page], done: Callable[[], bool], limit_s: float = 240) -> int:
+    """Each page moves when it is to act, until ``done``; the number of moves made."""
+    moves = 0
+    deadline = time.monotonic() + limit_s
+    while not done():
+        assert time.monotonic() < deadline, "the game did not get there in time"
+        acted = False
+        for page in pages:
+            if act(page):
+                moves += 1
+                acted = True
+        if not acted:  # the other pages are catching up with the last move
+            pages[0].wait_for_timeout(50)
+    return moves
+
+
+# -- the tests -----------------------------------------------------------------------------
+
+
+def test_a_whole_counterpoint_game_from_two_pages(
+    open_page: Callable[..., Page], served: tuple[ServerThread, Client]
+) -> None:
+    native = served[1]
+    ada = open_page("/")
+    game_id = create_and_sit(ada, "counterpoint", "Ada", target_score="10")
+    assert ada.inner_text("#status") == "Waiting for players"
+    bob = open_page(f"/game/{game_id}", protocol="connect-json")
+    take_seat(bob, "Bob")
+    ada.wait_for_selector("#hand")  # Ada's page learns the table is full
+    assert len(hand(ada)) == 16 and len(hand(bob)) == 16
+    assert set(hand(ada)).isdisjoint(hand(bob))
+
+    shot = os.environ.get("TRICKTABLE_SCREENSHOT")
+
+    def over() -> bool:
+        if shot and ada.locator("#trick .played figure").count() == 1 and not Path(shot).exists():
+            ada.screenshot(path=shot, full_page=True)
+        return "Game over" in status(ada)
+
+    moves = play_until([ada, bob], over)
+    bob.wait_for_selector("#status:has-text('Game over')")
+    final = native.get(game_id)
+    assert final.view.finished and final.game.status == pb.GAME_STATUS_FINISHED
+    assert moves == final.game.version
+    assert version(ada) == version(bob) == final.game.version
+    winners = " and ".join(f"{['Ada', 'Bob'][w]} (seat {w})" for w in final.view.winners)
+    assert winners in status(ada).replace(", you", "")
+    scores = ada.locator(".seat .score").all_inner_texts()
+    assert scores == [f"score {s.score}" for s in final.view.seats]
+    assert "Game over" in ada.inner_text("#log")
+
+
+def test_a_ninety_nine_deal_with_the_lay_aside_bid(
+    open_page: Callable[..., Page], served: tuple[ServerThread, Client]
+) -> None:
+    native = served[1]
+    first = open_page("/", protocol="grpc-web")
+    game_id = create_and_sit(first, "ninety-nine", "North", game_length_deals="1")
+    others = []
+    for name in ("East", "West"):
+        page = open_page(f"/game/{game_id}")
+        take_seat(page, name)
+        others.append(page)
+    pages = [first, *others]
+    first.wait_for_selector("#hand")
+    for page in pages:
+        page.wait_for_selector("#lay-aside")
+
+    # Laying aside is picking three cards: they leave the hand and show, to their owner only.
+    picked = lay_aside_by_picking(first)
+    assert not set(picked) & set(hand(first))
+    mine = first.locator(".seat.mine")
+    assert "3 aside" in mine.inner_text()
+    assert sorted(mine.locator(".aside .card").all_inner_texts()) == sorted(picked)
+    others[0].wait_for_selector(".seat[data-seat='0']:has-text('3 aside')")
+    assert others[0].locator(".seat[data-seat='0'] .aside").count() == 0
+
+    play_until(pages, lambda: "Game over" in status(first))
+    final = native.get(game_id)
+    assert final.view.finished
+    log = first.inner_text("#log")
+    assert "Deal 1 scored" in log and "lays 3 cards aside" in log
+    assert "calls" in log  # the round of premium calls, one button per call
+    deal = first.locator(".detail table.deal")
+    assert deal.count() == 1 and "bid" in deal.inner_text()
+
+
+def shown_as(card: cards_pb2.Card) -> str:
+    """A card as the page writes it (``data-card``): "10♦", "Q♠", "Joker"."""
+    return card_label(card).replace("Jk", "Joker")
+
+
+def _hidden_cards(native: Client, table: Table) -> set[str]:
+    """Every card a spectator may not see now: the hands and the cards laid aside."""
+    hidden: set[str] = set()
+    for seat, token in enumerate(table.tokens):
+        view = native.get(table.game_id, token).view.seats[seat]
+        for card in [*view.hand.cards, *view.aside.cards]:
+            hidden.add(shown_as(card))
+    return hidden
+
+
+def test_a_spectator_receives_moves_live_and_never_a_hidden_card(
+    open_page: Callable[..., Page], served: tuple[ServerThread, Client]
+) -> None:
+    native = served[1]
+    table = native.table("counterpoint")
+    watcher = open_page(f"/game/{table.game_id}", protocol="grpc-web")
+    watcher.wait_for_selector("#viewer:has-text('Spectator')")
+    assert watcher.locator("#hand").count() == 0 and watcher.locator("#moves").count() == 0
+    for _ in range(8):
+        state = native.get(table.game_id)
+        seat = state.view.to_act[0]
+        mine = native.get(table.game_id, table.tokens[seat])
+        native.move(table.game_id, table.tokens[seat], mine.view.legal_moves[0], mine.game.version)
+        now = mine.game.version + 1
+        watcher.wait_for_selector(f"#version[data-version='{now}']")  # live, from the stream
+        shown = set(
+            watcher.locator("[data-card]").evaluate_all("cs => cs.map(c => c.dataset.card)")
+        )
+        assert not shown & _hidden_cards(native, table), "a hidden card reached the spectator"
+    log = watcher.locator("#log li").all_inner_texts()
+    assert sum("lays 3 cards aside face down" in line for line in log) == 2
+    assert sum(" plays " in line for line in log) == 6
+    played = native.get(table.game_id).view
+    on_table = {shown_as(c) for t in [played.trick, *played.tricks] for c in t.cards}
+    shown = set(watcher.locator("#trick [data-card], #last-trick [data-card]").all_inner_texts())
+    assert shown <= on_table
+
+
+def test_a_reload_resumes_the_seat_and_the_stream(
+    open_page: Callable[..., Page], served: tuple[ServerThread, Client]
+) -> None:
+    native = served[1]
+    ada = open_page("/", protocol="connect-json")
+    game_id = create_and_sit(ada, "counterpoint", "Ada")
+    bob = open_page(f"/game/{game_id}")
+    take_seat(bob, "Bob")
+    ada.wait_for_selector("#lay-aside")
+    lay_aside_by_picking(ada)
+    held = hand(ada)
+    log_before = ada.locator("#log li").all_inner_texts()
+
+    ada.reload()
+    ada.wait_for_selector("#hand")
+    assert ada.inner_text("#viewer") == "You: Ada (seat 0, you)"
+    assert hand(ada) == held
+    assert ada.locator("#log li").all_inner_texts() == log_before  # kept, not replayed twice
+    seen = version(ada)
+    lay_aside_by_picking(bob)  # a move made while the reloaded page follows the stream again
+    wait_for_version_above(ada, seen)
+    log_after = ada.locator("#log li").all_inner_texts()
+    assert log_after[: len(log_before)] == log_before
+    assert sum(line.startswith("Deal 1") for line in log_after) == 1
+    assert "Bob (seat 1) lays 3 cards aside face down" in log_after
+    assert native.get(game_id).game.version == version(ada)
+
+
+def test_an_illegal_move_shows_the_servers_reason(
+    open_page: Callable[..., Page], served: tuple[ServerThread, Client]
+) -> None:
+    native = served[1]
+    ada = open_page("/")
+    game_id = create_and_sit(ada, "counterpoint", "Ada")
+    bob = open_page(f"/game/{game_id}")
+    take_seat(bob, "Bob")
+    ada.wait_for_selector("#lay-aside")
+    for page in (ada, bob):
+        lay_aside_by_picking(page)
+    state = native.get(game_id)
+    idle = [ada, bob][1 - state.view.to_act[0]]
+    idle.wait_for_selector("#status:has-text('Waiting for')")
+    before = version(idle)
+    idle.locator("#hand button.card").first.click()  # not this seat's turn
+    refusal = idle.wait_for_selector("#refusal")
+    assert refusal is not None
+    assert refusal.get_attribute("data-reason") == "NOT_YOUR_TURN"
+    assert "NOT_YOUR_TURN" in refusal.inner_text() and len(refusal.inner_text()) > len(
+        "NOT_YOUR_TURN "
+    )
+    assert version(idle) == before == native.get(game_id).game.version  # nothing changed
+    # The seat to act may click a card that is no legal play too: the server says why.
+    acting = [ada, bob][state.view.to_act[0]]
+    acting.locator("#hand button.card.legal").first.click()
+    idle.wait_for_selector(f"#version[data-version='{before + 1}']")
+    illegal = idle.locator("#hand button.card:not(.legal)")
+    if illegal.count():
+        illegal.first.click()
+        idle.wait_for_selector("#refusal[data-reason='MUST_FOLLOW_SUIT']")
+    assert native.get(game_id).game.version == before + 1

@@ -75,7 +75,7 @@ from engine.core.moves import (
     PlayCard,
 )
 from engine.core.options import first_dealer_option, option
-from engine.core.phases import Choice, Phase, Plays, Problem
+from engine.core.phases import Choice, Masked, Phase, Plays, Problem
 from engine.core.rules import Rules, register
 from engine.core.state import GameState
 from engine.core.view import SeatView, TrickView, trick_view
@@ -539,9 +539,17 @@ def exchange_problem(s: SixtySixState, seat: int, move: object = None) -> Proble
     return None if phase == LEAD and seat == s.leader else _P_EXCHANGE_TIME
 
 
+def marriages(s: SixtySixState, seat: int) -> int:
+    """The suits (a bit per suit) in which ``seat`` may declare a marriage now (§6, §16.1):
+    the leader, before his lead card, while the stock is open (or with
+    ``marriage_when_stock_gone``), one marriage per lead, holding the suit's King and Queen."""
+    if may_marry(s, seat) is not None:
+        return 0
+    hand = s.hands[seat]
+    return sum(1 << suit for suit in C.SUITS if hand & _PAIR[suit] == _PAIR[suit])
+
+
 def may_marry(s: SixtySixState, seat: int) -> Problem | None:
-    """§6 and §16.1: the leader, before his lead card, while the stock is open (or with
-    ``marriage_when_stock_gone``), one marriage per lead."""
     if seat != s.leader:
         return _P_NOT_LEADER
     if not (stock_open(s) or s.options.marriage_when_stock_gone):
@@ -551,13 +559,9 @@ def may_marry(s: SixtySixState, seat: int) -> Problem | None:
     return None
 
 
-def marriage_problem(s: SixtySixState, seat: int, move: DeclareMarriage) -> Problem | None:
-    """§6: the King and Queen of the suit named are both in hand."""
-    suit = move.suit
-    if not (type(suit) is int and 0 <= suit < 4):
-        return _P_NO_MARRIAGE
-    pair = _PAIR[suit]
-    return None if s.hands[seat] & pair == pair else _P_NO_MARRIAGE
+def marriage_problem(s: SixtySixState, seat: int, suit: object) -> Problem:
+    """Why a marriage outside ``marriages()`` is refused."""
+    return may_marry(s, seat) or _P_NO_MARRIAGE
 
 
 def close_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
@@ -615,6 +619,10 @@ def between_tricks(s: SixtySixState) -> tuple[int, ...]:
     return _ONLY[s.leader]
 
 
+def _suit_of(move: DeclareMarriage) -> object:
+    return move.suit
+
+
 def _follower(s: SixtySixState) -> tuple[int, ...]:
     return _ONLY[1 - s.leader]
 
@@ -659,7 +667,14 @@ class SixtySix(Rules[SixtySixState]):
                 between_tricks,
                 (
                     Plays(leads, lead_problem, self.lead),
-                    Choice(DeclareMarriage, _MARRY, marriage_problem, self.marry, gate=may_marry),
+                    Masked(
+                        DeclareMarriage,
+                        _MARRY,
+                        _suit_of,
+                        marriages,
+                        marriage_problem,
+                        effect=self.marry,
+                    ),
                     exchange,
                     close,
                     may_claim,

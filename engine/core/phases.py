@@ -121,6 +121,13 @@ class Plays(Masked[S]):
 
         self.legal = legal
 
+    def check(self, s: S, seat: int, move: Any) -> None:
+        # Masked.check with the card read directly: a card play is most moves of a game.
+        card = move.card
+        if type(card) is int and 0 <= card < 65 and self.allowed(s, seat) >> card & 1:
+            return
+        raise IllegalMove(*self.refusal(s, seat, card))
+
 
 def _card_of(move: PlayCard) -> object:
     return move.card

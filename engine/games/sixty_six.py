@@ -81,7 +81,6 @@ from engine.core.state import GameState
 from engine.core.view import SeatView, TrickView, trick_view
 
 _SEATS: Final = 2
-_HAND: Final = 6
 _DECK: Final = C.deck(range(9, 15))  # 24 cards
 _NINE: Final = 9
 _QUEEN: Final = 12

@@ -25,9 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from engine import get_rules
-from engine.core import cards as C
-from engine.core.codec import to_data
-from engine.core.fields import CARD, CARDS, NAMED, PER_SEAT, card_kind
+from engine.core.codec import cards_to_data, to_data
+from engine.core.fields import card_kind
 from engine.core.moves import move_from_data, move_to_data
 from engine.core.rules import Rules
 
@@ -67,12 +66,8 @@ def plain(value: Any, kind: str | None = None) -> Any:
     """Any engine value as JSON-ready data, cards by name (moves and events by their codec)."""
     if value is None:
         return None
-    if kind in (CARD, NAMED):
-        return C.name(value)
-    if kind == CARDS:
-        return [C.name(c) for c in value]
-    if kind == PER_SEAT:
-        return [None if h is None else [C.name(c) for c in h] for h in value]
+    if kind is not None:
+        return cards_to_data(value, kind)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         if hasattr(value, "kind"):
             return to_data(value)

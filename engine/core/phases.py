@@ -53,10 +53,6 @@ class Offer(ABC, Generic[S]):
     #: order. A function made once per offer from its rule (it runs for every seat on every
     #: move, so it is specialised to the offer's shape rather than branching on it each time).
     legal: Callable[[S, int], Sequence[Move]]
-    #: For an offer of one fixed move judged by its rule alone (a claim, a close): the rule
-    #: and the move, which ``Rules.legal_moves`` asks directly (it runs for every seat on
-    #: every move); else None.
-    single: tuple[Callable[[S, int, Any], Problem | None], Any] | None = None
 
     @abstractmethod
     def check(self, s: S, seat: int, move: Any) -> None:
@@ -146,7 +142,7 @@ class Choice(Offer[S], Generic[S, M]):
     candidates is then reached once, not on every listing (a declarer has 260 declarations).
     """
 
-    __slots__ = ("candidates", "effect", "gate", "legal", "move_type", "optional", "rule", "single")
+    __slots__ = ("candidates", "effect", "gate", "legal", "move_type", "optional", "rule")
 
     def __init__(
         self,
@@ -166,9 +162,6 @@ class Choice(Offer[S], Generic[S, M]):
         self.effect = effect
         self.optional = optional
         self.legal = _lister(candidates, rule, gate, by_form)
-        self.single = None
-        if not callable(candidates) and len(candidates) == 1 and gate is None and not by_form:
-            self.single = (rule, candidates[0])
 
     def check(self, s: S, seat: int, move: Any) -> None:
         gate = self.gate
@@ -197,9 +190,10 @@ def _lister(
         return of_form
     if not callable(candidates) and len(candidates) == 1 and gate is None:
         one = tuple(candidates)  # a claim, a close: listed as this tuple when accepted
+        move = one[0]
 
         def single(s: S, seat: int) -> Sequence[Move]:
-            return one if rule(s, seat, one[0]) is None else ()
+            return one if rule(s, seat, move) is None else ()
 
         return single
 

@@ -305,6 +305,7 @@ _DECLINE: Final = Call("decline")
 _MARRY: Final = tuple(DeclareMarriage(s) for s in C.SUITS)
 # Each suit's King and Queen: after a marriage, the lead must be one of them.
 _PAIR: Final = tuple((1 << (suit * 16 + _KING)) | (1 << (suit * 16 + _QUEEN)) for suit in C.SUITS)
+_KINGS: Final = sum(1 << (suit * 16 + _KING) for suit in C.SUITS)
 
 # Why a move is refused, named once (the rules below return these).
 _P_NOT_LEADER: Final = (Reason.NOT_YOUR_TURN, "only the leader may do that")
@@ -517,10 +518,6 @@ def follow_problem(s: SixtySixState, seat: int, card: object) -> Problem:
 def exchange_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
     """Why ``seat`` may not exchange the trump nine now (§5), or None if it may."""
     phase = s.phase
-    if phase == CLOSE_EXCHANGE:
-        # §16.3: the offer ignores the trick and stock-size conditions.
-        assert s.closer is not None
-        return None if seat != s.closer else _P_CLOSE_EXCHANGE_ONLY
     o = s.options
     if not stock_open(s):
         return _P_STOCK
@@ -545,7 +542,13 @@ def marriages(s: SixtySixState, seat: int) -> int:
     if may_marry(s, seat) is not None:
         return 0
     hand = s.hands[seat]
-    return sum(1 << suit for suit in C.SUITS if hand & _PAIR[suit] == _PAIR[suit])
+    kings = hand & hand << 1 & _KINGS  # each King whose Queen (the rank below) is held too
+    return (
+        kings >> _KING & 1
+        | kings >> 16 + _KING - 1 & 2
+        | kings >> 32 + _KING - 2 & 4
+        | (kings >> 48 + _KING - 3 & 8)
+    )
 
 
 def may_marry(s: SixtySixState, seat: int) -> Problem | None:
@@ -574,20 +577,28 @@ def close_problem(s: SixtySixState, seat: int, move: object = None) -> Problem |
     return None
 
 
+def answer_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
+    """§5 and §16.3: the exchange offered at a close is answered by the closer's opponent, who
+    holds the nine; the offer ignores the trick and stock-size conditions."""
+    return None if seat != s.closer else _P_CLOSE_EXCHANGE_ONLY
+
+
 def claim_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
-    """§8 and §16.2/§16.4: when ``seat`` may declare out."""
-    phase = s.phase
-    if phase == END_WINDOW:
-        return None if seat == s.window_seat else _P_WINDOW_TURN
+    """§8 and §16.2/§16.4: when ``seat`` may declare out between tricks."""
     if s.options.claim_window == "between_tricks":
         return None
     if seat != s.leader:
         return _P_CLAIM_TIME
     # The leader of trick 2 onwards just won the previous trick; N before trick 1 has not,
     # but a marriage on this lead also opens the window.
-    if phase == POST_TRICK or s.tricks_played or s.marriage_suit is not None:
+    if s.phase == POST_TRICK or s.tricks_played or s.marriage_suit is not None:
         return None
     return _P_CLAIM_TIME
+
+
+def window_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
+    """§9.1 and §16.2: after the last trick, claim or pass, the last trick's winner first."""
+    return None if seat == s.window_seat else _P_WINDOW_TURN
 
 
 def draw_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
@@ -599,14 +610,14 @@ def decline_problem(s: SixtySixState, seat: int, move: Call) -> Problem | None:
     """§5: the answer "decline" to the exchange offer at a close, by its holder."""
     if move.call != "decline":
         return (Reason.CALL_NOT_ALLOWED, "the exchange offer is answered by exchange or decline")
-    return exchange_problem(s, seat)
+    return answer_problem(s, seat)
 
 
 def pass_problem(s: SixtySixState, seat: int, move: Call) -> Problem | None:
     """§9.1: "pass" (no claim) in the end window, in turn."""
     if move.call != "pass":
         return (Reason.CALL_NOT_ALLOWED, "after the last trick: claim, or pass")
-    return None if seat == s.window_seat else _P_WINDOW_TURN
+    return window_problem(s, seat)
 
 
 def between_tricks(s: SixtySixState) -> tuple[int, ...]:
@@ -695,14 +706,17 @@ class SixtySix(Rules[SixtySixState]):
             Phase(
                 CLOSE_EXCHANGE,
                 _non_closer,
-                (exchange, Choice(Call, (_DECLINE,), decline_problem, self.decline)),
+                (
+                    Choice(ExchangeTrump, (_EXCHANGE,), answer_problem, self.exchange),
+                    Choice(Call, (_DECLINE,), decline_problem, self.decline),
+                ),
                 {DrawCards: _P_DRAW_TIME},
             ),
             Phase(
                 END_WINDOW,
                 _window_seat,
                 (
-                    Choice(Claim, (_CLAIM,), claim_problem, self.claim),
+                    Choice(Claim, (_CLAIM,), window_problem, self.claim),
                     Choice(Call, (_PASS,), pass_problem, self.pass_),
                 ),
                 {ExchangeTrump: _P_STOCK, DrawCards: _P_DRAW_TIME},

@@ -226,6 +226,11 @@ def nobody(s: object) -> tuple[int, ...]:
     return ()
 
 
+def whose_turn(s: Any) -> tuple[int, ...]:
+    """``to_act`` of a phase where one seat acts at a time: the state's ``turn``."""
+    return (s.turn,)
+
+
 @dataclass(frozen=True, slots=True)
 class PhaseTable(Generic[S]):
     """A game's phases indexed for the hot paths: by phase name, the offers in listing order

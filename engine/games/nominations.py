@@ -394,7 +394,8 @@ def pass_problem(s: NominationsState, seat: int, move: Call) -> Problem | None:
     return None
 
 
-def the_ladder(s: NominationsState) -> tuple[Bid, ...]:
+def ladder_bids(s: NominationsState) -> tuple[Bid, ...]:
+    """The candidate bids: the game's whole ladder (bid_problem keeps the higher ones)."""
     return _options_ladder(s.options)
 
 
@@ -527,7 +528,7 @@ class Nominations(Rules[NominationsState]):
                 whose_turn,
                 (
                     Choice(Call, (PASS,), pass_problem, self.pass_, gate=auction_turn),
-                    Choice(Bid, the_ladder, bid_problem, self.bid, gate=auction_turn),
+                    Choice(Bid, ladder_bids, bid_problem, self.bid, gate=auction_turn),
                 ),
             ),
             Phase(

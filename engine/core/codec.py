@@ -41,17 +41,24 @@ def _encode(value: Any, kind: str | None) -> Any:
         return None
     if kind is None and value.__class__ in _PLAIN:
         return value  # the common case, before the dataclass and sequence tests
+    if kind is not None:
+        return cards_to_data(value, kind)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return to_data(value)
+    if isinstance(value, tuple | list):
+        return [_encode(v, None) for v in value]
+    return value
+
+
+def cards_to_data(value: Any, kind: str) -> Any:
+    """A card field's value (see :mod:`engine.core.fields`) with its cards written by name."""
     if kind in (CARD, NAMED):
         return C.name(value)
     if kind == CARDS:
         return [C.name(c) for c in value]
     if kind == PER_SEAT:
         return [None if h is None else [C.name(c) for c in h] for h in value]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return to_data(value)
-    if isinstance(value, tuple | list):
-        return [_encode(v, None) for v in value]
-    return value
+    raise ValueError(f"no card field kind {kind!r}")
 
 
 def from_data(data: Mapping[str, Any], registry: Mapping[str, type[T]]) -> T:

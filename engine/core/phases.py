@@ -10,6 +10,7 @@ Three kinds of offer cover the four games:
 
 - :class:`Plays`: card plays, whose rule is a mask of the cards the seat may play now; a card
   outside it is refused with the reason the game's ``refusal`` names (follow suit, trump, …).
+  :class:`Masked` is the same for any move named by a small number (a marriage by its suit).
 - :class:`Choice`: a small set of candidate moves (a claim, the calls, the bids of a ladder,
   a seat to name), each judged by one rule returning a :data:`Problem` or None.
 - :class:`engine.core.laying_aside.LayAsides`: every k-card subset of a hand, laid aside at once.
@@ -52,23 +53,56 @@ class Offer(ABC, Generic[S]):
     #: order. A function made once per offer from its rule (it runs for every seat on every
     #: move, so it is specialised to the offer's shape rather than branching on it each time).
     legal: Callable[[S, int], Sequence[Move]]
-    #: For an offer of one fixed move judged by its rule alone (a claim, a close): the rule
-    #: and the move, which ``Rules.legal_moves`` asks directly (it runs for every seat on
-    #: every move); else None.
-    single: tuple[Callable[[S, int, Any], Problem | None], Any] | None = None
 
     @abstractmethod
     def check(self, s: S, seat: int, move: Any) -> None:
         """Raise IllegalMove with a reason unless ``move`` (of this kind) is legal now."""
 
 
-class Plays(Offer[S]):
-    """Card plays. ``playable(s, seat)`` is the rule: the mask of cards ``seat`` may play now
-    (0 when it is not its card to play). ``refusal(s, seat, card)`` names why a card outside
-    that mask is refused; it is asked only about such a card."""
+class Masked(Offer[S]):
+    """Moves named by a small number (a card, a suit), whose rule is a bit mask: bit ``i`` is
+    set when the move named ``i`` is legal now. ``moves[i]`` is that move and ``number(move)``
+    reads it back (anything else is refused); ``refusal(s, seat, number)`` names why a move
+    outside the mask is refused, and is asked only about such a move."""
 
-    __slots__ = ("effect", "legal", "optional", "playable", "refusal")
-    move_type = PlayCard
+    __slots__ = ("allowed", "effect", "legal", "move_type", "number", "optional", "refusal")
+
+    def __init__(
+        self,
+        move_type: type,
+        moves: Sequence[Move],
+        number: Callable[[Any], object],
+        allowed: Callable[[S, int], int],
+        refusal: Callable[[S, int, object], Problem],
+        *,
+        effect: Effect[S],
+    ) -> None:
+        self.move_type = move_type
+        self.number = number
+        self.allowed = allowed
+        self.refusal = refusal
+        self.effect = effect
+        self.optional = False
+        size = len(moves)
+
+        def legal(s: S, seat: int) -> Sequence[Move]:
+            mask = allowed(s, seat)
+            return [moves[i] for i in range(size) if mask >> i & 1] if mask else ()
+
+        self.legal = legal
+
+    def check(self, s: S, seat: int, move: Any) -> None:
+        n = self.number(move)
+        if type(n) is int and n >= 0 and self.allowed(s, seat) >> n & 1:
+            return
+        raise IllegalMove(*self.refusal(s, seat, n))
+
+
+class Plays(Masked[S]):
+    """Card plays: a Masked offer over card ids. ``playable(s, seat)`` is the rule, the mask
+    of the cards ``seat`` may play now (0 when it is not its card to play)."""
+
+    __slots__ = ()
 
     def __init__(
         self,
@@ -76,10 +110,7 @@ class Plays(Offer[S]):
         refusal: Callable[[S, int, object], Problem],
         effect: Effect[S],
     ) -> None:
-        self.playable = playable
-        self.refusal = refusal
-        self.effect = effect
-        self.optional = False
+        super().__init__(PlayCard, (), _card_of, playable, refusal, effect=effect)
 
         def legal(s: S, seat: int) -> Sequence[Move]:
             return play_moves(playable(s, seat))
@@ -87,10 +118,15 @@ class Plays(Offer[S]):
         self.legal = legal
 
     def check(self, s: S, seat: int, move: Any) -> None:
+        # Masked.check with the card read directly: a card play is most moves of a game.
         card = move.card
-        if type(card) is int and 0 <= card < 65 and self.playable(s, seat) >> card & 1:
+        if type(card) is int and 0 <= card < 65 and self.allowed(s, seat) >> card & 1:
             return
         raise IllegalMove(*self.refusal(s, seat, card))
+
+
+def _card_of(move: PlayCard) -> object:
+    return move.card
 
 
 class Choice(Offer[S], Generic[S, M]):
@@ -106,7 +142,7 @@ class Choice(Offer[S], Generic[S, M]):
     candidates is then reached once, not on every listing (a declarer has 260 declarations).
     """
 
-    __slots__ = ("candidates", "effect", "gate", "legal", "move_type", "optional", "rule", "single")
+    __slots__ = ("candidates", "effect", "gate", "legal", "move_type", "optional", "rule")
 
     def __init__(
         self,
@@ -126,9 +162,6 @@ class Choice(Offer[S], Generic[S, M]):
         self.effect = effect
         self.optional = optional
         self.legal = _lister(candidates, rule, gate, by_form)
-        self.single = None
-        if not callable(candidates) and len(candidates) == 1 and gate is None and not by_form:
-            self.single = (rule, candidates[0])
 
     def check(self, s: S, seat: int, move: Any) -> None:
         gate = self.gate
@@ -157,9 +190,10 @@ def _lister(
         return of_form
     if not callable(candidates) and len(candidates) == 1 and gate is None:
         one = tuple(candidates)  # a claim, a close: listed as this tuple when accepted
+        move = one[0]
 
         def single(s: S, seat: int) -> Sequence[Move]:
-            return one if rule(s, seat, one[0]) is None else ()
+            return one if rule(s, seat, move) is None else ()
 
         return single
 
@@ -192,6 +226,11 @@ class Phase(Generic[S]):
 def nobody(s: object) -> tuple[int, ...]:
     """``to_act`` of a phase where the rules wait for no one (the game is over)."""
     return ()
+
+
+def whose_turn(s: Any) -> tuple[int, ...]:
+    """``to_act`` of a phase where one seat acts at a time: the state's ``turn``."""
+    return (s.turn,)
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ test holds every game to that), and an effect may assume legality.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -78,15 +78,7 @@ class Rules(ABC, Generic[S]):
     def __init__(self) -> None:
         table = PhaseTable.of(self.phases())
         self._phases = table.phases
-        # Per phase, how each offer lists its moves: (rule, move, (move,)) for one fixed move
-        # judged by its rule, else (None, the offer's legal function, ()).
-        self._listing = {
-            name: tuple(
-                (o.single[0], o.single[1], (o.single[1],)) if o.single else (None, o.legal, ())
-                for o in offers
-            )
-            for name, offers in table.listing.items()
-        }
+        self._legal = {name: _listing(offers) for name, offers in table.listing.items()}
         self._by_type = table.by_type
         self._to_act = {name: phase.to_act for name, phase in table.phases.items()}
         self._may_act = {name: p.may_act or p.to_act for name, p in table.phases.items()}
@@ -224,16 +216,7 @@ class Rules(ABC, Generic[S]):
         """
         if state.finished:
             return []
-        listing = self._listing[state.phase]
-        if len(listing) == 1 and listing[0][0] is None:
-            return listing[0][1](state, seat)
-        moves: list[Move] = []
-        for rule, how, one in listing:
-            if rule is None:
-                moves += how(state, seat)
-            elif rule(state, seat, how) is None:
-                moves += one
-        return moves
+        return self._legal[state.phase](state, seat)
 
     def apply(self, state: S, seat: int, move: Move) -> tuple[S, list[Event]]:
         """The new state after ``seat`` makes ``move``, and the events; ``state`` is untouched."""
@@ -382,6 +365,37 @@ class Rules(ABC, Generic[S]):
         if not state.finished:
             return None
         return Outcome(totals=tuple(state.scores), winners=tuple(state.winners))
+
+
+def _listing(offers: Sequence[Offer[S]]) -> Callable[[S, int], Sequence[Move]]:
+    """The legal moves of a phase: each offer's, in the table's order. Built once per phase
+    as one function that concatenates its offers' lists (``legal_moves`` runs for every seat
+    on every move, so no loop over the offers is interpreted per call)."""
+    listers = [o.legal for o in offers]
+    if not listers:
+        return lambda s, seat: []
+    if len(listers) == 1:
+        return listers[0]
+    if len(listers) > 5:
+
+        def any_number(s: S, seat: int) -> Sequence[Move]:
+            moves: list[Move] = []
+            for legal in listers:
+                moves += legal(s, seat)
+            return moves
+
+        return any_number
+    listers += [_nothing] * (5 - len(listers))  # up to five offers: pad with no moves
+    a, b, c, d, e = listers
+
+    def legal(s: S, seat: int) -> Sequence[Move]:
+        return [*a(s, seat), *b(s, seat), *c(s, seat), *d(s, seat), *e(s, seat)]
+
+    return legal
+
+
+def _nothing(s: object, seat: int) -> Sequence[Move]:
+    return ()
 
 
 _REGISTRY: dict[str, Rules[Any]] = {}

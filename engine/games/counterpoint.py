@@ -27,7 +27,7 @@ from engine.core.events import (
 from engine.core.laying_aside import LayAsides, not_laid_aside
 from engine.core.moves import LayAside, PlayCard
 from engine.core.options import first_dealer_option, option, tie_rule_option
-from engine.core.phases import Phase, Plays, Problem
+from engine.core.phases import Phase, Plays, Problem, whose_turn
 from engine.core.rules import Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
@@ -167,7 +167,7 @@ class Counterpoint(Rules[CounterpointState]):
     def phases(self) -> Sequence[Phase[CounterpointState]]:
         return (
             Phase(LAY_ASIDE, not_laid_aside, (LayAsides(_BID_CARDS, self.lay_aside),)),
-            Phase(PLAY, lambda s: (s.turn,), (Plays(playable, play_problem, self.play),)),
+            Phase(PLAY, whose_turn, (Plays(playable, play_problem, self.play),)),
         )
 
     # -- dealing -----------------------------------------------------------------------------

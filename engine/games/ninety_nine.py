@@ -34,7 +34,7 @@ from engine.core.fields import card_field
 from engine.core.laying_aside import LayAsides, not_laid_aside
 from engine.core.moves import Call, ChooseSeat, LayAside, PlayCard
 from engine.core.options import first_dealer_option, option, tie_rule_option
-from engine.core.phases import Choice, Phase, Plays, Problem
+from engine.core.phases import Choice, Phase, Plays, Problem, whose_turn
 from engine.core.rules import Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
@@ -283,7 +283,7 @@ class NinetyNine(Rules[NinetyNineState]):
                     ),
                 ),
             ),
-            Phase(PLAY, lambda s: (s.turn,), (Plays(playable, play_problem, self.play),)),
+            Phase(PLAY, whose_turn, (Plays(playable, play_problem, self.play),)),
         )
 
     # -- dealing (§2, §3) --------------------------------------------------------------------

@@ -39,7 +39,7 @@ from engine.core.events import (
 from engine.core.fields import card_field
 from engine.core.moves import Bid, Call, Cut, DeclareContract, PlayCard
 from engine.core.options import first_dealer_option, option, tie_rule_option
-from engine.core.phases import Choice, Phase, Plays, Problem
+from engine.core.phases import Choice, Phase, Plays, Problem, whose_turn
 from engine.core.rules import Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
@@ -394,7 +394,8 @@ def pass_problem(s: NominationsState, seat: int, move: Call) -> Problem | None:
     return None
 
 
-def the_ladder(s: NominationsState) -> tuple[Bid, ...]:
+def ladder_bids(s: NominationsState) -> tuple[Bid, ...]:
+    """The candidate bids: the game's whole ladder (bid_problem keeps the higher ones)."""
     return _options_ladder(s.options)
 
 
@@ -524,15 +525,15 @@ class Nominations(Rules[NominationsState]):
         return (
             Phase(
                 AUCTION,
-                _turn,
+                whose_turn,
                 (
                     Choice(Call, (PASS,), pass_problem, self.pass_, gate=auction_turn),
-                    Choice(Bid, the_ladder, bid_problem, self.bid, gate=auction_turn),
+                    Choice(Bid, ladder_bids, bid_problem, self.bid, gate=auction_turn),
                 ),
             ),
             Phase(
                 CUT,
-                _turn,
+                whose_turn,
                 (
                     Choice(
                         Cut,
@@ -546,7 +547,7 @@ class Nominations(Rules[NominationsState]):
             ),
             Phase(
                 DECLARE,
-                _turn,
+                whose_turn,
                 (
                     Choice(
                         DeclareContract,
@@ -558,7 +559,7 @@ class Nominations(Rules[NominationsState]):
                     ),
                 ),
             ),
-            Phase(PLAY, _turn, (Plays(playable, play_problem, self.play),)),
+            Phase(PLAY, whose_turn, (Plays(playable, play_problem, self.play),)),
         )
 
     # -- dealing (§2, §4) --------------------------------------------------------------------
@@ -891,10 +892,6 @@ class Nominations(Rules[NominationsState]):
             called=s.called,
             last_deal=s.last_result,
         )
-
-
-def _turn(s: NominationsState) -> tuple[int, ...]:
-    return (s.turn,)
 
 
 RULES = register(Nominations())

@@ -76,13 +76,12 @@ from engine.core.moves import (
     PlayCard,
 )
 from engine.core.options import first_dealer_option, option
-from engine.core.phases import Choice, Phase, Plays, Problem
+from engine.core.phases import Choice, Masked, Phase, Plays, Problem
 from engine.core.rules import Rules, register
 from engine.core.state import GameState
 from engine.core.view import SeatView, TrickView, trick_view
 
 _SEATS: Final = 2
-_HAND: Final = 6
 _DECK: Final = C.deck(range(9, 15))  # 24 cards
 _NINE: Final = 9
 _QUEEN: Final = 12
@@ -307,6 +306,7 @@ _DECLINE: Final = Call("decline")
 _MARRY: Final = tuple(DeclareMarriage(s) for s in C.SUITS)
 # Each suit's King and Queen: after a marriage, the lead must be one of them.
 _PAIR: Final = tuple((1 << (suit * 16 + _KING)) | (1 << (suit * 16 + _QUEEN)) for suit in C.SUITS)
+_KINGS: Final = sum(1 << (suit * 16 + _KING) for suit in C.SUITS)
 
 # Why a move is refused, named once (the rules below return these).
 _P_NOT_LEADER: Final = (Reason.NOT_YOUR_TURN, "only the leader may do that")
@@ -519,10 +519,6 @@ def follow_problem(s: SixtySixState, seat: int, card: object) -> Problem:
 def exchange_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
     """Why ``seat`` may not exchange the trump nine now (§5), or None if it may."""
     phase = s.phase
-    if phase == CLOSE_EXCHANGE:
-        # §16.3: the offer ignores the trick and stock-size conditions.
-        assert s.closer is not None
-        return None if seat != s.closer else _P_CLOSE_EXCHANGE_ONLY
     o = s.options
     if not stock_open(s):
         return _P_STOCK
@@ -540,9 +536,23 @@ def exchange_problem(s: SixtySixState, seat: int, move: object = None) -> Proble
     return None if phase == LEAD and seat == s.leader else _P_EXCHANGE_TIME
 
 
+def marriages(s: SixtySixState, seat: int) -> int:
+    """The suits (a bit per suit) in which ``seat`` may declare a marriage now (§6, §16.1):
+    the leader, before his lead card, while the stock is open (or with
+    ``marriage_when_stock_gone``), one marriage per lead, holding the suit's King and Queen."""
+    if may_marry(s, seat) is not None:
+        return 0
+    hand = s.hands[seat]
+    kings = hand & hand << 1 & _KINGS  # each King whose Queen (the rank below) is held too
+    return (
+        kings >> _KING & 1
+        | kings >> 16 + _KING - 1 & 2
+        | kings >> 32 + _KING - 2 & 4
+        | (kings >> 48 + _KING - 3 & 8)
+    )
+
+
 def may_marry(s: SixtySixState, seat: int) -> Problem | None:
-    """§6 and §16.1: the leader, before his lead card, while the stock is open (or with
-    ``marriage_when_stock_gone``), one marriage per lead."""
     if seat != s.leader:
         return _P_NOT_LEADER
     if not (stock_open(s) or s.options.marriage_when_stock_gone):
@@ -552,13 +562,9 @@ def may_marry(s: SixtySixState, seat: int) -> Problem | None:
     return None
 
 
-def marriage_problem(s: SixtySixState, seat: int, move: DeclareMarriage) -> Problem | None:
-    """§6: the King and Queen of the suit named are both in hand."""
-    suit = move.suit
-    if not (type(suit) is int and 0 <= suit < 4):
-        return _P_NO_MARRIAGE
-    pair = _PAIR[suit]
-    return None if s.hands[seat] & pair == pair else _P_NO_MARRIAGE
+def marriage_problem(s: SixtySixState, seat: int, suit: object) -> Problem:
+    """Why a marriage outside ``marriages()`` is refused."""
+    return may_marry(s, seat) or _P_NO_MARRIAGE
 
 
 def close_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
@@ -572,20 +578,28 @@ def close_problem(s: SixtySixState, seat: int, move: object = None) -> Problem |
     return None
 
 
+def answer_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
+    """§5 and §16.3: the exchange offered at a close is answered by the closer's opponent, who
+    holds the nine; the offer ignores the trick and stock-size conditions."""
+    return None if seat != s.closer else _P_CLOSE_EXCHANGE_ONLY
+
+
 def claim_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
-    """§8 and §16.2/§16.4: when ``seat`` may declare out."""
-    phase = s.phase
-    if phase == END_WINDOW:
-        return None if seat == s.window_seat else _P_WINDOW_TURN
+    """§8 and §16.2/§16.4: when ``seat`` may declare out between tricks."""
     if s.options.claim_window == "between_tricks":
         return None
     if seat != s.leader:
         return _P_CLAIM_TIME
     # The leader of trick 2 onwards just won the previous trick; N before trick 1 has not,
     # but a marriage on this lead also opens the window.
-    if phase == POST_TRICK or s.tricks_played or s.marriage_suit is not None:
+    if s.phase == POST_TRICK or s.tricks_played or s.marriage_suit is not None:
         return None
     return _P_CLAIM_TIME
+
+
+def window_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
+    """§9.1 and §16.2: after the last trick, claim or pass, the last trick's winner first."""
+    return None if seat == s.window_seat else _P_WINDOW_TURN
 
 
 def draw_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
@@ -597,14 +611,14 @@ def decline_problem(s: SixtySixState, seat: int, move: Call) -> Problem | None:
     """§5: the answer "decline" to the exchange offer at a close, by its holder."""
     if move.call != "decline":
         return (Reason.CALL_NOT_ALLOWED, "the exchange offer is answered by exchange or decline")
-    return exchange_problem(s, seat)
+    return answer_problem(s, seat)
 
 
 def pass_problem(s: SixtySixState, seat: int, move: Call) -> Problem | None:
     """§9.1: "pass" (no claim) in the end window, in turn."""
     if move.call != "pass":
         return (Reason.CALL_NOT_ALLOWED, "after the last trick: claim, or pass")
-    return None if seat == s.window_seat else _P_WINDOW_TURN
+    return window_problem(s, seat)
 
 
 def _leader(s: SixtySixState) -> tuple[int, ...]:
@@ -619,6 +633,10 @@ def between_tricks(s: SixtySixState) -> tuple[int, ...]:
     if claim_problem(s, other) is None or exchange_problem(s, other) is None:
         return _BOTH
     return _ONLY[s.leader]
+
+
+def _suit_of(move: DeclareMarriage) -> object:
+    return move.suit
 
 
 def _follower(s: SixtySixState) -> tuple[int, ...]:
@@ -665,7 +683,14 @@ class SixtySix(Rules[SixtySixState]):
                 _leader,
                 (
                     Plays(leads, lead_problem, self.lead),
-                    Choice(DeclareMarriage, _MARRY, marriage_problem, self.marry, gate=may_marry),
+                    Masked(
+                        DeclareMarriage,
+                        _MARRY,
+                        _suit_of,
+                        marriages,
+                        marriage_problem,
+                        effect=self.marry,
+                    ),
                     exchange,
                     close,
                     may_claim,
@@ -689,14 +714,17 @@ class SixtySix(Rules[SixtySixState]):
             Phase(
                 CLOSE_EXCHANGE,
                 _non_closer,
-                (exchange, Choice(Call, (_DECLINE,), decline_problem, self.decline)),
+                (
+                    Choice(ExchangeTrump, (_EXCHANGE,), answer_problem, self.exchange),
+                    Choice(Call, (_DECLINE,), decline_problem, self.decline),
+                ),
                 {DrawCards: _P_DRAW_TIME},
             ),
             Phase(
                 END_WINDOW,
                 _window_seat,
                 (
-                    Choice(Claim, (_CLAIM,), claim_problem, self.claim),
+                    Choice(Claim, (_CLAIM,), window_problem, self.claim),
                     Choice(Call, (_PASS,), pass_problem, self.pass_),
                 ),
                 {ExchangeTrump: _P_STOCK, DrawCards: _P_DRAW_TIME},

@@ -25,10 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from engine import get_rules
-from engine.core import cards as C
-from engine.core.codec import to_data
-from engine.core.fields import CARD, CARDS, NAMED, PER_SEAT, card_kind
-from engine.core.moves import move_from_data, move_to_data
+from engine.core.codec import cards_to_data, to_data
+from engine.core.fields import card_kind
+from engine.core.moves import Call, move_from_data, move_to_data
 from engine.core.rules import Rules
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -60,19 +59,26 @@ GAMES: tuple[tuple[str, str, dict[str, object], bytes, int], ...] = (
         b"golden-nominations",
         240,
     ),
+    (
+        "nominations-double-hand",
+        "nominations",
+        {"end_mode": "deals", "deal_count": 1, "double_hand_cut": "cutter_chooses"},
+        b"golden-nominations-double-hand",
+        0,
+    ),
 )
+
+#: Games whose recording bot passes in an auction three times in four when it may, so that all
+#: four pass and the double hand (stacked, cut by the cutter's choice, dealt again) is recorded.
+PASSING: frozenset[str] = frozenset({"nominations-double-hand"})
 
 
 def plain(value: Any, kind: str | None = None) -> Any:
     """Any engine value as JSON-ready data, cards by name (moves and events by their codec)."""
     if value is None:
         return None
-    if kind in (CARD, NAMED):
-        return C.name(value)
-    if kind == CARDS:
-        return [C.name(c) for c in value]
-    if kind == PER_SEAT:
-        return [None if h is None else [C.name(c) for c in h] for h in value]
+    if kind is not None:
+        return cards_to_data(value, kind)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         if hasattr(value, "kind"):
             return to_data(value)
@@ -95,9 +101,12 @@ def move_text(data: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
-def choose(rng: random.Random, legal: Sequence[Any]) -> Any:
+def choose(rng: random.Random, legal: Sequence[Any], passing: bool = False) -> Any:
     """The recording bot: uniformly random, except that it claims only one time in eight when
-    it has another move (a random claim ends a Sixty-Six deal before the stock is played)."""
+    it has another move (a random claim ends a Sixty-Six deal before the stock is played), and
+    a ``passing`` bot passes three times in four when it may."""
+    if passing and Call("pass") in legal and rng.randrange(4):
+        return Call("pass")
     move = legal[rng.randrange(len(legal))]
     if type(move).kind == "claim" and len(legal) > 1 and rng.randrange(8):
         others = [m for m in legal if type(m).kind != "claim"]
@@ -121,7 +130,9 @@ def moment(rules: Rules[Any], state: Any, events: Sequence[Any]) -> dict[str, An
     }
 
 
-def record(game: str, options: dict[str, object], seed: bytes, bot_seed: int) -> dict[str, Any]:
+def record(
+    game: str, options: dict[str, object], seed: bytes, bot_seed: int, passing: bool = False
+) -> dict[str, Any]:
     """Play one complete game with random legal moves and record every step."""
     rules = get_rules(game)
     rng = random.Random(bot_seed)
@@ -131,7 +142,7 @@ def record(game: str, options: dict[str, object], seed: bytes, bot_seed: int) ->
         acting = rules.to_act(state)
         seat = acting[rng.randrange(len(acting))]
         legal = rules.legal_moves(state, seat)
-        move = choose(rng, legal)
+        move = choose(rng, legal, passing)
         state, events = rules.apply(state, seat, move)
         steps.append({"seat": seat, "move": move_to_data(move), **moment(rules, state, events)})
     outcome = rules.outcome(state)
@@ -181,7 +192,7 @@ def main(argv: list[str]) -> int:
     for name, game, options, seed, bot_seed in GAMES:
         if argv and name not in argv:
             continue
-        recorded = record(game, options, seed, bot_seed)
+        recorded = record(game, options, seed, bot_seed, name in PASSING)
         write(recorded, path_of(name))
         print(f"{name}: {len(recorded['steps']) - 1} moves -> {path_of(name)}")
     return 0

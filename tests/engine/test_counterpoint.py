@@ -55,7 +55,10 @@ def new(options: dict[str, object] | None = None, pack: str | None = None) -> Co
         ("7♣ 8♥ 9♠", (60,)),
     ],
 )
-def test_tv_cp_1_bid_values(bid_cards: str, readings: tuple[int, ...]) -> None:
+def test_bid_cards_read_as_card_points_with_the_high_readings(
+    bid_cards: str, readings: tuple[int, ...]
+) -> None:
+    """TV-CP-1: bid values: suits ♦0 ♠10 ♥20 ♣30 summed, and 0/10/20 also read +100."""
     assert bid_readings(cards(bid_cards), True) == readings
     assert bid_readings(cards(bid_cards), False) == readings[:1]
 
@@ -76,7 +79,11 @@ def test_tv_cp_1_bid_values(bid_cards: str, readings: tuple[int, ...]) -> None:
     ],
     ids=["a", "b", "c", "d", "f", "g", "h"],
 )
-def test_tv_cp_2_single_tricks(lead: str, follow: str, winner: int, points: int) -> None:
+def test_the_higher_rank_wins_any_suit_and_ties_split_by_counters(
+    lead: str, follow: str, winner: int, points: int
+) -> None:
+    """TV-CP-2: single tricks. The higher rank wins whatever the suit; equal counters go to
+    the leader, equal blanks to the follower."""
     a, b = C.parse(lead), C.parse(follow)
     assert trick_winner_index(a, b) == winner
     assert POINTS[a] + POINTS[b] == points
@@ -94,14 +101,16 @@ def play_scenario(
     return drive(R, s, script)
 
 
-def test_tv_cp_2_trick_through_the_engine_scores_points_for_the_winner() -> None:
+def test_a_trick_played_through_the_engine_scores_its_points_for_the_winner() -> None:
+    """TV-CP-2: single tricks."""
     s, events = play_scenario({N: "J♠ 9♦", D: "A♥ 8♦"}, N, ["J♠", "A♥"])
     (won,) = of_type(events, TrickWon)
     assert (won.winner, won.points) == (D, 13)
     assert s.points_taken == [13, 0] and s.turn == D
 
 
-def test_tv_cp_2e_must_follow_suit_even_with_a_low_card() -> None:
+def test_the_follower_must_follow_suit_even_with_a_low_card() -> None:
+    """TV-CP-2 (e): single tricks."""
     s, _ = play_scenario({N: "9♣ 9♦", D: "7♣ A♥"}, N, ["9♣"])
     assert R.legal_moves(s, D) == [PlayCard(C.parse("7♣"))]
     with pytest.raises(IllegalMove) as err:
@@ -142,9 +151,10 @@ def aside_for(bid: int) -> tuple[int, ...]:
     ],
     ids=[f"row{i}" for i in range(1, 9)],
 )
-def test_tv_cp_3_scoring(
+def test_each_seat_scores_the_opponents_error_plus_its_accuracy_bonus(
     bids: tuple[int, int], taken: tuple[int, int], high: bool, scores: tuple[int, int]
 ) -> None:
+    """TV-CP-3: scoring rows."""
     asides = [aside_for(b) for b in bids]
     points, _, _ = R.deal_points(asides, list(taken), high)
     assert tuple(points) == scores
@@ -176,7 +186,8 @@ TV4_TRICKS = [
 ]
 
 
-def test_tv_cp_4_full_deal() -> None:
+def test_a_full_deal_from_a_fixed_pack_gives_the_specs_tricks_and_scores() -> None:
+    """TV-CP-4: full deal."""
     s = new(pack=TV4_PACK)
     assert s.hands[N] == hand("A♣ K♣ J♣ 9♣ 8♣ A♥ T♥ K♥ Q♥ T♠ K♠ Q♠ 9♠ Q♦ J♦ 8♦")
     assert s.hands[D] == hand("T♣ Q♣ 7♣ J♥ 9♥ 8♥ 7♥ A♠ J♠ 8♠ 7♠ A♦ T♦ K♦ 9♦ 7♦")
@@ -221,12 +232,13 @@ def test_deal_in_ones_gives_the_non_dealer_the_first_card() -> None:
         ((70, 60), (21, 21), "draw", None),
     ],
 )
-def test_tv_cp_5_game_end(
+def test_the_game_ends_at_the_target_score_with_the_tie_rule(
     before: tuple[int, int],
     deal: tuple[int, int],
     tie_rule: str,
     winners: tuple[int, ...] | None,
 ) -> None:
+    """TV-CP-5: game end."""
     totals = [a + b for a, b in zip(before, deal, strict=True)]
     assert R.game_winners(totals, R.options({"tie_rule": tie_rule})) == winners
 

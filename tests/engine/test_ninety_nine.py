@@ -91,7 +91,10 @@ def first_three(s: NinetyNineState) -> NinetyNineState:
         ("Jk A♠ K♠", "9♦", 2),  # the Joker is the 9♦: 0+1+1
     ],
 )
-def test_tv_nn_1_bid_values(bid_cards: str, turn_up: str, expected: int) -> None:
+def test_bid_cards_sum_their_suit_digits_with_the_joker_as_the_turn_up(
+    bid_cards: str, turn_up: str, expected: int
+) -> None:
+    """TV-NN-1: bid values."""
     s = with_turn_up(turn_up)
     assert bid_value(s, hand(bid_cards)) == expected
 
@@ -128,9 +131,10 @@ def test_every_bid_from_0_to_9_is_reachable() -> None:
     ],
     ids=["a", "b", "c", "d", "e"],
 )
-def test_tv_nn_2_single_tricks(
+def test_the_highest_trump_or_else_the_highest_of_the_suit_led_wins(
     trump: int | None, turn_up: str | None, plays: tuple[str, str, str], winner: int
 ) -> None:
+    """TV-NN-2: single tricks."""
     p1, p2, p0 = plays
     s = scenario({1: p1, 2: p2, 0: p0}, trump=trump, turn_up=turn_up)
     s, events = drive(
@@ -141,7 +145,8 @@ def test_tv_nn_2_single_tricks(
     assert s.turn == winner  # the winner leads next
 
 
-def test_tv_nn_2f_must_follow_suit() -> None:
+def test_a_player_who_holds_the_suit_led_must_follow_it() -> None:
+    """TV-NN-2 (f): single tricks."""
     s = scenario({1: "9♠ 7♣", 2: "6♠ A♥", 0: "K♣ 8♣"}, trump=C.HEARTS)
     s, _ = R.apply(s, 1, PlayCard(C.parse("9♠")))
     assert [m.card for m in R.legal_moves(s, 2)] == [C.parse("6♠")]  # type: ignore[union-attr]
@@ -150,7 +155,8 @@ def test_tv_nn_2f_must_follow_suit() -> None:
     assert err.value.reason is Reason.MUST_FOLLOW_SUIT
 
 
-def test_tv_nn_2g_the_joker_is_a_club_when_the_turn_up_is_a_club() -> None:
+def test_the_joker_is_a_club_when_the_turn_up_is_a_club() -> None:
+    """TV-NN-2 (g): single tricks."""
     s = scenario({1: "T♣ 7♥", 2: "Jk Q♦", 0: "K♥ 8♥"}, trump=None, turn_up="9♣")
     s, _ = R.apply(s, 1, PlayCard(C.parse("T♣")))
     assert R.legal_moves(s, 2) == [PlayCard(C.JOKER)]
@@ -179,7 +185,8 @@ def calls(s: NinetyNineState, script: list[tuple[int, str]]) -> tuple[NinetyNine
     return drive(R, s, [(seat, Call(c)) for seat, c in script])
 
 
-def test_tv_nn_3_pass_declare_pass() -> None:
+def test_pass_declare_pass_leaves_the_declare_standing() -> None:
+    """TV-NN-3: premium call sequences."""
     s, events = calls(first_three(new()), [(1, "pass"), (2, "declare"), (0, "pass")])
     assert (s.premium_seat, s.premium) == (2, "declare")
     (exposed,) = of_type(events, CardsExposed)
@@ -188,7 +195,8 @@ def test_tv_nn_3_pass_declare_pass() -> None:
     assert s.phase == "play"
 
 
-def test_tv_nn_3_a_later_reveal_overrides_a_declare() -> None:
+def test_a_later_reveal_overrides_a_declare() -> None:
+    """TV-NN-3: premium call sequences."""
     s, events = calls(first_three(new()), [(1, "declare"), (2, "pass"), (0, "reveal")])
     assert (s.premium_seat, s.premium) == (0, "reveal")
     exposed = of_type(events, CardsExposed)
@@ -197,7 +205,8 @@ def test_tv_nn_3_a_later_reveal_overrides_a_declare() -> None:
     assert R.to_act(s) == (0,) and s.phase == "name_leader"
 
 
-def test_tv_nn_3_a_second_declare_is_illegal() -> None:
+def test_a_second_declare_is_illegal() -> None:
+    """TV-NN-3: premium call sequences."""
     s, _ = calls(first_three(new()), [(1, "declare")])
     assert R.legal_moves(s, 2) == [Call("pass"), Call("reveal")]
     before = R.snapshot(s)
@@ -207,14 +216,16 @@ def test_tv_nn_3_a_second_declare_is_illegal() -> None:
     assert R.snapshot(s) == before
 
 
-def test_tv_nn_3_after_a_reveal_the_others_can_only_pass_and_pass_automatically() -> None:
+def test_after_a_reveal_the_others_pass_automatically() -> None:
+    """TV-NN-3: premium call sequences."""
     s, events = calls(first_three(new()), [(1, "reveal")])
     passes = [(e.seat, e.call, e.automatic) for e in of_type(events, Called)]
     assert passes == [(1, "reveal", False), (2, "pass", True), (0, "pass", True)]
     assert (s.premium_seat, s.premium) == (1, "reveal")
 
 
-def test_tv_nn_3_a_third_call_after_a_reveal_is_illegal() -> None:
+def test_no_call_is_accepted_after_a_reveal_ends_the_calls() -> None:
+    """TV-NN-3: premium call sequences."""
     s, _ = calls(first_three(new()), [(1, "pass"), (2, "reveal")])
     before = R.snapshot(s)
     with pytest.raises(IllegalMove):
@@ -223,7 +234,8 @@ def test_tv_nn_3_a_third_call_after_a_reveal_is_illegal() -> None:
     assert s.calls == ["pass", "pass", "reveal"]
 
 
-def test_tv_nn_3_all_pass_means_no_premium() -> None:
+def test_all_pass_means_no_premium() -> None:
+    """TV-NN-3: premium call sequences."""
     s, events = calls(first_three(new()), [(1, "pass"), (2, "pass"), (0, "pass")])
     assert s.premium is None and not of_type(events, CardsExposed)
     assert R.to_act(s) == (1,)
@@ -264,7 +276,7 @@ PREMIUMS: dict[str, tuple[int | None, str | None]] = {
     ],
     ids=[f"row{i}" for i in range(1, 11)],
 )
-def test_tv_nn_4_scoring(
+def test_tricks_contract_bonus_and_premium_make_the_deal_score(
     bids: tuple[int, int, int],
     tricks: tuple[int, int, int],
     premium: str,
@@ -272,6 +284,7 @@ def test_tv_nn_4_scoring(
     scores: tuple[int, int, int],
     next_trump: int,
 ) -> None:
+    """TV-NN-4: scoring rows."""
     seat, kind = PREMIUMS[premium]
     points, made = R.deal_points(list(bids), list(tricks), seat, kind)
     assert sum(made) == k
@@ -288,7 +301,10 @@ def test_a_failed_premium_pays_nobody_with_premium_fail_award_none() -> None:
 
 
 @pytest.mark.parametrize(("first_deal_trump", "first"), [("none", None), ("diamonds", C.DIAMONDS)])
-def test_tv_nn_5_revised_trump_sequence(first_deal_trump: str, first: int | None) -> None:
+def test_revised_trumps_follow_how_many_made_their_bid(
+    first_deal_trump: str, first: int | None
+) -> None:
+    """TV-NN-5: revised trump sequence."""
     o = R.options({"edition": "revised", "first_deal_trump": first_deal_trump})
     successes = [2, 1, 0, 3]  # deals 1..4
     trumps = [revised_trump(1, -1, o)] + [
@@ -348,7 +364,8 @@ def play_tricks(
     return s, events
 
 
-def test_tv_nn_6_hands_and_turn_up() -> None:
+def test_a_fixed_classic_pack_deals_the_specs_hands_and_turn_up() -> None:
+    """TV-NN-6: full classic deal."""
     s = new(pack=TV6_PACK)
     assert s.dealer == 0 and s.turn_up == C.parse("8♥") and s.trump == C.HEARTS
     assert s.hands[0] == hand("Q♣ 9♣ 6♣ K♥ J♥ T♥ T♠ 8♠ K♦ 9♦ 7♦ Jk")
@@ -366,7 +383,10 @@ def test_tv_nn_6_hands_and_turn_up() -> None:
         (False, "opponents", (24, 3, 22)),
     ],
 )
-def test_tv_nn_6_full_classic_deal(declare: bool, award: str, scores: tuple[int, ...]) -> None:
+def test_a_full_classic_deal_with_the_joker_and_a_failed_declare_scores_as_specified(
+    declare: bool, award: str, scores: tuple[int, ...]
+) -> None:
+    """TV-NN-6: full classic deal."""
     s = lay_aside_all(new({"premium_fail_award": award}, TV6_PACK), TV6_BIDS)
     s, _ = calls(s, [(1, "declare" if declare else "pass"), (2, "pass"), (0, "pass")])
     s, events = play_tricks(s, TV6_TRICKS)
@@ -411,7 +431,8 @@ TV7_TRICKS = [
 ]
 
 
-def test_tv_nn_7_full_revised_deal_with_reveal() -> None:
+def test_a_full_revised_deal_where_the_revealer_names_another_leader() -> None:
+    """TV-NN-7: full revised deal."""
     s = revised_deal_two({}, successes=2)
     s.scores = before = [0, 0, 0]  # the vector gives no totals; none so high the game ends
     assert (s.dealer, s.trump) == (1, C.HEARTS)
@@ -556,7 +577,8 @@ def test_playing_out_of_turn_or_during_bidding_is_rejected() -> None:
 # -- TV-NN-8 game end ------------------------------------------------------------------------
 
 
-def test_tv_nn_8_classic_dealers_rotate_and_the_game_lasts_nine_deals() -> None:
+def test_classic_dealers_rotate_and_the_game_lasts_nine_deals() -> None:
+    """TV-NN-8: game end."""
     dealers: list[int] = []
     steps = list(random_steps(R, {"first_dealer": "seat0"}, b"tv8", random.Random(8)))
     for step in steps:
@@ -567,9 +589,8 @@ def test_tv_nn_8_classic_dealers_rotate_and_the_game_lasts_nine_deals() -> None:
 
 
 @pytest.mark.parametrize(("bonus", "totals"), [(False, (100, 63, 102)), (True, (200, 63, 202))])
-def test_tv_nn_8_revised_game_ends_when_someone_reaches_100(
-    bonus: bool, totals: tuple[int, ...]
-) -> None:
+def test_a_revised_game_ends_when_someone_reaches_100(bonus: bool, totals: tuple[int, ...]) -> None:
+    """TV-NN-8: game end."""
     s = revised_deal_two({"game_bonus_100": bonus}, successes=2)
     s.scores = [96, 60, 10]  # scenario: the totals before TV-NN-7's deal
     s = lay_aside_all(s, TV7_BIDS)
@@ -585,7 +606,10 @@ def test_tv_nn_8_revised_game_ends_when_someone_reaches_100(
 
 
 @pytest.mark.parametrize(("tie_rule", "winners"), [("draw", (0, 1)), ("extra_deal", None)])
-def test_tv_nn_8_a_tie_for_first(tie_rule: str, winners: tuple[int, ...] | None) -> None:
+def test_a_tie_for_first_is_shared_or_played_off_by_the_tie_rule(
+    tie_rule: str, winners: tuple[int, ...] | None
+) -> None:
+    """TV-NN-8: game end."""
     o = R.options({"edition": "revised", "tie_rule": tie_rule})
     points, made = R.deal_points([3, 5, 0], [3, 5, 1], None, None)
     assert points == [23, 25, 1] and sum(made) == 2

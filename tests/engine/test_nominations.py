@@ -150,9 +150,10 @@ def scored(events: list[Event]) -> DealScored:
     ],
     ids=["1-ladder", "2-bid-after-passing", "3-open-misere-ends-at-once", "7-single-bid"],
 )
-def test_tv_nom_1_auctions_end_with_the_highest_bidder(
+def test_auctions_end_with_the_highest_bidder(
     calls: list[Move], declarer: int, contract: str
 ) -> None:
+    """TV-NOM-1: auctions."""
     state = new()
     seats = [(S1 + i) % 4 for i in range(len(calls))]
     state, events = run(state, list(zip(seats, calls, strict=True)))
@@ -167,7 +168,8 @@ def test_tv_nom_1_auctions_end_with_the_highest_bidder(
     assert R.to_act(state) == (declarer,)
 
 
-def test_tv_nom_1_4_four_passes_give_a_double_hand() -> None:
+def test_four_passes_give_a_double_hand() -> None:
+    """TV-NOM-1 #4: auctions."""
     state, events = run(new(), [(S1, PASS), (S2, PASS), (S3, PASS), (S0, PASS)])
     (passed,) = of_type(events, AllPassed)
     assert (passed.next_deal, passed.multiplier, passed.dealer) == ("double_hand", 2, S0)
@@ -176,16 +178,19 @@ def test_tv_nom_1_4_four_passes_give_a_double_hand() -> None:
 
 
 @pytest.mark.parametrize("second", [10, 11])
-def test_tv_nom_1_5_a_bid_must_beat_the_highest_bid(second: int) -> None:
+def test_a_bid_must_beat_the_highest_bid(second: int) -> None:
+    """TV-NOM-1 #5: auctions."""
     state, _ = run(new(), [(S1, bid(11))])
     rejected(state, S2, bid(second), Reason.BID_TOO_LOW)
 
 
-def test_tv_nom_1_6_a_bid_below_min_bid_is_illegal() -> None:
+def test_a_bid_below_min_bid_is_illegal() -> None:
+    """TV-NOM-1 #6: auctions."""
     rejected(new(), S1, bid(9), Reason.BID_TOO_LOW)
 
 
-def test_tv_nom_1_8_misere_between_10_and_11_with_min_bid_7() -> None:
+def test_misere_ranks_between_10_and_11_with_min_bid_7() -> None:
+    """TV-NOM-1 #8: auctions."""
     opts = {"min_bid": 7, "misere_rank": "between_10_and_11"}
     state, _ = run(new(opts), [(S1, bid(7)), (S2, bid(10)), (S3, MISERE)])
     rejected(state, S0, bid(10), Reason.BID_TOO_LOW)
@@ -194,7 +199,8 @@ def test_tv_nom_1_8_misere_between_10_and_11_with_min_bid_7() -> None:
     assert (won.declarer, won.contract, won.tricks) == (S0, "tricks", 11)
 
 
-def test_tv_nom_1_9_dealer_forced_may_not_pass() -> None:
+def test_a_forced_dealer_may_not_pass() -> None:
+    """TV-NOM-1 #9: auctions."""
     opts: dict[str, object] = {"all_pass": "dealer_forced"}
     state, _ = run(new(opts), [(S1, PASS), (S2, PASS), (S3, PASS)])
     rejected(state, S0, PASS, Reason.MUST_BID)
@@ -226,7 +232,8 @@ TV2_HANDS = {
 }
 
 
-def test_tv_nom_2_deal_mapping_3_3_3_4() -> None:
+def test_the_3_3_3_4_deal_gives_each_seat_the_specs_cards() -> None:
+    """TV-NOM-2: deal mapping."""
     state = new(overrides={"pack:1": cards(TV2_PACK)})
     for seat, text in TV2_HANDS.items():
         assert state.hands[seat] == C.mask_of(spec_hand(text)), seat
@@ -260,7 +267,8 @@ TV3_HANDS = {
 ALL_PASS: list[tuple[int, Move]] = [(S1, PASS), (S2, PASS), (S3, PASS), (S0, PASS)]
 
 
-def test_tv_nom_3_sorted_packets_are_stacked_dealer_on_top_then_cut() -> None:
+def test_double_hand_packets_are_stacked_dealer_on_top_then_cut() -> None:
+    """TV-NOM-3: double-hand redeal."""
     hands = [C.mask_of(spec_hand(TV2_HANDS[s])) for s in range(4)]
     stacked = stacked_pack(hands, S0)
     assert stacked == cards(TV3_STACKED)
@@ -268,7 +276,8 @@ def test_tv_nom_3_sorted_packets_are_stacked_dealer_on_top_then_cut() -> None:
     assert cut(stacked, 20)[0] == C.parse("4D")
 
 
-def test_tv_nom_3_double_hand_redeal_without_shuffle() -> None:
+def test_a_double_hand_is_dealt_again_without_a_shuffle() -> None:
+    """TV-NOM-3: double-hand redeal."""
     state = new(overrides={"pack:1": cards(TV2_PACK), "cut:2": [20]})
     state, events = run(state, ALL_PASS)
     (cut_event,) = of_type(events, PackCut)
@@ -279,7 +288,8 @@ def test_tv_nom_3_double_hand_redeal_without_shuffle() -> None:
     assert R.view(state, S2).detail.multiplier == 2
 
 
-def test_tv_nom_3_double_hand_scores_are_doubled() -> None:
+def test_double_hand_scores_are_doubled() -> None:
+    """TV-NOM-3: double-hand redeal."""
     state = new(overrides={"pack:1": cards(TV2_PACK), "cut:2": [20]})
     state, _ = run(state, ALL_PASS)
     # s1 (void in hearts) bids misère in the double hand; play it out however it goes
@@ -346,10 +356,10 @@ def position(state: NominationsState, led: list[str], holding: str) -> Nominatio
         ("misere", "4D", "AC 2S", ("AC 2S", "AC 2S")),
     ],
 )
-def test_tv_nom_4_legal_plays(
+def test_follow_suit_else_trump_when_void_decides_the_legal_plays(
     contract: str, led: str, holding: str, legal: tuple[str, str]
 ) -> None:
-    """``legal``: with ``must_trump_when_void`` on, then off."""
+    """TV-NOM-4: ``legal``: with ``must_trump_when_void`` on, then off."""
     for flag, expected in zip((True, False), legal, strict=True):
         options: dict[str, object] = {"must_trump_when_void": flag}
         if contract == "misere":
@@ -370,7 +380,10 @@ def test_tv_nom_4_legal_plays(
         ("D", "2C AH AS 3C", "3C"),
     ],
 )
-def test_tv_nom_4_trick_winners(trump: str | None, trick: str, winning: str) -> None:
+def test_the_highest_trump_or_else_the_highest_of_the_suit_led_wins_the_trick(
+    trump: str | None, trick: str, winning: str
+) -> None:
+    """TV-NOM-4: trick winners."""
     played = cards(trick)
     s = position(
         in_play(trump, {"must_trump_when_void": False}),
@@ -426,7 +439,8 @@ def tv5(
     return state
 
 
-def test_tv_nom_5_secret_partner_made() -> None:
+def test_a_secret_partner_contract_is_made_and_paid_to_both() -> None:
+    """TV-NOM-5: full numeric deal."""
     state = new(None, TV5_HANDS)
     state, _ = run(state, TV5_AUCTION)
     assert R.to_act(state) == (S2,)
@@ -454,7 +468,8 @@ def test_tv_nom_5_secret_partner_made() -> None:
     assert state.scores == [0, 0, 11, 11]
 
 
-def test_tv_nom_5_trick_10_everyone_void_in_clubs_must_trump() -> None:
+def test_players_void_in_the_suit_led_must_trump() -> None:
+    """TV-NOM-5 (trick 10): full numeric deal."""
     state, _ = play_tricks(tv5(), TV5_TRICKS[:9])
     state, _ = play_tricks(state, ["s1 2C, s2 KS"])
     rejected(state, S3, PlayCard(C.parse("TD")), Reason.MUST_TRUMP)
@@ -463,18 +478,21 @@ def test_tv_nom_5_trick_10_everyone_void_in_clubs_must_trump() -> None:
         rejected(state, S0, PlayCard(C.parse(c)), Reason.MUST_TRUMP)
 
 
-def test_tv_nom_5_without_must_trump_a_void_player_may_discard() -> None:
+def test_without_must_trump_a_void_player_may_discard() -> None:
+    """TV-NOM-5: full numeric deal."""
     state, _ = play_tricks(tv5({"must_trump_when_void": False}), TV5_TRICKS[:9])
     state, _ = play_tricks(state, ["s1 2C, s2 KS"])
     assert PlayCard(C.parse("TD")) in R.legal_moves(state, S3)
 
 
-def test_tv_nom_5_opponent_trick_points() -> None:
+def test_opponents_also_score_their_own_tricks_with_opponent_trick_points() -> None:
+    """TV-NOM-5: full numeric deal."""
     _, events = play_tricks(tv5({"opponent_trick_points": True}), TV5_TRICKS)
     assert scored(events).points == (0, 1, 11, 11)
 
 
-def test_tv_nom_5_bid_13_fails_with_partner_revealed_at_trick_6() -> None:
+def test_a_bid_of_13_fails_once_the_side_loses_a_trick() -> None:
+    """TV-NOM-5: full numeric deal."""
     state = tv5(bid_n=13, called="JH")
     state, events = play_tricks(state, TV5_TRICKS[:5])
     assert not of_type(events, PartnerRevealed)
@@ -484,17 +502,22 @@ def test_tv_nom_5_bid_13_fails_with_partner_revealed_at_trick_6() -> None:
     assert scored(events).points == (13, 13, 0, 0)
 
 
-def test_tv_nom_5_bid_13_worth_26() -> None:
+def test_a_bid_of_13_is_worth_26_with_bid13_points() -> None:
+    """TV-NOM-5: full numeric deal."""
     _, events = play_tricks(tv5({"bid13_points": 26}, bid_n=13, called="JH"), TV5_TRICKS)
     assert scored(events).points == (26, 26, 0, 0)
 
 
 @pytest.mark.parametrize(("bid13", "points"), [(13, 26), (26, 52)])
-def test_tv_nom_5_bid_13_failed_in_a_double_hand(bid13: int, points: int) -> None:
+def test_a_failed_bid_of_13_in_a_double_hand_pays_the_opponents_double(
+    bid13: int, points: int
+) -> None:
+    """TV-NOM-5: full numeric deal."""
     assert deal_points(bid13, False, S2, S3, [0, 1, 12, 0], multiplier=2) == [points, points, 0, 0]
 
 
-def test_tv_nom_5_calling_his_own_card_is_a_secret_solo() -> None:
+def test_calling_his_own_card_is_a_secret_solo() -> None:
+    """TV-NOM-5: full numeric deal."""
     state = tv5(called="KS")
     assert R.view(state, S2).detail.partner_status == "you_hold_called_card"
     state, events = play_tricks(state, TV5_TRICKS[:9])
@@ -528,7 +551,8 @@ def tv6(options: dict[str, object] | None = None, contract: Bid = MISERE) -> Nom
     return state
 
 
-def test_tv_nom_6_misere_stops_when_the_declarer_takes_a_trick() -> None:
+def test_misere_stops_when_the_declarer_takes_a_trick() -> None:
+    """TV-NOM-6: misère and open misère stopped early."""
     state = tv6()
     assert state.trump is None and R.view(state, None).detail.called is None
     assert R.to_act(state) == (S1,)  # the declarer leads
@@ -554,21 +578,24 @@ def test_tv_nom_6_misere_stops_when_the_declarer_takes_a_trick() -> None:
     ],
     ids=["misere-worth-10", "opponent-trick-points"],
 )
-def test_tv_nom_6_failed_misere_variants(
+def test_a_failed_misere_pays_each_opponent_its_value(
     options: dict[str, object], points: tuple[int, ...]
 ) -> None:
+    """TV-NOM-6: misère and open misère stopped early."""
     _, events = play_tricks(tv6(options), TV6_TRICKS)
     assert scored(events).points == points
 
 
-def test_tv_nom_6_failed_misere_in_a_double_hand() -> None:
+def test_a_failed_misere_in_a_double_hand_pays_double() -> None:
+    """TV-NOM-6: misère and open misère stopped early."""
     state = tv6()
     state.multiplier = 2  # the same deal, as the redeal after four passes
     _, events = play_tricks(state, TV6_TRICKS)
     assert scored(events).points == (26, 0, 26, 26)
 
 
-def test_tv_nom_6_open_misere_hand_is_shown_after_trick_1() -> None:
+def test_the_open_misere_hand_is_shown_after_trick_1() -> None:
+    """TV-NOM-6: misère and open misère stopped early."""
     state = tv6(contract=OPEN)  # the top bid ends the auction at once
     assert R.view(state, S0).seats[S1].hand is None
     state, events = play_tricks(state, TV6_TRICKS[:1])
@@ -647,7 +674,8 @@ def tv7(
     return play_first_legal(state)
 
 
-def test_tv_nom_7_target_reached_highest_total_wins() -> None:
+def test_at_the_target_the_highest_total_wins() -> None:
+    """TV-NOM-7: game end."""
     state, events = tv7([95, 92, 60, 40])
     assert scored(events).made == (None, None, False, False)
     assert state.finished and state.scores == [106, 103, 60, 40]
@@ -656,7 +684,8 @@ def test_tv_nom_7_target_reached_highest_total_wins() -> None:
     assert outcome is not None and outcome.winners == (S0,) and not outcome.draw
 
 
-def test_tv_nom_7_tied_leaders_draw() -> None:
+def test_tied_leaders_at_the_target_draw() -> None:
+    """TV-NOM-7: game end."""
     state, _ = tv7([95, 95, 60, 40])
     assert state.scores == [106, 106, 60, 40]
     outcome = R.outcome(state)
@@ -674,7 +703,8 @@ def test_tie_rule_extra_deal_plays_on_until_a_single_leader() -> None:
     assert len(over.winners) == 1 and state.scores[over.winners[0]] == max(state.scores)
 
 
-def test_tv_nom_7_fixed_deals_an_all_pass_deal_does_not_count() -> None:
+def test_an_all_pass_deal_does_not_count_towards_a_fixed_number_of_deals() -> None:
+    """TV-NOM-7: game end."""
     state = new({"end_mode": "deals", "deal_count": 4})
     dealers = [state.dealer]
     all_events: list[Event] = []
@@ -723,7 +753,8 @@ def statuses(state: NominationsState) -> list[str]:
     return [R.view(state, v).detail.partner_status for v in (S0, S1, S2, S3, None)]
 
 
-def test_tv_nom_8_only_the_partner_knows_until_the_called_card_is_played() -> None:
+def test_only_the_partner_knows_until_the_called_card_is_played() -> None:
+    """TV-NOM-8: partner visibility."""
     state, _ = play_tricks(tv5(), TV5_TRICKS[:3])
     assert statuses(state) == ["unknown", "unknown", "unknown", "you_are_partner", "unknown"]
     for v in (S0, S1, S2, S3, None):
@@ -739,7 +770,8 @@ def test_tv_nom_8_only_the_partner_knows_until_the_called_card_is_played() -> No
         assert detail.partner == S3 and detail.side_tricks == 4
 
 
-def test_tv_nom_8_solo_shows_no_partner_after_the_called_card() -> None:
+def test_a_solo_shows_no_partner_after_the_called_card() -> None:
+    """TV-NOM-8: partner visibility."""
     state = tv5(called="KS")
     assert statuses(state) == ["unknown", "unknown", "you_hold_called_card", "unknown", "unknown"]
     state, _ = play_tricks(state, [*TV5_TRICKS[:9], "s1 2C, s2 KS"])

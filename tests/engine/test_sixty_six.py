@@ -140,7 +140,10 @@ def tv4_after_trick_1(**options: Any) -> Table:
         ("QH", "KH", False),  # both trumps, K > Q
     ],
 )
-def test_tv_66_1_trick_winner(lead: str, follow: str, leader_takes: bool) -> None:
+def test_the_same_suit_goes_to_the_higher_rank_else_a_trump_else_the_lead(
+    lead: str, follow: str, leader_takes: bool
+) -> None:
+    """TV-66-1: trick winners."""
     assert leader_wins(C.parse(lead), C.parse(follow), C.HEARTS) is leader_takes
 
 
@@ -155,9 +158,10 @@ def test_tv_66_1_trick_winner(lead: str, follow: str, leader_takes: bool) -> Non
         (True, "JH", "QC AD TS", "QC AD TS", "QC AD TS"),  # no heart, no trump
     ],
 )
-def test_tv_66_2_legal_follows(
+def test_the_follow_rule_applies_once_the_stock_is_gone(
     phase_two: bool, lead: str, hand: str, follow_suit: str, strict: str
 ) -> None:
+    """TV-66-2: legal follows."""
     mask = C.mask_of(C.parse_many(hand))
     led = C.parse(lead)
     assert follow_mask(mask, led, C.HEARTS, phase_two, False) == C.mask_of(cards(follow_suit))
@@ -185,7 +189,8 @@ def _tv3_to_trick_2(preset: str) -> Table:
 
 
 @pytest.mark.parametrize("preset", ["gamefarm", "pagat"])
-def test_tv_66_3_marriage_refused_exchange_and_schwarz_claim(preset: str) -> None:
+def test_a_marriage_refused_then_an_exchange_and_a_schwarz_claim(preset: str) -> None:
+    """TV-66-3: marriage at the first lead, refused exchange, claim."""
     t = _tv3_to_trick_2(preset)
     drawn = t.do(N, DRAW)
     assert [e.card for e in drawn if isinstance(e, CardDrawn)] == [C.parse("QS"), C.parse("AH")]
@@ -201,7 +206,8 @@ def test_tv_66_3_marriage_refused_exchange_and_schwarz_claim(preset: str) -> Non
 
 
 @pytest.mark.parametrize(("preset", "award"), [("gamefarm", 3), ("pagat", 2)])
-def test_tv_66_3_alternative_failed_claim_after_trick_2(preset: str, award: int) -> None:
+def test_a_claim_after_trick_2_fails_and_scores_for_the_opponent(preset: str, award: int) -> None:
+    """TV-66-3 (alternative): marriage at the first lead, refused exchange, claim."""
     t = _tv3_to_trick_2(preset)
     t.do(N, CLAIM)  # 58: failed; D has no trick
     assert t.last_scored().points == (award, 0)
@@ -250,7 +256,8 @@ def _tv4_play_to_end(t: Table) -> None:
     assert t.s.phase == "end_window" and RULES.to_act(t.s) == (D,)
 
 
-def test_tv_66_4_gamefarm_closer_judged_as_claimant() -> None:
+def test_gamefarm_judges_an_unclaimed_closer_as_claimant() -> None:
+    """TV-66-4: exchange, marriage, close, closer judged at the end."""
     t = _tv4_closed("gamefarm")
     assert CLAIM in t.legal(D)  # a claim would be legal now (69)
     _tv4_play_to_end(t)
@@ -263,7 +270,8 @@ def test_tv_66_4_gamefarm_closer_judged_as_claimant() -> None:
 
 @pytest.mark.parametrize("when", ["after_trick_5", "after_trick_7"])
 @pytest.mark.parametrize("preset", ["gamefarm", "pagat"])
-def test_tv_66_4_claim_by_the_closer_scores_two(preset: str, when: str) -> None:
+def test_a_claim_by_the_closer_scores_two(preset: str, when: str) -> None:
+    """TV-66-4: exchange, marriage, close, closer judged at the end."""
     t = _tv4_closed(preset)
     if when == "after_trick_7":
         _tv4_play_to_end(t)
@@ -271,7 +279,8 @@ def test_tv_66_4_claim_by_the_closer_scores_two(preset: str, when: str) -> None:
     assert t.last_scored().points == (2, 0)
 
 
-def test_tv_66_4_pagat_closer_who_never_goes_out_fails() -> None:
+def test_pagat_a_closer_who_never_goes_out_fails() -> None:
+    """TV-66-4: exchange, marriage, close, closer judged at the end."""
     t = _tv4_closed("pagat")
     _tv4_play_to_end(t)
     assert t.legal(D) == [CLAIM, PASS] and t.legal(N) == []
@@ -315,7 +324,8 @@ def play_tv5(t: Table, n: int = N, d: int = D) -> None:
                 assert RULES.view(t.s, None).detail.stock_state == "exhausted"
 
 
-def test_tv_66_5_played_out_65_65_nobody_claims_carries_one() -> None:
+def test_a_deal_played_out_at_65_65_with_no_claim_carries_one() -> None:
+    """TV-66-5: played out, 65–65, no claim."""
     t = Table(TV5)
     assert t.s.turn_up == C.parse("KH")
     play_tv5(t)
@@ -328,7 +338,8 @@ def test_tv_66_5_played_out_65_65_nobody_claims_carries_one() -> None:
 
 
 @pytest.mark.parametrize(("claimer", "scores"), [(N, [2, 0]), (D, [0, 2])])
-def test_tv_66_5_a_claim_in_the_end_window_fails_at_65(claimer: int, scores: list[int]) -> None:
+def test_a_claim_in_the_end_window_fails_at_65(claimer: int, scores: list[int]) -> None:
+    """TV-66-5: played out, 65–65, no claim."""
     t = Table(TV5)
     play_tv5(t)
     if claimer == D:
@@ -338,7 +349,8 @@ def test_tv_66_5_a_claim_in_the_end_window_fails_at_65(claimer: int, scores: lis
     assert t.s.scores == scores
 
 
-def test_tv_66_5_strict_follow_makes_trick_9_illegal() -> None:
+def test_strict_follow_makes_the_specs_trick_9_illegal() -> None:
+    """TV-66-5: played out, 65–65, no claim."""
     t = Table(TV5, endgame_follow="strict")
     for i, (leader, lead, follow, _, _) in enumerate(TV5_TRICKS[:8]):
         t.trick(leader, lead, follow)
@@ -348,7 +360,8 @@ def test_tv_66_5_strict_follow_makes_trick_9_illegal() -> None:
     t.refused(N, play("KD"), Reason.MUST_TRUMP)  # N holds AH and JH
 
 
-def test_tv_66_5_higher_total_gives_a_drawn_deal() -> None:
+def test_equal_totals_under_higher_total_give_a_drawn_deal() -> None:
+    """TV-66-5: played out, 65–65, no claim."""
     t = Table(TV5, unclaimed_open_deal="higher_total", next_dealer="winner")
     play_tv5(t)
     t.do(N, PASS)
@@ -373,9 +386,10 @@ def test_tv_66_5_higher_total_gives_a_drawn_deal() -> None:
         ((70, 4, 20, 2, 2), ("claimant", 4)),
     ],
 )
-def test_tv_66_6_scoring_function(
+def test_the_deal_result_follows_the_scoring_table_and_flags(
     case: tuple[int, int, int, int, int], expected: tuple[str, int]
 ) -> None:
+    """TV-66-6: scoring rows."""
     claimant_count, claimant_tricks, opp_count, opp_tricks, carry = case
     claimant = 1
     scorer, award, _ = score_deal(
@@ -391,12 +405,14 @@ def test_tv_66_6_scoring_function(
     assert carry_after == 0
 
 
-def test_tv_66_6_closed_deal_no_claim_closer_judged_at_60() -> None:
+def test_a_closed_deal_with_no_claim_judges_the_closer_at_60() -> None:
+    """TV-66-6: scoring function."""
     scorer, award, _ = score_deal(opts(), (60, 60), (3, 3), None, closer=0, closer_opp_tricks=2)
     assert (scorer, award) == (1, 2)
 
 
-def test_tv_66_7_any_time_exchange_windows() -> None:
+def test_any_time_exchange_is_allowed_whenever_no_own_card_is_in_the_trick() -> None:
+    """TV-66-7: exchange windows."""
     t = tv4_after_trick_1()
     assert EXCHANGE in t.legal(D)
     # D as follower: N must first win a trick to lead.
@@ -408,7 +424,8 @@ def test_tv_66_7_any_time_exchange_windows() -> None:
     assert t.s.hands[D] >> C.parse("AS") & 1
 
 
-def test_tv_66_7_before_own_lead_refuses_the_follower() -> None:
+def test_before_own_lead_refuses_the_follower() -> None:
+    """TV-66-7: exchange windows."""
     t = tv4_after_trick_1(exchange_window="before_own_lead")
     assert EXCHANGE in t.legal(D)
     t.trick(D, "KD", "TD")
@@ -417,7 +434,8 @@ def test_tv_66_7_before_own_lead_refuses_the_follower() -> None:
     t.refused(D, EXCHANGE, Reason.EXCHANGE_NOT_ALLOWED)
 
 
-def test_tv_66_7_a_nine_holder_without_a_trick_is_refused() -> None:
+def test_a_nine_holder_without_a_trick_may_not_exchange() -> None:
+    """TV-66-7: exchange windows."""
     t = Table(TV4_N_NINE)
     t.trick(N, "JC", "AC")  # D wins; N holds 9S but has no trick
     t.refused(N, EXCHANGE, Reason.NO_TRICK_WON)
@@ -425,7 +443,8 @@ def test_tv_66_7_a_nine_holder_without_a_trick_is_refused() -> None:
     t.refused(N, EXCHANGE, Reason.NO_TRICK_WON)
 
 
-def test_tv_66_7_after_a_close_nobody_exchanges() -> None:
+def test_after_a_close_nobody_exchanges() -> None:
+    """TV-66-7: exchange windows."""
     t = Table(TV4_N_NINE)
     t.trick(N, "JC", "AC")
     t.do(D, CLOSE)
@@ -433,7 +452,8 @@ def test_tv_66_7_after_a_close_nobody_exchanges() -> None:
     t.refused(N, EXCHANGE, Reason.STOCK_NOT_OPEN)
 
 
-def test_tv_66_7_close_exchange_step_for_the_non_closer() -> None:
+def test_the_close_offers_the_non_closer_one_exchange() -> None:
+    """TV-66-7: exchange windows."""
     t = Table(TV4_N_NINE, exchange_on_opponent_close=True)
     t.trick(N, "JC", "AC")
     t.do(D, CLOSE)  # before drawing
@@ -451,7 +471,8 @@ def test_tv_66_7_close_exchange_step_for_the_non_closer() -> None:
     assert view.detail.known_cards[N] == (C.parse("AS"),)
 
 
-def test_tv_66_7_close_exchange_may_be_declined() -> None:
+def test_the_exchange_offered_at_a_close_may_be_declined() -> None:
+    """TV-66-7: exchange windows."""
     t = Table(TV4_N_NINE, exchange_on_opponent_close=True)
     t.trick(N, "JC", "AC")
     t.do(D, DRAW)
@@ -500,7 +521,8 @@ def play_out_without_claims(t: Table) -> None:
         t.do(seat, next(m for m in t.legal(seat) if isinstance(m, PlayCard)))
 
 
-def test_tv_66_8_alternate_dealer_including_a_deal_that_scored_nothing() -> None:
+def test_the_dealer_alternates_even_after_a_deal_that_scored_nothing() -> None:
+    """TV-66-8: match flow."""
     t = Table()
     dealers = [t.s.dealer]
     play_out_without_claims(t)
@@ -511,7 +533,8 @@ def test_tv_66_8_alternate_dealer_including_a_deal_that_scored_nothing() -> None
     assert dealers == [0, 1, 0, 1]
 
 
-def test_tv_66_8_winner_deals_next_and_a_drawn_deal_keeps_the_dealer() -> None:
+def test_the_winner_deals_next_and_a_drawn_deal_keeps_the_dealer() -> None:
+    """TV-66-8: match flow."""
     t = Table(TV3, pack_2=TV5, preset="pagat", endgame_follow="follow_suit")
     # Deal 1 (P0 deals): TV-66-3, N = P1 claims after trick 3.
     t.do(N, DeclareMarriage(C.HEARTS))
@@ -529,7 +552,8 @@ def test_tv_66_8_winner_deals_next_and_a_drawn_deal_keeps_the_dealer() -> None:
     assert t.s.deal_no == 3 and t.s.dealer == 1
 
 
-def test_tv_66_8_the_deal_that_reaches_7_ends_the_match() -> None:
+def test_the_deal_that_reaches_7_ends_the_match() -> None:
+    """TV-66-8: match flow."""
     t = Table(failed_claim_points="flat2")
     t.s.scores = [5, 6]
     t.do(1, CLAIM)  # seat 1 claims with nothing: seat 0 (on 5) gets 2

@@ -8,10 +8,11 @@ caller catch what it can act on (``except StaleVersion``) without comparing code
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 import grpc
+from google.protobuf import any_pb2
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
@@ -105,7 +106,11 @@ def error_info(err: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
         return None
     if status is None:
         return None
-    for detail in status.details:
+    return _info_in(status.details)
+
+
+def _info_in(details: Iterable[any_pb2.Any]) -> error_details_pb2.ErrorInfo | None:
+    for detail in details:
         info = error_details_pb2.ErrorInfo()
         if detail.Unpack(info):
             return info
@@ -114,10 +119,22 @@ def error_info(err: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
 
 def from_rpc_error(err: grpc.RpcError) -> TricktableError:
     """The exception for a failed call: the class of its code, with reason and metadata."""
-    code: grpc.StatusCode = err.code()
-    message: str = err.details() or ""
-    info = error_info(err)
+    return _error(err.code(), err.details() or "", error_info(err))
+
+
+def from_play_error(error: game_service_pb2.PlayError) -> TricktableError:
+    """The exception for a move the play stream refused: what SubmitMove would have raised."""
+    code = _CODES.get(error.code, grpc.StatusCode.UNKNOWN)
+    return _error(code, error.message, _info_in(error.details))
+
+
+def _error(
+    code: grpc.StatusCode, message: str, info: error_details_pb2.ErrorInfo | None
+) -> TricktableError:
     cls = _BY_CODE.get(code, TricktableError)
     if info is None:
         return cls(code, message)
     return cls(code, message, info.reason, dict(info.metadata))
+
+
+_CODES: Mapping[int, grpc.StatusCode] = {code.value[0]: code for code in grpc.StatusCode}

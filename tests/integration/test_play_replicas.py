@@ -92,17 +92,21 @@ def test_two_moves_at_one_version_on_two_replicas_exactly_one_wins(
         views = [line.until("view")[0] for line in lines]
         for line, view in zip(lines, views, strict=True):  # both lay aside at version 0
             line.move(view.view.view.legal_moves[0], 0)
-        answers = [line.until("result")[0].result for line in lines]
+        steps = [line.until("result") for line in lines]  # (the answer, the steps before it)
+        answers = [answered.result for answered, _ in steps]
         won = [r for r in answers if not r.HasField("error")]
         lost = [r for r in answers if r.HasField("error")]
         assert [r.version for r in won] == [1] and len(lost) == 1
         assert lost[0].error.code == grpc.StatusCode.ABORTED.value[0]
         assert a.get(table.game_id).game.version == 1
-        # The loser's stream brings version 1 and its view there: it decides again.
-        loser = lines[answers.index(lost[0])]
-        view, before = loser.until("view")
-        assert view.view.version == 1
-        assert 1 in [r.events.version for r in before if r.WhichOneof("kind") == "events"]
+        # The loser's stream brings version 1 and its view there (before its answer, or
+        # after it): it decides again.
+        loser = answers.index(lost[0])
+        answered, before = steps[loser]
+        seen = [*before, answered]
+        while not any(s.view.version == 1 for s in seen):
+            seen.append(lines[loser].next())
+        assert [b.version for s in seen for b in s.events] == [1]
     finally:
         for line in lines:
             line.close()

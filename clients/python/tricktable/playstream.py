@@ -87,15 +87,15 @@ class PlayState:
         raise NotImplementedError
 
     def _take(self, response: pb.PlayResponse) -> None:
-        kind = response.WhichOneof("kind")
-        if kind == "events":
-            if response.events.version > self.version:  # never twice, whatever is resent
-                self.version = response.events.version
-                self._events.append(response.events)
-        elif kind == "view":
-            self.view = response.view
-        elif kind == "result":
-            self._answers[response.result.request_id] = response.result
+        step = response.step
+        if step.HasField("result"):
+            self._answers[step.result.request_id] = step.result
+        for batch in step.events:
+            if batch.version > self.version:  # never twice, whatever is resent
+                self.version = batch.version
+                self._events.append(batch)
+        if step.HasField("view"):
+            self.view = step.view
 
     def _turn_ready(self, since: int) -> bool:
         if self.ended:

@@ -182,7 +182,15 @@ class PlaySession:
     ) -> None:
         """Adds to ``step`` the events after the last version sent up to ``record``'s, then the
         seat's view there if it is to act (or the game has ended, or ``always_view``)."""
-        if record.version > self._sent:
+        made = self._games.cache.made(self._game_id, record.version)
+        if made is not None and record.version == self._sent + 1:
+            # This replica committed the move: its events need not be read back.
+            mover, events = made
+            projected = [rules.project(e, seat) for e in events]
+            step.batches.append(ProjectedBatch(record.version, mover, projected, None))
+            self._sent = record.version
+            self._ended = step.batches[-1].last
+        elif record.version > self._sent:
             for stored in await self._games.store.read_events(self._game_id, self._sent + 1):
                 if stored.version > record.version:
                     break  # sent once the game at its version is known

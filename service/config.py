@@ -23,6 +23,7 @@ class ServerConfig:
     metrics_port: int | None = None  # None: no metrics endpoint; 0: any free port
     json_logs: bool = True
     log_level: str = "info"
+    reuse_port: bool = False  # share the port with other workers (serve --workers)
 
     @staticmethod
     def redis_url_from(flag: str | None, environ: Mapping[str, str] = os.environ) -> str | None:

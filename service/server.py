@@ -59,7 +59,9 @@ class Server:
             interceptors=[ErrorInterceptor(self.metrics)],
             options=[
                 ("grpc.max_receive_message_length", limit),
-                ("grpc.so_reuseport", 0),  # a taken port is an error, not a shared listener
+                # A taken port is an error, not a shared listener, unless this is one of
+                # `serve --workers`' processes, which share theirs.
+                ("grpc.so_reuseport", 1 if config.reuse_port else 0),
             ],
         )
         game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(self.games), self.grpc)

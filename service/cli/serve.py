@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 from typing import Any
 
 from service.config import REDIS_URL_ENV, ServerConfig
 from service.logs import configure
 from service.server import serve
+from service.workers import supervise
 
 
 def register(sub: Any) -> None:
@@ -60,10 +62,21 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--log-format", choices=("json", "console"), default="json")
     p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run N server processes on the one port (SO_REUSEPORT), for machines with more "
+        "cores; needs Redis; worker i serves --metrics-port + i (default 1)",
+    )
+    p.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)  # a worker's
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.workers != 1:
+        return _run_workers(args)
     config = ServerConfig(
         host=args.host,
         port=args.port,
@@ -75,7 +88,25 @@ def run(args: argparse.Namespace) -> int:
         metrics_port=args.metrics_port,
         json_logs=args.log_format == "json",
         log_level=args.log_level,
+        reuse_port=args.reuse_port,
     )
     configure(json=config.json_logs, level=config.log_level)
     asyncio.run(serve(config))
     return 0
+
+
+def _run_workers(args: argparse.Namespace) -> int:
+    problem = None
+    if args.workers < 1:
+        problem = "--workers must be at least 1"
+    elif not ServerConfig.redis_url_from(args.redis_url):
+        problem = (
+            f"--workers needs Redis (--redis-url or ${REDIS_URL_ENV}): worker processes share "
+            "no memory, so every game must live where all of them reach it"
+        )
+    elif args.port == 0:
+        problem = "--workers needs a fixed --port for its workers to share"
+    if problem:
+        print(f"tricktable serve: {problem}", file=sys.stderr)
+        return 2
+    return supervise(args.argv, args.workers, args.metrics_port, args.grace)

@@ -20,7 +20,7 @@ from tricktable.v1 import game_service_pb2 as pb
 from service.config import REDIS_URL_ENV
 from tests.integration.test_play_stream import Seen, play_seat
 from tests.integration.test_serve import serve
-from tests.service.support import Client, PlayLine
+from tests.service.support import Client, PlayLine, Table
 
 
 @pytest.fixture(scope="module")
@@ -55,19 +55,25 @@ def test_seats_on_two_replicas_play_a_whole_game_on_their_streams(
         assert [batch.version for batch in got.batches] == list(range(final.game.version + 1))
 
 
+def _streams_on_both(
+    replicas: tuple[Client, Client], seed: bytes, seats: tuple[int, int]
+) -> tuple[Table, list[PlayLine], list[pb.PlayStep]]:
+    """A fresh Counterpoint table, a stream on replica A for ``seats[0]`` and one on replica
+    B for ``seats[1]``, each opened (its opening step read)."""
+    table = replicas[0].table("counterpoint", seed=seed)
+    lines = [
+        PlayLine(r, table.game_id, table.tokens[s]) for r, s in zip(replicas, seats, strict=True)
+    ]
+    return table, lines, [line.until("view")[0] for line in lines]
+
+
 def test_one_request_sent_on_two_replicas_at_once_is_applied_once(
     replicas: tuple[Client, Client],
 ) -> None:
-    a, b = replicas
-    table = a.table("counterpoint", seed=b"one request twice")
-    lines = [
-        PlayLine(a, table.game_id, table.tokens[0]),
-        PlayLine(b, table.game_id, table.tokens[0]),
-    ]
+    a = replicas[0]
+    table, lines, views = _streams_on_both(replicas, b"one request twice", seats=(0, 0))
     try:
-        opening, _ = lines[0].until("view")
-        lines[1].until("view")
-        move, request_id = opening.view.view.legal_moves[0], uuid.uuid4().hex
+        move, request_id = views[0].view.view.legal_moves[0], uuid.uuid4().hex
         for line in lines:
             line.move(move, 0, request_id)
         answers = [line.until("result")[0].result for line in lines]
@@ -82,14 +88,9 @@ def test_one_request_sent_on_two_replicas_at_once_is_applied_once(
 def test_two_moves_at_one_version_on_two_replicas_exactly_one_wins(
     replicas: tuple[Client, Client],
 ) -> None:
-    a, b = replicas
-    table = a.table("counterpoint", seed=b"two moves one version")
-    lines = [
-        PlayLine(a, table.game_id, table.tokens[0]),
-        PlayLine(b, table.game_id, table.tokens[1]),
-    ]
+    a = replicas[0]
+    table, lines, views = _streams_on_both(replicas, b"two moves one version", seats=(0, 1))
     try:
-        views = [line.until("view")[0] for line in lines]
         for line, view in zip(lines, views, strict=True):  # both lay aside at version 0
             line.move(view.view.view.legal_moves[0], 0)
         steps = [line.until("result") for line in lines]  # (the answer, the steps before it)

@@ -37,7 +37,7 @@ from tricktable.client import (
     stream_lost,
 )
 from tricktable.errors import StaleVersion, TricktableError, from_rpc_error
-from tricktable.playstream import PlayState, game_over, new_request_id
+from tricktable.playstream import PlayState, new_request_id
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc, game_types_pb2, moves_pb2
 
@@ -318,15 +318,10 @@ class AsyncPlayStream(PlayState):
     :meth:`AsyncSeat.play`; close it, or use it with ``async with``."""
 
     def __init__(self, seat: AsyncSeat, from_version: int = 0) -> None:
-        super().__init__(seat.seat, from_version)
+        super().__init__(seat.game_id, seat.seat, from_version)
         self._seat = seat
         self._call: Any = None
         self._delays = seat.client.retry.delays()
-
-    def _open_request(self) -> pb.PlayRequest:
-        return pb.PlayRequest(
-            open=pb.PlayOpen(game_id=self._seat.game_id, from_version=self.version + 1)
-        )
 
     async def open(self) -> None:
         self._call = self._seat.client.stub.Play(metadata=tuple(bearer(self._seat.token)))
@@ -373,13 +368,9 @@ class AsyncPlayStream(PlayState):
             expected_version = (await self.turn()).version
         request_id = request_id or new_request_id()
         await self._call.write(self._ask(move, expected_version, request_id))
-        while True:
-            version = self._answer(request_id, expected_version)
-            if version is not None:
-                return version
-            if self.ended:
-                raise game_over()
+        while (version := self._answer(request_id, expected_version)) is None:
             await self._receive()
+        return version
 
     async def close(self) -> None:
         if self._call is not None:

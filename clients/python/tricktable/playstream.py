@@ -57,7 +57,8 @@ def game_over() -> IllegalMove:
 class PlayState:
     """What a seat's play stream has told it, for the synchronous and the asyncio stream alike."""
 
-    def __init__(self, seat: int, from_version: int) -> None:
+    def __init__(self, game_id: str, seat: int, from_version: int) -> None:
+        self.game_id = game_id
         self.seat = seat
         #: The last version whose events arrived.
         self.version = from_version - 1
@@ -84,7 +85,7 @@ class PlayState:
         return [self._open_request(), *self._unanswered.values()]
 
     def _open_request(self) -> pb.PlayRequest:
-        raise NotImplementedError
+        return pb.PlayRequest(open=pb.PlayOpen(game_id=self.game_id, from_version=self.version + 1))
 
     def _take(self, response: pb.PlayResponse) -> None:
         step = response.step
@@ -113,9 +114,12 @@ class PlayState:
         return request
 
     def _answer(self, request_id: str, expected_version: int) -> int | None:
-        """The answered move's version (None while unanswered); a refusal raises."""
+        """The answered move's version (None while unanswered); a refusal raises, and so does
+        the stream's end with the move unanswered (the game ended first)."""
         result = self._answers.pop(request_id, None)
         if result is None:
+            if self.ended:
+                raise game_over()
             return None
         del self._unanswered[request_id]
         if result.HasField("error"):
@@ -134,17 +138,12 @@ class PlayStream(PlayState):
     :meth:`tricktable.client.Seat.play`; close it (or use it as a context manager)."""
 
     def __init__(self, seat: Seat, from_version: int = 0) -> None:
-        super().__init__(seat.seat, from_version)
+        super().__init__(seat.game_id, seat.seat, from_version)
         self._seat = seat
         self._requests: queue.SimpleQueue[pb.PlayRequest | None] = queue.SimpleQueue()
         self._call: Iterator[pb.PlayResponse] | None = None
         self._delays = seat.client.retry.delays()
         self._open()
-
-    def _open_request(self) -> pb.PlayRequest:
-        return pb.PlayRequest(
-            open=pb.PlayOpen(game_id=self._seat.game_id, from_version=self.version + 1)
-        )
 
     def _open(self) -> None:
         self._requests = queue.SimpleQueue()
@@ -197,13 +196,9 @@ class PlayStream(PlayState):
             expected_version = self.turn().version
         request_id = request_id or new_request_id()
         self._requests.put(self._ask(move, expected_version, request_id))
-        while True:
-            version = self._answer(request_id, expected_version)
-            if version is not None:
-                return version
-            if self.ended:
-                raise game_over()
+        while (version := self._answer(request_id, expected_version)) is None:
             self._receive()
+        return version
 
     def _close_call(self) -> None:
         self._requests.put(None)

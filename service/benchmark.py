@@ -46,6 +46,7 @@ import time
 import urllib.request
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -100,6 +101,12 @@ def run(args: argparse.Namespace) -> int:
             f"SubmitMove p50 {result['submit_p50_ms']} ms p99 {result['submit_p99_ms']} ms; "
             f"floor {result['floor_calls_per_s']:,} calls/s "
             f"(moves/floor {result['moves_to_floor']:.0%}); {result['aborted']} moves aborted\n"
+            f"  play stream: {result['stream_moves_per_s']:,} moves/s "
+            f"(stream/floor {result['stream_moves_to_floor']:.0%}), "
+            f"p50 {result['stream_submit_p50_ms']} ms p99 {result['stream_submit_p99_ms']} ms; "
+            f"CPU per move: server {_us(result['stream_server_cpu_us_per_move'])}, "
+            f"bots {_us(result['stream_bots_cpu_us_per_move'])}, "
+            f"redis {_us(result['stream_redis_cpu_us_per_move'])}\n"
             f"  bound (a move's I/O, no game logic): {result['bound_moves_per_s']:,} moves/s "
             f"(moves/bound {result['moves_to_bound']:.0%}, bound/floor "
             f"{result['bound_to_floor']:.0%})\n"
@@ -248,6 +255,13 @@ async def measure(
         played = _CpuMeter(server=server_pid, bots=os.getpid(), redis=redis_pid)
         moves, aborted, elapsed = await _play(address, games, seconds, game, played)
         latency = _histogram(urllib.request.urlopen(metrics_url, timeout=10).read().decode())
+    # The same bots on play streams, against a fresh server (its histogram theirs alone).
+    with _server_process(redis_url, cluster) as (address, metrics_url, server_pid):
+        streamed = _CpuMeter(server=server_pid, bots=os.getpid(), redis=redis_pid)
+        stream_moves, stream_aborted, stream_elapsed = await _play(
+            address, games, seconds, game, streamed, seat_bot=_stream_seat_bot
+        )
+        stream_latency = _histogram(urllib.request.urlopen(metrics_url, timeout=10).read().decode())
     with _floor_process(redis_url, cluster) as (address, floor_pid):
         floored = _CpuMeter(server=floor_pid, redis=redis_pid)
         floor, calls = await _floor(address, games, seconds, floored)
@@ -258,6 +272,7 @@ async def measure(
                 channel, ids, seconds, bounded.start, bounded.stop
             )
     rate = moves / elapsed
+    stream_rate = stream_moves / stream_elapsed
     bound = bound_moves / bound_elapsed
     return {
         "store": store,
@@ -281,14 +296,25 @@ async def measure(
         "floor_server_cpu_us_per_call": floored.per("server", calls),
         "floor_redis_cpu_us_per_call": floored.per("redis", calls),
         "bound_server_cpu_us_per_move": bounded.per("server", bound_moves),
+        # The play stream: the same bots, one Play call per seat instead of a call per move.
+        "stream_moves": stream_moves,
+        "stream_aborted": stream_aborted,
+        "stream_moves_per_s": round(stream_rate),
+        "stream_submit_p50_ms": _quantile_ms(stream_latency, 0.50),
+        "stream_submit_p99_ms": _quantile_ms(stream_latency, 0.99),
+        "stream_moves_to_floor": round(stream_rate / floor, 4) if floor else None,
+        "stream_server_cpu_us_per_move": streamed.per("server", stream_moves),
+        "stream_bots_cpu_us_per_move": streamed.per("bots", stream_moves),
+        "stream_redis_cpu_us_per_move": streamed.per("redis", stream_moves),
     }
 
 
 #: How the run is laid out, printed with every result.
 LAYOUT = (
     "server, floor and bound each in a process of their own (as deployed); bots in the benchmark's "
-    "process, one per seat, one SubmitMove(wait_for_turn) per move; SubmitMove latency is the "
-    "server's request-to-commit histogram"
+    "process, one per seat, one SubmitMove(wait_for_turn) per move, then (stream_*) one Play "
+    "stream per seat against a fresh server; SubmitMove latency is the server's "
+    "request-to-commit histogram"
 )
 
 
@@ -394,43 +420,108 @@ def _bound_process(
         yield f"127.0.0.1:{port}", bound_table_ids(prefix, tables), pid
 
 
+@dataclass(frozen=True, slots=True)
+class _Seating:
+    """One seat of one benchmark game, for its bot: the counts all bots share (moves, aborted),
+    the stub, the game, the seat and its token, and when to stop."""
+
+    counts: dict[str, int]
+    stub: Any
+    game_id: str
+    seat: int
+    token: str
+    deadline: float
+
+
+#: A seat's bot: plays its game to the end (or the deadline) with its random numbers.
+SeatBot = Callable[[_Seating, random.Random], Awaitable[None]]
+
+
+async def _unary_seat_bot(at: _Seating, rng: random.Random) -> None:
+    """One SubmitMove(wait_for_turn) per move."""
+    counts, stub, game_id, deadline = at.counts, at.stub, at.game_id, at.deadline
+    auth = [("authorization", f"Bearer {at.token}")]
+    wait = pb.GetGameRequest(game_id=game_id, wait_for_turn=True)
+    mine = await stub.GetGame(wait, metadata=auth)
+    view, version = mine.view, mine.game.version
+    while time.perf_counter() < deadline and not view.finished:
+        if not view.legal_moves:  # the wait ran out before our turn came
+            mine = await stub.GetGame(wait, metadata=auth)
+            view, version = mine.view, mine.game.version
+            continue
+        request = pb.SubmitMoveRequest(
+            game_id=game_id,
+            move=view.legal_moves[rng.randrange(len(view.legal_moves))],
+            expected_version=version,
+            request_id=uuid.uuid4().hex,
+            wait_for_turn=True,
+        )
+        try:
+            result = await stub.SubmitMove(request, metadata=auth)
+        except grpc.aio.AioRpcError as err:
+            if err.code() != grpc.StatusCode.ABORTED:
+                raise
+            # Several seats act at once (bid cards laid aside) and another was first.
+            counts["aborted"] += 1
+            mine = await stub.GetGame(wait, metadata=auth)
+            view, version = mine.view, mine.game.version
+            continue
+        counts["moves"] += 1
+        view, version = result.view, result.view_version
+
+
+async def _stream_seat_bot(at: _Seating, rng: random.Random) -> None:
+    """One Play stream for the whole game: a move whenever a view says the seat is to act and
+    no move of its is unanswered."""
+    counts, seat = at.counts, at.seat
+    call = at.stub.Play(metadata=[("authorization", f"Bearer {at.token}")])
+    await call.write(pb.PlayRequest(open=pb.PlayOpen(game_id=at.game_id, from_version=1)))
+    latest: pb.PlayView | None = None
+    acted, pending = -1, False
+    try:
+        while time.perf_counter() < at.deadline:
+            response = await call.read()
+            if response is grpc.aio.EOF:
+                return  # the game is over
+            step = response.step
+            if step.HasField("view"):
+                latest = step.view
+            if step.HasField("result"):
+                pending = False
+                if not step.result.HasField("error"):
+                    counts["moves"] += 1
+                elif step.result.error.code == grpc.StatusCode.ABORTED.value[0]:
+                    counts["aborted"] += 1  # another seat laying aside at once was first
+                else:
+                    raise RuntimeError(f"move refused: {step.result.error.message}")
+            if pending or latest is None or latest.version <= acted:
+                continue
+            view = latest.view
+            if view.finished or seat not in view.to_act or not view.legal_moves:
+                continue
+            move = view.legal_moves[rng.randrange(len(view.legal_moves))]
+            play = pb.PlayMove(
+                move=move, expected_version=latest.version, request_id=uuid.uuid4().hex
+            )
+            await call.write(pb.PlayRequest(move=play))
+            acted, pending = latest.version, True
+    finally:
+        call.cancel()
+
+
 async def _play(
-    address: str, games: int, seconds: float, game: str, cpu: _CpuMeter
+    address: str,
+    games: int,
+    seconds: float,
+    game: str,
+    cpu: _CpuMeter,
+    *,
+    seat_bot: SeatBot = _unary_seat_bot,
 ) -> tuple[int, int, float]:
     """(moves, aborted moves, elapsed seconds) of ``games`` tables of bots playing for
     ``seconds``, each finished game replaced by a new one; ``cpu`` measures the same interval."""
     counts = {"moves": 0, "aborted": 0}
     deadline = time.perf_counter() + seconds
-
-    async def seat_bot(stub: Any, game_id: str, token: str, rng: random.Random) -> None:
-        auth = [("authorization", f"Bearer {token}")]
-        wait = pb.GetGameRequest(game_id=game_id, wait_for_turn=True)
-        mine = await stub.GetGame(wait, metadata=auth)
-        view, version = mine.view, mine.game.version
-        while time.perf_counter() < deadline and not view.finished:
-            if not view.legal_moves:  # the wait ran out before our turn came
-                mine = await stub.GetGame(wait, metadata=auth)
-                view, version = mine.view, mine.game.version
-                continue
-            request = pb.SubmitMoveRequest(
-                game_id=game_id,
-                move=view.legal_moves[rng.randrange(len(view.legal_moves))],
-                expected_version=version,
-                request_id=uuid.uuid4().hex,
-                wait_for_turn=True,
-            )
-            try:
-                result = await stub.SubmitMove(request, metadata=auth)
-            except grpc.aio.AioRpcError as err:
-                if err.code() != grpc.StatusCode.ABORTED:
-                    raise
-                # Several seats act at once (bid cards laid aside) and another was first.
-                counts["aborted"] += 1
-                mine = await stub.GetGame(wait, metadata=auth)
-                view, version = mine.view, mine.game.version
-                continue
-            counts["moves"] += 1
-            view, version = result.view, result.view_version
 
     async def table(index: int, stub: Any) -> None:
         rng = random.Random(index)
@@ -442,7 +533,13 @@ async def _play(
                 joined = await stub.JoinGame(pb.JoinGameRequest(game_id=game_id, seat=seat))
                 tokens.append(joined.seat_token)
             await asyncio.gather(
-                *(seat_bot(stub, game_id, t, random.Random(rng.random())) for t in tokens)
+                *(
+                    seat_bot(
+                        _Seating(counts, stub, game_id, n, t, deadline),
+                        random.Random(rng.random()),
+                    )
+                    for n, t in enumerate(tokens)
+                )
             )
 
     async with _channel(address) as channel:

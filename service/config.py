@@ -41,6 +41,7 @@ class ServerConfig:
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     tls_cert: str | None = None  # PEM certificate chain file: serve TLS (with tls_key)
     tls_key: str | None = None  # its PEM private key file
+    reuse_port: bool = False  # share the port with other workers (serve --workers)
 
     @staticmethod
     def redis_cluster_from(flag: bool, environ: Mapping[str, str] = os.environ) -> bool:

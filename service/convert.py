@@ -51,7 +51,7 @@ from engine.core.view import View
 from service.clocks import FORFEIT, SeatClockView
 from service.errors import InvalidRequest, rejection
 from service.game_service import MoveResult, ProjectedBatch, SeatPresenceView
-from service.play import MoveAnswer, PlayItem, SeatView
+from service.play import PlayStep
 from service.store.base import ABANDONED, FINISHED, GameRecord
 
 _PROTO_MODULES = (cards_pb2, values_pb2, moves_pb2, events_pb2, views_pb2)
@@ -625,33 +625,41 @@ def summary_to_proto(record: GameRecord) -> game_service_pb2.GameSummary:
 
 
 def batch_to_proto(batch: ProjectedBatch) -> game_service_pb2.StreamEventsResponse:
-    out = game_service_pb2.StreamEventsResponse(
-        version=batch.version, events=events_to_proto(batch.events)
-    )
+    out = game_service_pb2.StreamEventsResponse()
+    fill_batch(out, batch)
+    return out
+
+
+def fill_batch(out: game_service_pb2.StreamEventsResponse, batch: ProjectedBatch) -> None:
+    out.version = batch.version
+    fill_events(out.events, batch.events)
     if batch.seat is not None:
         out.seat = batch.seat
     if batch.resigned_seat is not None:
         out.resigned_seat = batch.resigned_seat
-    return out
 
 
 # -- the play stream --------------------------------------------------------------------------
 
 
-def play_response(item: PlayItem) -> game_service_pb2.PlayResponse:
+def play_response(step: PlayStep) -> game_service_pb2.PlayResponse:
     out = game_service_pb2.PlayResponse()
-    if isinstance(item, SeatView):
-        out.view.version = item.version
-        fill_view(out.view.view, item.view)
-    elif isinstance(item, MoveAnswer):
-        out.result.request_id = item.request_id
-        if item.error is not None:
+    target = out.step
+    answer = step.answer
+    if answer is not None:
+        target.result.request_id = answer.request_id
+        if answer.error is not None:
             # The same status SubmitMove would have ended with, carried as a message (PlayError
             # has google.rpc.Status's fields, so its wire form reads as one).
-            out.result.error.MergeFromString(rejection(item.error).status().SerializeToString())
+            target.result.error.MergeFromString(
+                rejection(answer.error).status().SerializeToString()
+            )
         else:
-            assert item.version is not None
-            out.result.version = item.version
-    else:
-        out.events.CopyFrom(batch_to_proto(item))
+            assert answer.version is not None
+            target.result.version = answer.version
+    for batch in step.batches:
+        fill_batch(target.events.add(), batch)
+    if step.view is not None:
+        target.view.version = step.view.version
+        fill_view(target.view.view, step.view.view)
     return out

@@ -1,11 +1,13 @@
 """A seat's play stream (DESIGN.md decision 10), transport-free: what the ``Play`` RPC does.
 
-The servicer gives a :class:`PlaySession` the seat's moves as they arrive and sends on what
-:meth:`PlaySession.items` yields: for this seat only, each version's events in
-order, the answer to each move, and the seat's view whenever it is to act (once at the start,
-and at the game's end). Moves go through :meth:`GameService.submit_move`, the unary call's own
-path: the same checks in the same order, the same idempotency and compare-and-set, the same
-errors; a refused move is answered with its error and the session goes on.
+The servicer gives a :class:`PlaySession` the seat's moves as they arrive and sends on the
+steps (:class:`PlayStep`) that :meth:`PlaySession.items` yields, one message each: for this seat
+only, the answer to a move, each version's events in order, and the seat's view whenever it may
+act (must, or is offered an optional move; once at the start, and at the game's end). One
+message per step, not per part: a message costs the server more than a move's logic. Moves go
+through :meth:`GameService.submit_move`, the unary call's own path: the same checks in the same order,
+the same idempotency and compare-and-set, the same errors; a refused move is answered with its
+error and the session goes on.
 
 One loop per stream decides what to send, in version order, from one inbox: the seat's moves, and
 the versions other seats' moves reach (a watcher task waits for them with
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
@@ -62,7 +64,17 @@ class SeatView:
     view: View
 
 
-PlayItem = MoveAnswer | ProjectedBatch | SeatView
+@dataclass(slots=True)
+class PlayStep:
+    """What one step of the game tells the seat, sent as one message: the answer to its move,
+    versions' events in order, and its view."""
+
+    answer: MoveAnswer | None = None
+    batches: list[ProjectedBatch] = field(default_factory=list)
+    view: SeatView | None = None
+
+    def __bool__(self) -> bool:
+        return self.answer is not None or bool(self.batches) or self.view is not None
 
 
 class _Closed:
@@ -90,7 +102,7 @@ class PlaySession:
         self._inbox: asyncio.Queue[_Inbox] = asyncio.Queue()
         self._ended = False
 
-    async def items(self, moves: AsyncIterator[Incoming]) -> AsyncIterator[PlayItem]:
+    async def items(self, moves: AsyncIterator[Incoming]) -> AsyncIterator[PlayStep]:
         """What to send the seat, as ``moves`` arrive, until the game ends (or an error ends
         the stream: one raised by ``moves`` too, which is how a protocol breach ends it)."""
         games = self._games
@@ -102,30 +114,32 @@ class PlaySession:
         loop = asyncio.get_running_loop()
         tasks = [loop.create_task(self._watch(record.version)), loop.create_task(self._read(moves))]
         try:
-            async for item in self._catch_up(rules, record, state, seat, always_view=True):
-                yield item
+            step = PlayStep()
+            await self._catch_up(step, rules, record, state, seat, always_view=True)
+            yield step
             while not self._ended:
                 got = await self._inbox.get()
+                step = PlayStep()
                 if isinstance(got, int):
                     if got > self._sent:
                         record, state = await games.game_at(self._game_id, got)
-                        async for item in self._catch_up(rules, record, state, seat):
-                            yield item
+                        await self._catch_up(step, rules, record, state, seat)
                 elif isinstance(got, tuple):
-                    async for item in self._move(rules, seat, *got):
-                        yield item
+                    await self._move(step, rules, seat, *got)
                 elif isinstance(got, _Closed):
                     raise ShuttingDown("the server is shutting down: reconnect")
                 else:
                     raise got
+                if step:
+                    yield step
         finally:
             unregister()
             for task in tasks:
                 task.cancel()
 
     async def _move(
-        self, rules: Any, seat: int, request_id: str, read: Callable[[], MoveAsk]
-    ) -> AsyncIterator[PlayItem]:
+        self, step: PlayStep, rules: Any, seat: int, request_id: str, read: Callable[[], MoveAsk]
+    ) -> None:
         try:
             ask = read()
             result = await self._games.submit_move(
@@ -137,39 +151,53 @@ class PlaySession:
             )
         except (TricktableError, EngineError) as refused:
             log.info("move refused", game_id=self._game_id, seat=seat, request_id=request_id)
-            yield MoveAnswer(request_id, None, refused)
+            step.answer = MoveAnswer(request_id, None, refused)
             return
-        yield MoveAnswer(ask.request_id, result.version)
+        step.answer = MoveAnswer(ask.request_id, result.version)
         if result.version != self._sent + 1 or result.view_version != result.version:
             # A resent request's first result, or versions this stream has not sent yet: the
             # game as it is now tells the rest.
             record, state = await self._games.game_at(self._game_id, result.view_version)
-            async for item in self._catch_up(rules, record, state, seat):
-                yield item
+            await self._catch_up(step, rules, record, state, seat)
             return
         # The usual case: the move's answer holds its events and the view after it.
         batch = ProjectedBatch(result.version, seat, result.events, None)
-        yield batch
+        step.batches.append(batch)
         self._sent = result.version
         self._ended = batch.last
         view = result.view
-        if self._ended or view.finished or seat in view.to_act:
+        if self._ended or view.finished or seat in view.may_act:
             self._viewed = result.version
-            yield SeatView(result.version, view)
+            step.view = SeatView(result.version, view)
 
     async def _catch_up(
-        self, rules: Any, record: GameRecord, state: Any, seat: int, *, always_view: bool = False
-    ) -> AsyncIterator[PlayItem]:
-        """The events after the last version sent up to ``record``'s, then the seat's view
-        there if it is to act (or the game has ended, or ``always_view``)."""
-        if record.version > self._sent:
+        self,
+        step: PlayStep,
+        rules: Any,
+        record: GameRecord,
+        state: Any,
+        seat: int,
+        *,
+        always_view: bool = False,
+    ) -> None:
+        """Adds to ``step`` the events after the last version sent up to ``record``'s, then the
+        seat's view there if it is to act (or the game has ended, or ``always_view``)."""
+        made = self._games.cache.made(self._game_id, record.version)
+        if made is not None and record.version == self._sent + 1:
+            # This replica committed the move: its events need not be read back.
+            mover, events = made
+            projected = [rules.project(e, seat) for e in events]
+            step.batches.append(ProjectedBatch(record.version, mover, projected, None))
+            self._sent = record.version
+            self._ended = step.batches[-1].last
+        elif record.version > self._sent:
             for stored in await self._games.store.read_events(self._game_id, self._sent + 1):
                 if stored.version > record.version:
                     break  # sent once the game at its version is known
                 if stored.version <= self._sent:
                     continue
                 batch = project_batch(rules, stored, seat)
-                yield batch
+                step.batches.append(batch)
                 self._sent = batch.version
                 if batch.last:
                     self._ended = True
@@ -178,9 +206,9 @@ class PlaySession:
             self._ended = True  # an ended game whose every batch was sent
         if record.version <= self._viewed:
             return
-        if always_view or self._ended or state.finished or seat in rules.to_act(state):
+        if always_view or self._ended or state.finished or seat in rules.may_act(state):
             self._viewed = record.version
-            yield SeatView(record.version, rules.view(state, seat))
+            step.view = SeatView(record.version, rules.view(state, seat))
 
     async def _watch(self, after: int) -> None:
         """Posts each later version the game reaches (other seats' moves, from any replica)."""

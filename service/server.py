@@ -79,7 +79,9 @@ class Server:
             interceptors=[ErrorInterceptor(self.metrics, self.limits)],
             options=[
                 ("grpc.max_receive_message_length", limit),
-                ("grpc.so_reuseport", 0),  # a taken port is an error, not a shared listener
+                # A taken port is an error, not a shared listener, unless this is one of
+                # `serve --workers`' processes, which share theirs.
+                ("grpc.so_reuseport", 1 if config.reuse_port else 0),
                 # Calls that arrive faster than the event loop takes them wait in grpc's queue;
                 # past its default limits (1,000, then 3,000) grpc cancels them, which a burst
                 # of stream openings met at about 2,000 streams. Limits on calls are ours

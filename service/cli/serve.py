@@ -11,6 +11,7 @@ from service.cli import env_flags
 from service.config import ServerConfig
 from service.logs import configure
 from service.server import serve
+from service.workers import supervise
 
 
 def register(sub: Any) -> None:
@@ -132,6 +133,15 @@ def register(sub: Any) -> None:
         help="serve TLS with this PEM certificate (chain); needs --tls-key (default: plaintext)",
     )
     p.add_argument("--tls-key", metavar="FILE", help="the PEM private key of --tls-cert")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run N server processes on the one port (SO_REUSEPORT), for machines with more "
+        "cores; needs Redis; worker i serves --metrics-port + i (default 1)",
+    )
+    p.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)  # a worker's
     limits.add_arguments(p)
     env_flags.from_environment(p)  # last: every flag above gets its TRICKTABLE_* variable
     p.set_defaults(run=run, serve_parser=p)
@@ -139,6 +149,8 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     env_flags.check_choices(args.serve_parser, args)
+    if args.workers != 1:
+        return _run_workers(args)
     if bool(args.tls_cert) != bool(args.tls_key):
         args.serve_parser.error("--tls-cert and --tls-key go together")
     origins = args.web_origins
@@ -172,9 +184,26 @@ def run(args: argparse.Namespace) -> int:
         limits=limits.from_args(args),
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
+        reuse_port=args.reuse_port,
     )
     if (config.redis_cluster or config.redis_wait_replicas) and not config.redis_url:
         args.serve_parser.error("--redis-cluster and --redis-wait-replicas need a Redis URL")
     configure(json=config.json_logs, level=config.log_level)
     asyncio.run(serve(config))
     return 0
+
+
+def _run_workers(args: argparse.Namespace) -> int:
+    problem = None
+    if args.workers < 1:
+        problem = "--workers must be at least 1"
+    elif not ServerConfig.redis_url_from(args.redis_url):
+        problem = (
+            "--workers needs Redis (--redis-url or TRICKTABLE_REDIS_URL): worker processes share "
+            "no memory, so every game must live where all of them reach it"
+        )
+    elif args.port == 0:
+        problem = "--workers needs a fixed --port for its workers to share"
+    if problem:
+        args.serve_parser.error(problem)
+    return supervise(args.argv, args.workers, args.metrics_port, args.grace)

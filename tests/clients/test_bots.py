@@ -37,7 +37,7 @@ SHORT: dict[str, dict[str, bool | int | str]] = {
 }
 
 
-@pytest.mark.parametrize("style", ["stream", "poll", "poll-interval"])
+@pytest.mark.parametrize("style", ["play", "stream", "poll", "poll-interval"])
 @pytest.mark.parametrize("game", ["counterpoint", "sixty-six"])
 def test_a_live_table_of_bot_threads_plays_to_the_end(
     client: Client, game: str, style: str
@@ -48,7 +48,7 @@ def test_a_live_table_of_bot_threads_plays_to_the_end(
         client,
         created.game_id,
         bots,
-        style="stream" if style == "stream" else "poll",
+        style="poll" if style == "poll-interval" else style,  # type: ignore[arg-type]
         poll_interval_s=0.005,
         wait_for_turn=style == "poll",  # long polls; "poll-interval" asks at an interval
     )
@@ -73,7 +73,7 @@ def test_a_bot_started_before_the_table_fills_waits_for_it(client: Client) -> No
     assert result and result[0].game.status == pb.GAME_STATUS_FINISHED and runner.moves_made
 
 
-@pytest.mark.parametrize("style", ["stream", "poll"])
+@pytest.mark.parametrize("style", ["play", "stream", "poll"])
 def test_a_bot_keeps_playing_through_dropped_connections(server: ServerThread, style: str) -> None:
     with Client(server.address) as client, Proxy(server.address) as proxy:
         game = client.create("counterpoint", SHORT["counterpoint"], seed=f"drops:{style}".encode())

@@ -20,7 +20,7 @@ from tricktable.v1 import game_service_pb2 as pb
 from service.config import REDIS_URL_ENV
 from tests.integration.test_play_stream import Seen, play_seat
 from tests.integration.test_serve import serve
-from tests.service.support import Client, PlayLine
+from tests.service.support import Client, PlayLine, Table
 
 
 @pytest.fixture(scope="module")
@@ -55,19 +55,25 @@ def test_seats_on_two_replicas_play_a_whole_game_on_their_streams(
         assert [batch.version for batch in got.batches] == list(range(final.game.version + 1))
 
 
+def _streams_on_both(
+    replicas: tuple[Client, Client], seed: bytes, seats: tuple[int, int]
+) -> tuple[Table, list[PlayLine], list[pb.PlayStep]]:
+    """A fresh Counterpoint table, a stream on replica A for ``seats[0]`` and one on replica
+    B for ``seats[1]``, each opened (its opening step read)."""
+    table = replicas[0].table("counterpoint", seed=seed)
+    lines = [
+        PlayLine(r, table.game_id, table.tokens[s]) for r, s in zip(replicas, seats, strict=True)
+    ]
+    return table, lines, [line.until("view")[0] for line in lines]
+
+
 def test_one_request_sent_on_two_replicas_at_once_is_applied_once(
     replicas: tuple[Client, Client],
 ) -> None:
-    a, b = replicas
-    table = a.table("counterpoint", seed=b"one request twice")
-    lines = [
-        PlayLine(a, table.game_id, table.tokens[0]),
-        PlayLine(b, table.game_id, table.tokens[0]),
-    ]
+    a = replicas[0]
+    table, lines, views = _streams_on_both(replicas, b"one request twice", seats=(0, 0))
     try:
-        opening, _ = lines[0].until("view")
-        lines[1].until("view")
-        move, request_id = opening.view.view.legal_moves[0], uuid.uuid4().hex
+        move, request_id = views[0].view.view.legal_moves[0], uuid.uuid4().hex
         for line in lines:
             line.move(move, 0, request_id)
         answers = [line.until("result")[0].result for line in lines]
@@ -82,27 +88,26 @@ def test_one_request_sent_on_two_replicas_at_once_is_applied_once(
 def test_two_moves_at_one_version_on_two_replicas_exactly_one_wins(
     replicas: tuple[Client, Client],
 ) -> None:
-    a, b = replicas
-    table = a.table("counterpoint", seed=b"two moves one version")
-    lines = [
-        PlayLine(a, table.game_id, table.tokens[0]),
-        PlayLine(b, table.game_id, table.tokens[1]),
-    ]
+    a = replicas[0]
+    table, lines, views = _streams_on_both(replicas, b"two moves one version", seats=(0, 1))
     try:
-        views = [line.until("view")[0] for line in lines]
         for line, view in zip(lines, views, strict=True):  # both lay aside at version 0
             line.move(view.view.view.legal_moves[0], 0)
-        answers = [line.until("result")[0].result for line in lines]
+        steps = [line.until("result") for line in lines]  # (the answer, the steps before it)
+        answers = [answered.result for answered, _ in steps]
         won = [r for r in answers if not r.HasField("error")]
         lost = [r for r in answers if r.HasField("error")]
         assert [r.version for r in won] == [1] and len(lost) == 1
         assert lost[0].error.code == grpc.StatusCode.ABORTED.value[0]
         assert a.get(table.game_id).game.version == 1
-        # The loser's stream brings version 1 and its view there: it decides again.
-        loser = lines[answers.index(lost[0])]
-        view, before = loser.until("view")
-        assert view.view.version == 1
-        assert 1 in [r.events.version for r in before if r.WhichOneof("kind") == "events"]
+        # The loser's stream brings version 1 and its view there (before its answer, or
+        # after it): it decides again.
+        loser = answers.index(lost[0])
+        answered, before = steps[loser]
+        seen = [*before, answered]
+        while not any(s.view.version == 1 for s in seen):
+            seen.append(lines[loser].next())
+        assert [b.version for s in seen for b in s.events] == [1]
     finally:
         for line in lines:
             line.close()

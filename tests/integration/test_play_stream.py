@@ -56,22 +56,28 @@ def play_seat(line: PlayLine, seat: int, rng: random.Random) -> Seen:
     """A random bot on one stream: moves whenever a view says the seat is to act, until the
     stream ends (the game's end)."""
     seen = Seen()
+    pending = False
     try:
         for response in line.call:
-            kind = response.WhichOneof("kind")
-            if kind == "events":
-                seen.batches.append(response.events)
-            elif kind == "result":
-                seen.results.append(response.result)
-                if response.result.HasField("error"):
+            assert response.WhichOneof("kind") == "step"
+            step = response.step
+            if step.HasField("result"):
+                pending = False
+                seen.results.append(step.result)
+                if step.result.HasField("error"):
                     # Seats that lay cards aside at once may race: another was first.
-                    assert response.result.error.code == grpc.StatusCode.ABORTED.value[0]
-            else:
-                seen.views.append(response.view)
-                view = response.view.view
-                if seat in view.to_act and view.legal_moves and not view.finished:
-                    legal = view.legal_moves
-                    line.move(legal[rng.randrange(len(legal))], response.view.version)
+                    assert step.result.error.code == grpc.StatusCode.ABORTED.value[0]
+            seen.batches.extend(step.events)
+            if step.HasField("view"):
+                seen.views.append(step.view)
+            latest = seen.views[-1] if seen.views else None
+            if latest is None or pending or latest.version < len(seen.batches) - 1:
+                continue  # a move unanswered, or a view that is not of the latest version
+            view = latest.view
+            if seat in view.to_act and view.legal_moves and not view.finished:
+                legal = view.legal_moves
+                line.move(legal[rng.randrange(len(legal))], latest.version)
+                pending = True
         seen.ended = "OK"
     except grpc.RpcError as err:
         seen.ended = err.code().name
@@ -168,9 +174,8 @@ def line(client: Client, table: Table) -> Iterator[PlayLine]:
 def test_a_stream_opens_with_the_events_so_far_and_the_seat_view(
     client: Client, table: Table, line: PlayLine
 ) -> None:
-    first = line.next()
-    assert first.WhichOneof("kind") == "events" and first.events.version == 0
-    opening, _ = line.until("view")
+    opening = line.next()  # one message: the events so far, then the view
+    assert [b.version for b in opening.events] == [0] and not opening.HasField("result")
     assert opening.view.version == 0
     assert opening.view.view == client.get(table.game_id, table.tokens[0]).view
 
@@ -193,17 +198,17 @@ def test_a_refused_move_is_answered_with_its_status_and_the_stream_goes_on(
         assert info.reason == reason and info.domain == "tricktable"
         if reason == "STALE_VERSION":
             assert info.metadata["current_version"] == "0"
+        assert not answer.events and not answer.HasField("view")
     assert client.get(table.game_id).game.version == 0  # nothing changed
-    # The same stream still plays: a legal move is accepted and its events follow.
+    # The same stream still plays: a legal move is accepted, its events in the same step.
     request_id = line.move(legal[0], 0)
     answer, _ = line.until("result")
     assert answer.result.request_id == request_id and answer.result.version == 1
-    batch, _ = line.until("events")
-    assert batch.events.version == 1 and batch.events.seat == 0
-    # Seat 0 has laid its cards aside and is not to act: a second lay-aside is refused.
+    assert [(b.version, b.seat) for b in answer.events] == [(1, 0)]
+    assert not answer.HasField("view")  # seat 0 has laid its cards aside: not to act
+    # So a second lay-aside is refused.
     again = line.move(legal[1], 1)
-    answer, before = line.until("result")
-    assert not [r for r in before if r.WhichOneof("kind") == "view"]  # no view: not to act
+    answer, _ = line.until("result")
     assert answer.result.request_id == again
     assert answer.result.error.code == grpc.StatusCode.FAILED_PRECONDITION.value[0]
     assert client.get(table.game_id).game.version == 1
@@ -226,25 +231,27 @@ def test_a_resent_request_is_answered_with_its_first_result_and_applied_once(
     assert len(moves) == 1
 
 
-def test_other_seats_moves_arrive_as_events_then_the_view_when_to_act(
+def _other_seat_moves(client: Client, table: Table) -> None:
+    mine = client.get(table.game_id, table.tokens[1])
+    client.move(table.game_id, table.tokens[1], mine.view.legal_moves[0], mine.game.version)
+
+
+def test_other_seats_moves_arrive_as_events_with_the_view_when_to_act(
     client: Client, table: Table, line: PlayLine
 ) -> None:
     opening, _ = line.until("view")
     line.move(opening.view.view.legal_moves[0], 0)
     line.until("result")
     # Seat 1 lays aside through the unary call: seat 0's stream gets version 2's events, and
-    # then its view if the play makes it the leader.
-    mine = client.get(table.game_id, table.tokens[1])
-    client.move(table.game_id, table.tokens[1], mine.view.legal_moves[0], mine.game.version)
-    batch, _ = line.until("events")
-    while batch.events.version < 2:
-        batch, _ = line.until("events")
-    assert batch.events.version == 2 and batch.events.seat == 1
-    public = client.get(table.game_id).view
-    if 0 in public.to_act:
-        view, _ = line.until("view")
-        assert view.view.version == 2
-        assert view.view.view == client.get(table.game_id, table.tokens[0]).view
+    # in the same step its view if the play makes it the leader.
+    _other_seat_moves(client, table)
+    step, _ = line.until("events")
+    assert [(b.version, b.seat) for b in step.events] == [(2, 1)]
+    if 0 in client.get(table.game_id).view.to_act:
+        assert step.view.version == 2
+        assert step.view.view == client.get(table.game_id, table.tokens[0]).view
+    else:
+        assert not step.HasField("view")
 
 
 def test_a_stream_resumes_from_a_version_and_misses_nothing(
@@ -254,14 +261,12 @@ def test_a_stream_resumes_from_a_version_and_misses_nothing(
     line.move(opening.view.view.legal_moves[0], 0)
     line.until("result")
     line.close()  # gone before hearing of seat 1's move
-    mine = client.get(table.game_id, table.tokens[1])
-    client.move(table.game_id, table.tokens[1], mine.view.legal_moves[0], mine.game.version)
+    _other_seat_moves(client, table)
     resumed = PlayLine(client, table.game_id, table.tokens[0], from_version=2)
     try:
-        batch, _ = resumed.until("events")
-        assert batch.events.version == 2 and batch.events.seat == 1
-        view, _ = resumed.until("view")  # every opening shows the seat its view
-        assert view.view.version == 2
+        opened = resumed.next()
+        assert [(b.version, b.seat) for b in opened.events] == [(2, 1)]
+        assert opened.view.version == 2  # every opening shows the seat its view
     finally:
         resumed.close()
 

@@ -169,18 +169,20 @@ class PlayLine:
         self.send(pb.PlayRequest(move=play))
         return request_id
 
-    def next(self) -> pb.PlayResponse:
+    def next(self) -> pb.PlayStep:
         response: pb.PlayResponse = next(self.call)
-        return response
+        assert response.WhichOneof("kind") == "step"  # the parts of a step come in one message
+        return response.step
 
-    def until(self, kind: str) -> tuple[pb.PlayResponse, list[pb.PlayResponse]]:
-        """Responses up to the next one of ``kind``: (that one, those before it)."""
-        before: list[pb.PlayResponse] = []
+    def until(self, part: str) -> tuple[pb.PlayStep, list[pb.PlayStep]]:
+        """Steps up to the next one that has ``part`` (result, events or view): (that one,
+        those before it)."""
+        before: list[pb.PlayStep] = []
         while True:
-            response = self.next()
-            if response.WhichOneof("kind") == kind:
-                return response, before
-            before.append(response)
+            step = self.next()
+            if step.events if part == "events" else step.HasField(part):  # type: ignore[arg-type]
+                return step, before
+            before.append(step)
 
     def close(self) -> None:
         self._requests.put(None)

@@ -37,6 +37,12 @@ def test_the_service_benchmark_measures_moves_and_its_floor(
     # The bound: a move's I/O with no game logic, measured like the other two.
     assert result["bound_moves_per_s"] > 0 and result["bound_server_cpu_us_per_move"] > 0
     assert result["moves_to_bound"] > 0 and result["bound_to_floor"] > 0
+    # The play stream, measured in the same run: the contract's keys, beside the others.
+    assert result["stream_moves"] > 0 and result["stream_moves_per_s"] > 0
+    assert 0 < result["stream_submit_p50_ms"] <= result["stream_submit_p99_ms"]
+    assert result["stream_server_cpu_us_per_move"] > 0
+    assert result["stream_bots_cpu_us_per_move"] > 0 and result["stream_moves_to_floor"] > 0
+    assert result["stream_redis_cpu_us_per_move"] is None and result["stream_aborted"] >= 0
 
 
 def test_cpu_seconds_reads_a_process_cpu_time_from_proc() -> None:

@@ -35,10 +35,10 @@ from tricktable.client import (
     create_request,
     ended_before,
     is_last_batch,
-    new_request_id,
     stream_lost,
 )
 from tricktable.errors import StaleVersion, TricktableError, from_rpc_error
+from tricktable.playstream import PlayState, new_request_id
 from tricktable.v1 import clocks_pb2, game_service_pb2_grpc, game_types_pb2, moves_pb2
 from tricktable.v1 import game_service_pb2 as pb
 
@@ -323,5 +323,89 @@ class AsyncSeat(SeatBase):
     def stream(self, from_version: int = 0) -> AsyncIterator[pb.StreamEventsResponse]:
         return self.client.stream(self.game_id, self.token, from_version)
 
+    async def play(self, from_version: int = 0) -> AsyncPlayStream:
+        """This seat's play stream (:mod:`tricktable.playstream`), opened: moves up; events from
+        ``from_version`` on, move results and the seat's view whenever it is to act, down. The
+        table must be full."""
+        stream = AsyncPlayStream(self, from_version)
+        await stream.open()
+        return stream
+
     async def leave(self) -> pb.GameSummary:
         return await self.client.leave(self.game_id, self.token)
+
+
+class AsyncPlayStream(PlayState):
+    """A seat's play stream for asyncio code, as :class:`tricktable.playstream.PlayStream` is for
+    synchronous code: ``await turn()``, ``await move(...)``, ``events()``. Made (and opened) by
+    :meth:`AsyncSeat.play`; close it, or use it with ``async with``."""
+
+    def __init__(self, seat: AsyncSeat, from_version: int = 0) -> None:
+        super().__init__(seat.game_id, seat.seat, from_version)
+        self._seat = seat
+        self._call: Any = None
+        self._delays = seat.client.retry.delays()
+
+    async def open(self) -> None:
+        self._call = self._seat.client.stub.Play(metadata=tuple(bearer(self._seat.token)))
+        for request in self._opening():
+            await self._call.write(request)
+
+    async def _receive(self) -> None:
+        try:
+            response = await self._call.read()
+        except grpc.RpcError as err:
+            error = from_rpc_error(err)
+            delay = next(self._delays, None) if error.retryable else None
+            if delay is None:
+                raise error from None
+            self._call.cancel()
+            await asyncio.sleep(delay)
+            await self.open()
+            return
+        if response is grpc.aio.EOF:
+            self.ended = True
+            return
+        self._delays = self._seat.client.retry.delays()
+        self._take(response)
+
+    async def turn(self, since: int = 0) -> pb.PlayView:
+        """The newest view at which the seat is to act and has not acted yet (at version
+        ``since`` or later); waits for it, or for the stream's end: then the last view, with
+        ``ended`` set."""
+        while not self._turn_ready(since):
+            await self._receive()
+        assert self.view is not None
+        return self.view
+
+    async def move(
+        self,
+        move: moves_pb2.Move,
+        expected_version: int | None = None,
+        *,
+        request_id: str | None = None,
+    ) -> int:
+        """Make a move at ``expected_version`` (default: the latest view's) and wait for its
+        answer: the game's version after it. A refusal raises; the stream goes on."""
+        if expected_version is None:
+            expected_version = (await self.turn()).version
+        request_id = request_id or new_request_id()
+        await self._call.write(self._ask(move, expected_version, request_id))
+        while (version := self._answer(request_id, expected_version)) is None:
+            await self._receive()
+        return version
+
+    async def close(self) -> None:
+        if self._call is not None:
+            self._call.cancel()
+
+    async def __aenter__(self) -> AsyncPlayStream:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()

@@ -27,7 +27,6 @@ What the client takes care of:
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -37,6 +36,7 @@ import grpc
 
 from tricktable import tls as tls_channels
 from tricktable.errors import StaleVersion, TricktableError, from_rpc_error
+from tricktable.playstream import PlayStream, new_request_id
 from tricktable.v1 import clocks_pb2, game_service_pb2_grpc, game_types_pb2, moves_pb2
 from tricktable.v1 import game_service_pb2 as pb
 
@@ -96,10 +96,6 @@ def option_value(value: OptionValue) -> game_types_pb2.OptionValue:
     if isinstance(value, int):
         return game_types_pb2.OptionValue(int_value=value)
     return game_types_pb2.OptionValue(string_value=value)
-
-
-def new_request_id() -> str:
-    return uuid.uuid4().hex
 
 
 def time_control(
@@ -443,6 +439,12 @@ class Seat(SeatBase):
 
     def stream(self, from_version: int = 0) -> Iterator[pb.StreamEventsResponse]:
         return self.client.stream(self.game_id, self.token, from_version)
+
+    def play(self, from_version: int = 0) -> PlayStream:
+        """This seat's play stream (:mod:`tricktable.playstream`): moves up; events from
+        ``from_version`` on, move results and the seat's view whenever it is to act, down. The
+        table must be full."""
+        return PlayStream(self, from_version)
 
     def leave(self) -> pb.GameSummary:
         return self.client.leave(self.game_id, self.token)

@@ -8,10 +8,11 @@ caller catch what it can act on (``except StaleVersion``) without comparing code
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import grpc
+from google.protobuf import any_pb2
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
@@ -121,32 +122,51 @@ def _details(err: grpc.RpcError) -> list[Any]:
     return [] if status is None else list(status.details)
 
 
-def error_info(err: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
-    """The ``ErrorInfo`` in a failed call's rich status, if it carries one."""
-    for detail in _details(err):
+def _info_in(details: Iterable[any_pb2.Any]) -> error_details_pb2.ErrorInfo | None:
+    for detail in details:
         info = error_details_pb2.ErrorInfo()
         if detail.Unpack(info):
             return info
     return None
 
 
-def retry_info_s(err: grpc.RpcError) -> float | None:
-    """The delay of the ``RetryInfo`` in a failed call's rich status, if it carries one."""
-    for detail in _details(err):
+def _retry_in(details: Iterable[any_pb2.Any]) -> float | None:
+    for detail in details:
         retry = error_details_pb2.RetryInfo()
         if detail.Unpack(retry):
             return float(retry.retry_delay.ToNanoseconds()) / 1e9
     return None
 
 
+def error_info(err: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
+    """The ``ErrorInfo`` in a failed call's rich status, if it carries one."""
+    return _info_in(_details(err))
+
+
+def retry_info_s(err: grpc.RpcError) -> float | None:
+    """The delay of the ``RetryInfo`` in a failed call's rich status, if it carries one."""
+    return _retry_in(_details(err))
+
+
 def from_rpc_error(err: grpc.RpcError) -> TricktableError:
     """The exception for a failed call: the class of its code, with reason and metadata."""
-    code: grpc.StatusCode = err.code()
-    message: str = err.details() or ""
-    info = error_info(err)
+    return _error(err.code(), err.details() or "", _details(err))
+
+
+def from_play_error(error: game_service_pb2.PlayError) -> TricktableError:
+    """The exception for a move the play stream refused: what SubmitMove would have raised."""
+    return _error(_CODES.get(error.code, grpc.StatusCode.UNKNOWN), error.message, error.details)
+
+
+def _error(code: grpc.StatusCode, message: str, details: Iterable[any_pb2.Any]) -> TricktableError:
+    details = list(details)
+    info = _info_in(details)
     cls = _BY_CODE.get(code, TricktableError)
     error = (
         cls(code, message) if info is None else cls(code, message, info.reason, dict(info.metadata))
     )
-    error.retry_after_s = retry_info_s(err)
+    error.retry_after_s = _retry_in(details)
     return error
+
+
+_CODES: Mapping[int, grpc.StatusCode] = {code.value[0]: code for code in grpc.StatusCode}

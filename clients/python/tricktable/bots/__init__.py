@@ -3,7 +3,7 @@ is served as a process of its own (:mod:`.service`), and the reference bots: a r
 every game and a rules-aware heuristic bot per game.
 
     from tricktable.bots import make_bot, run_bot
-    run_bot(seat, make_bot("heuristic", "counterpoint"), style="stream")
+    run_bot(seat, make_bot("heuristic", "counterpoint"))  # on the seat's play stream
 """
 
 from __future__ import annotations

@@ -1,14 +1,16 @@
 """Run bots against live games.
 
-* :class:`BotRunner` plays one seat of a live game for a bot, in one of two styles:
-  ``"stream"`` follows the game's event stream and looks at the game whenever it changes;
-  ``"poll"`` uses request/response only, for networks where long-lived streams are a problem:
-  with ``wait_for_turn`` (the default) the server holds each answer until the seat is to act,
-  so a move costs one call; without it the runner asks at an interval. Either way it waits for
-  the table to fill, submits at the version it decided on, decides again when the game moved on
-  meanwhile, reconnects after a dropped connection (the client's retries and resumable stream),
-  and bounds the bot's thinking time: a bot that takes longer than ``think_timeout_s`` forfeits
-  that move to ``fallback``.
+* :class:`BotRunner` plays one seat of a live game for a bot, in one of three styles:
+  ``"play"`` (the default, and the cheapest) plays on the seat's play stream
+  (:mod:`tricktable.playstream`): one long-lived call that brings the seat's view whenever it is
+  to act and carries its moves; ``"stream"`` follows the game's event stream and looks at the
+  game (a unary call) whenever it changes; ``"poll"`` uses request/response only, for networks
+  where long-lived streams are a problem: with ``wait_for_turn`` (the default) the server holds
+  each answer until the seat is to act, so a move costs one call; without it the runner asks at
+  an interval. Every style waits for the table to fill, submits at the version it decided on,
+  decides again when the game moved on meanwhile, reconnects after a dropped connection (the
+  client's retries and resumable streams), and bounds the bot's thinking time: a bot that takes
+  longer than ``think_timeout_s`` forfeits that move to ``fallback``.
 * :func:`play_game` plays every seat of one game from a single thread, in a fixed order: with a
   fixed game seed and seeded bots a whole game is reproducible, which is what measuring bots
   against each other needs. In a game with a clock (``clock``) a bot is given the time its
@@ -19,6 +21,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 import time
@@ -34,7 +37,8 @@ from tricktable.errors import IllegalMove, StaleVersion, TricktableError
 from tricktable.v1 import clocks_pb2
 from tricktable.v1 import game_service_pb2 as pb
 
-Style = Literal["stream", "poll"]
+Style = Literal["play", "stream", "poll"]
+STYLES = ("play", "stream", "poll")
 _OVER = (pb.GAME_STATUS_FINISHED, pb.GAME_STATUS_ABANDONED)
 
 
@@ -67,15 +71,15 @@ class BotRunner:
         seat: Seat,
         bot: Bot,
         *,
-        style: Style = "stream",
+        style: Style = "play",
         poll_interval_s: float = 0.05,
         think_timeout_s: float | None = None,
         fallback: Bot = first_legal,
         stop: threading.Event | None = None,
         wait_for_turn: bool = True,
     ) -> None:
-        if style not in ("stream", "poll"):
-            raise ValueError(f"style must be 'stream' or 'poll', not {style!r}")
+        if style not in STYLES:
+            raise ValueError(f"style must be one of {', '.join(STYLES)}, not {style!r}")
         self.seat = seat
         self.bot = bot
         self.style = style
@@ -91,6 +95,10 @@ class BotRunner:
     def run(self) -> pb.GetGameResponse:
         """Play to the end; returns the game as this seat sees it at the end."""
         state = self._wait_for_players()
+        if self.style == "play":
+            if not is_over(state) and not self.stop.is_set():
+                self._play(state.game.version)
+            return self.seat.get()
         position = self._act(_position(state))
         if self.style == "stream":
             self._follow_stream(position)
@@ -105,6 +113,33 @@ class BotRunner:
             if state.game.status != pb.GAME_STATUS_WAITING or self.stop.is_set():
                 return state
             self.stop.wait(self.poll_interval_s)
+
+    def _play(self, version: int) -> None:
+        """On the play stream: a move whenever the stream brings a view at which the seat is to
+        act, until the game ends. Events are not needed: the view holds what a bot decides on."""
+        with self.seat.play(from_version=version + 1) as stream:
+            while not self.stop.is_set():
+                turn = stream.turn()
+                view = turn.view
+                if stream.ended or view.finished:
+                    return
+                legal = list(view.legal_moves)
+                move = self._decide(view, legal) if legal else None
+                if move is None:  # nothing to play, or a chance the bot lets pass
+                    stream.skip(turn.version)
+                    continue
+                if move not in legal:
+                    raise BotError(f"seat {self.seat.seat}: {move} is not a legal move")
+                try:
+                    stream.move(move, turn.version)
+                except StaleVersion:
+                    continue  # the game moved on while the bot thought: the stream brings it
+                except IllegalMove as refused:
+                    if refused.reason in {"GAME_OVER", "GAME_ABANDONED"}:
+                        return
+                    raise
+                stream.events()  # not kept: a bot decides on its view
+                self.moves_made += 1
 
     def _follow_stream(self, position: _Position) -> None:
         if position.over:
@@ -186,7 +221,7 @@ def run_bot(
     seat: Seat,
     bot: Bot,
     *,
-    style: Style = "stream",
+    style: Style = "play",
     poll_interval_s: float = 0.05,
     think_timeout_s: float | None = None,
 ) -> pb.GetGameResponse:
@@ -231,31 +266,38 @@ class Stalled(Exception):
 
 
 def play_seats(seats: Sequence[Seat], bots: Sequence[Bot], max_moves: int = 100_000) -> GameResult:
-    """Play a joined game to its end from this thread: each time, the seats to act are asked in
-    seat order and the first bot that answers moves. Deterministic for deterministic bots."""
+    """Play a joined game to its end from this thread, each seat on its play stream: each time,
+    the seats to act are asked in seat order and the first bot that answers moves.
+    Deterministic for deterministic bots."""
     if len(seats) != len(bots):
         raise ValueError(f"{len(seats)} seats but {len(bots)} bots")
     moves = 0
     client = seats[0].client
     game_id = seats[0].game_id
-    # Whose turn it is is public: the last answer's view tells it, so no extra call is needed.
-    view = client.get(game_id).view
-    while moves < max_moves:
-        if view.finished or not view.to_act:
-            return GameResult(game_id, client.get(game_id), moves)
-        for number in sorted(_acting(view)):
-            state = seats[number].get()
-            legal = list(state.view.legal_moves)
-            move = bots[number](state.view, legal) if legal else None
-            if move is None:
-                continue
-            if move not in legal:
-                raise BotError(f"seat {number}: {move} is not a legal move")
-            view = seats[number].submit(move, state.game.version).view
-            moves += 1
-            break
-        else:
-            raise Stalled(f"game {game_id}: seats {list(view.to_act)} all let it pass")
+    with contextlib.ExitStack() as streams:
+        plays = [streams.enter_context(seat.play()) for seat in seats]
+        # Whose turn it is is public: the public view tells which streams bring a turn.
+        public = client.get(game_id)
+        while moves < max_moves:
+            view, version = public.view, public.game.version
+            if view.finished or not view.to_act:
+                return GameResult(game_id, client.get(game_id), moves)
+            for number in sorted(_acting(view)):
+                turn = plays[number].turn(since=version)
+                legal = list(turn.view.legal_moves)
+                move = bots[number](turn.view, legal) if legal else None
+                if move is None:
+                    continue
+                if move not in legal:
+                    raise BotError(f"seat {number}: {move} is not a legal move")
+                plays[number].move(move, turn.version)
+                for play in plays:
+                    play.events()  # not kept: bots decide on their views
+                moves += 1
+                public = client.get(game_id)
+                break
+            else:
+                raise Stalled(f"game {game_id}: seats {list(view.to_act)} all let it pass")
     raise Stalled(f"game {game_id} did not end within {max_moves} moves")
 
 
@@ -398,7 +440,7 @@ def run_table(
     game_id: str,
     bots: Mapping[int, Bot],
     *,
-    style: Style = "stream",
+    style: Style = "play",
     timeout_s: float = 120.0,
     poll_interval_s: float = 0.05,
     think_timeout_s: float | None = None,

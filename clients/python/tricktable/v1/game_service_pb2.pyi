@@ -24,6 +24,11 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
+if sys.version_info >= (3, 13):
+    from warnings import deprecated as _deprecated
+else:
+    from typing_extensions import deprecated as _deprecated
+
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class _GameStatus:
@@ -1004,9 +1009,52 @@ Global___PlayMove: _TypeAlias = PlayMove  # noqa: Y015
 
 @_typing.final
 class PlayResponse(_message.Message):
-    """What the play stream sends its seat: in version order, each version's events, the answers to
-    its moves, and its view when it is to act.
-    """
+    """What the play stream sends its seat: a PlayStep per step of the game the seat learns of."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RESULT_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    STEP_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def result(self) -> Global___PlayMoveResult:
+        """Superseded by `step`, which carries the three parts of a step in one message (a message
+        each cost the server more than the move itself); servers send only steps.
+        """
+
+    @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def events(self) -> Global___StreamEventsResponse: ...
+    @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def view(self) -> Global___PlayView: ...
+    @_builtins.property
+    def step(self) -> Global___PlayStep:
+        """One step: a move of the seat's answered, other seats' moves, the stream's opening."""
+
+    def __init__(
+        self,
+        *,
+        result: Global___PlayMoveResult | None = ...,
+        events: Global___StreamEventsResponse | None = ...,
+        view: Global___PlayView | None = ...,
+        step: Global___PlayStep | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "kind", b"kind", "result", b"result", "step", b"step", "view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "kind", b"kind", "result", b"result", "step", b"step", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["result", "events", "view", "step"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___PlayResponse: _TypeAlias = PlayResponse  # noqa: Y015
+
+@_typing.final
+class PlayStep(_message.Message):
+    """One step of the game as the seat learns of it, its parts in this order."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1015,36 +1063,34 @@ class PlayResponse(_message.Message):
     VIEW_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def result(self) -> Global___PlayMoveResult:
-        """The answer to one PlayMove."""
+        """The answer to one PlayMove, when this step answers one."""
 
     @_builtins.property
-    def events(self) -> Global___StreamEventsResponse:
-        """One version's events as the seat may see them (its own moves' included), each version
-        once and in order from PlayOpen.from_version.
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___StreamEventsResponse]:
+        """Versions' events as the seat may see them (its own moves' included), in order: each version
+        once, from PlayOpen.from_version on.
         """
 
     @_builtins.property
     def view(self) -> Global___PlayView:
-        """The seat's view: once when the stream opens, then at every version at which the seat is
-        to act, and at the game's end. It comes after the events of its version.
+        """The seat's view, after the events of its version: once when the stream opens, then at every
+        version at which the seat is to act, and at the game's end.
         """
 
     def __init__(
         self,
         *,
         result: Global___PlayMoveResult | None = ...,
-        events: Global___StreamEventsResponse | None = ...,
+        events: _abc.Iterable[Global___StreamEventsResponse] | None = ...,
         view: Global___PlayView | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "kind", b"kind", "result", b"result", "view", b"view"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "kind", b"kind", "result", b"result", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "result", b"result", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["result", "events", "view"]  # noqa: Y015
-    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
-    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___PlayResponse: _TypeAlias = PlayResponse  # noqa: Y015
+Global___PlayStep: _TypeAlias = PlayStep  # noqa: Y015
 
 @_typing.final
 class PlayMoveResult(_message.Message):
@@ -1059,7 +1105,7 @@ class PlayMoveResult(_message.Message):
     """The request_id of the move answered."""
     version: _builtins.int
     """Accepted: the game's version after the move (a resent request: the version its first
-    sending made). The move's events follow as that version's `events`.
+    sending made). The move's events are that version's `events` in the step.
     """
     @_builtins.property
     def error(self) -> Global___PlayError:

@@ -1,0 +1,82 @@
+"""``tricktable serve --workers N``: N server processes on one port, for machines with more cores.
+
+One Python process uses one core at a time; N processes do not share memory, so they keep games
+where they can all reach them (Redis: required) and each listens on the same port with
+SO_REUSEPORT, the kernel spreading new connections between them. This process only supervises:
+it starts the workers, passes SIGTERM and SIGINT on to them (each drains gracefully), and when
+one of them ends, stops the others and exits with the first non-zero status (an orchestrator then
+restarts the whole set, as it would a single server).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from types import FrameType
+
+_RUN_CLI = "import sys; from service.cli import main; sys.exit(main(sys.argv[1:]))"
+#: How long workers get to stop once told, beyond their own --grace.
+_STOP_MARGIN_S = 10.0
+
+
+def worker_args(argv: Sequence[str], index: int, metrics_port: int | None) -> list[str]:
+    """A worker's ``serve`` arguments: the supervisor's, without --workers, sharing the port;
+    the metrics endpoint, when there is one on a fixed port, moves to ``port + index``."""
+    out: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        name = arg.split("=", 1)[0]
+        if name in ("--workers", "--metrics-port"):
+            skip = "=" not in arg
+            continue
+        out.append(arg)
+    if metrics_port is not None:
+        out += ["--metrics-port", str(metrics_port + index if metrics_port else 0)]
+    return [*out, "--reuse-port"]
+
+
+def supervise(argv: Sequence[str], workers: int, metrics_port: int | None, grace_s: float) -> int:
+    """Run ``workers`` servers until a signal or a worker's end; their exit status."""
+    # A worker is one server: TRICKTABLE_WORKERS, which may have set --workers here, must not
+    # make each worker a supervisor in turn.
+    env = {k: v for k, v in os.environ.items() if k != "TRICKTABLE_WORKERS"}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _RUN_CLI, *worker_args(argv, i, metrics_port)], env=env
+        )
+        for i in range(workers)
+    ]
+    stopping: list[int] = []
+
+    def forward(signum: int, frame: FrameType | None) -> None:
+        stopping.append(signum)
+        for proc in procs:
+            if proc.poll() is None:
+                proc.send_signal(signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, forward)
+    try:
+        while all(proc.poll() is None for proc in procs) and not stopping:
+            time.sleep(0.2)
+        if not stopping:  # a worker ended on its own: the set stops with it
+            forward(signal.SIGTERM, None)
+        deadline = time.monotonic() + grace_s + _STOP_MARGIN_S
+        for proc in procs:
+            try:
+                proc.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+    return next((proc.returncode for proc in procs if proc.returncode), 0)

@@ -1,0 +1,131 @@
+"""``tricktable serve --workers N``: N server processes sharing one port through SO_REUSEPORT,
+games kept in Redis (required), SIGTERM passed on to every worker."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from service.config import REDIS_URL_ENV
+from service.workers import worker_args
+from tests.conftest import free_port
+from tests.service.support import Client
+
+ROOT = Path(__file__).resolve().parents[2]
+RUN = "import sys; from service.cli import main; sys.exit(main())"
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _healthy(address: str, timeout_s: float = 30.0) -> None:
+    channel = grpc.insecure_channel(address)
+    deadline = time.monotonic() + timeout_s
+    try:
+        while True:
+            try:
+                reply = health_pb2_grpc.HealthStub(channel).Check(
+                    health_pb2.HealthCheckRequest(), timeout=0.5
+                )
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            assert time.monotonic() < deadline, "the workers did not become healthy"
+            time.sleep(0.1)
+    finally:
+        channel.close()
+
+
+def test_workers_share_one_port_and_stop_together(redis_url: str) -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", RUN, "serve", "--port", str(port), "--workers", "2", "--grace", "1"],
+        cwd=ROOT,
+        env={**os.environ, REDIS_URL_ENV: redis_url},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _healthy(f"127.0.0.1:{port}")
+        deadline = time.monotonic() + 30
+        while len(_children(proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        workers = _children(proc.pid)
+        assert len(workers) == 2
+        # Each connection reaches one worker or the other; every game is in the shared Redis,
+        # so a game made through one connection is played through another.
+        clients = [Client(f"127.0.0.1:{port}") for _ in range(6)]
+        try:
+            table = clients[0].table("counterpoint", seed=b"workers")
+            for n, client in enumerate(clients[1:3]):
+                mine = client.get(table.game_id, table.tokens[n])
+                client.move(table.game_id, table.tokens[n], mine.view.legal_moves[0], n)
+            assert clients[5].get(table.game_id).game.version == 2
+        finally:
+            for client in clients:
+                client.close()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+        assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "says"),
+    [
+        (["--workers", "2"], {}, "needs Redis"),
+        (["--workers", "2", "--port", "0"], {REDIS_URL_ENV: "redis://127.0.0.1:1/0"}, "fixed"),
+        (["--workers", "0"], {}, "at least 1"),
+    ],
+)
+def test_workers_are_refused_without_what_they_need(
+    args: list[str], env: dict[str, str], says: str
+) -> None:
+    environ = {k: v for k, v in os.environ.items() if k != REDIS_URL_ENV}
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, "serve", *args],
+        cwd=ROOT,
+        env={**environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2 and says in done.stderr
+
+
+def test_a_worker_gets_the_arguments_but_workers_and_its_own_metrics_port() -> None:
+    argv = ["serve", "--port", "7000", "--workers", "3", "--metrics-port=9464", "--grace", "2"]
+    assert worker_args(argv, 2, 9464) == [
+        "serve",
+        "--port",
+        "7000",
+        "--grace",
+        "2",
+        "--metrics-port",
+        "9466",
+        "--reuse-port",
+    ]
+    assert worker_args(["serve", "--workers=2"], 0, None) == ["serve", "--reuse-port"]

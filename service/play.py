@@ -5,9 +5,9 @@ steps (:class:`PlayStep`) that :meth:`PlaySession.items` yields, one message eac
 only, the answer to a move, each version's events in order, and the seat's view whenever it may
 act (must, or is offered an optional move; once at the start, and at the game's end). One
 message per step, not per part: a message costs the server more than a move's logic. Moves go
-through :meth:`GameService.submit_move`, the unary call's own path: the same checks in the same order,
-the same idempotency and compare-and-set, the same errors; a refused move is answered with its
-error and the session goes on.
+through :meth:`GameService.submit_move`, the unary call's own path: the same checks in the same
+order, the same idempotency and compare-and-set, the same errors; a refused move is answered
+with its error and the session goes on.
 
 One loop per stream decides what to send, in version order, from one inbox: the seat's moves, and
 the versions other seats' moves reach (a watcher task waits for them with

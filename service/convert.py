@@ -662,4 +662,5 @@ def play_response(step: PlayStep) -> game_service_pb2.PlayResponse:
     if step.view is not None:
         target.view.version = step.view.version
         fill_view(target.view.view, step.view.view)
+        fill_clocks(target.view.view, step.view.clocks)
     return out

@@ -31,6 +31,7 @@ from engine import get_rules
 from engine.core.errors import EngineError
 from engine.core.moves import Move
 from engine.core.view import View
+from service.clocks import SeatClockView
 from service.errors import ShuttingDown, TricktableError
 from service.game_service import GameService, ProjectedBatch, project_batch
 from service.store.base import ACTIVE, GameRecord
@@ -58,10 +59,12 @@ class MoveAnswer:
 
 @dataclass(frozen=True, slots=True)
 class SeatView:
-    """The seat's view at ``version``: the expected version of its next move."""
+    """The seat's view at ``version``: the expected version of its next move, with the game's
+    clocks there (a clocked game's; they are the service's, not the engine view's)."""
 
     version: int
     view: View
+    clocks: tuple[SeatClockView, ...] = ()
 
 
 @dataclass(slots=True)
@@ -168,7 +171,7 @@ class PlaySession:
         view = result.view
         if self._ended or view.finished or seat in view.may_act:
             self._viewed = result.version
-            step.view = SeatView(result.version, view)
+            step.view = SeatView(result.version, view, result.clocks)
 
     async def _catch_up(
         self,
@@ -208,7 +211,9 @@ class PlaySession:
             return
         if always_view or self._ended or state.finished or seat in rules.may_act(state):
             self._viewed = record.version
-            step.view = SeatView(record.version, rules.view(state, seat))
+            step.view = SeatView(
+                record.version, rules.view(state, seat), self._games.clocks(record)
+            )
 
     async def _watch(self, after: int) -> None:
         """Posts each later version the game reaches (other seats' moves, from any replica)."""

@@ -4,7 +4,8 @@ The player takes one seat; bots take the others. The reference bots (``heuristic
 the server's own (``CreateGame`` bot seats): the server plays them, a short delay after their turn
 comes, as it would for a person alone at a web page. Any other bot (``grpc://``, an import path)
 runs here, each on a thread of its own through the bot SDK
-(:class:`tricktable.bots.runner.BotRunner`). Without ``--address`` a server is started in this
+(:class:`tricktable.bots.runner.BotRunner`); the player and such bots play on their seats' play
+streams. Without ``--address`` a server is started in this
 process. With ``--move-time`` the game has a clock: the table shows every seat's time left, the
 prompt the player's, and a player who takes too long has a move played for them. The player follows
 the game's event stream as their seat sees it: the events since the last prompt are printed one per
@@ -25,10 +26,11 @@ from rich.console import Console
 from rich.text import Text
 from tricktable.bots import make_bot
 from tricktable.bots.base import Bot, may_wait
-from tricktable.bots.runner import BotRunner, is_over
+from tricktable.bots.runner import BotRunner
 from tricktable.client import Client, Seat, time_control
 from tricktable.errors import IllegalMove, StaleVersion, TricktableError
 from tricktable.move_text import MoveInputError, NotLegalNow, parse_move
+from tricktable.playstream import PlayStream
 from tricktable.render import (
     TITLES,
     Seats,
@@ -53,6 +55,8 @@ from service.logs import configure
 from service.running import ServerThread
 
 Read = Callable[[str], str]
+#: The game as a seat sees it: a GetGame answer, or a view its play stream brought.
+State = pb.GetGameResponse | pb.PlayView
 
 PROMPT = "Your move> "
 QUIT_WORDS = frozenset({"q", "quit", "exit", "leave", "resign"})
@@ -226,6 +230,7 @@ class Player:
         self.read = read
         self.names = list(names)
         self.seats = Seats(seat.seat, names)
+        self._stream: PlayStream | None = None
 
     def run(self) -> None:
         try:
@@ -236,19 +241,25 @@ class Player:
         self._show_end()
 
     def _follow(self) -> None:
-        for batch in self.seat.stream(from_version=0):
-            self._show_events(batch)
-            if batch.HasField("resigned_seat"):
-                return
-            state = self.seat.get()
-            if is_over(state):
-                return
-            if state.game.version > batch.version:
-                continue  # more has happened: show it before asking anything
-            if self._must_act(state):
-                self._turn(state)
+        with self.seat.play() as stream:
+            self._stream = stream
+            while True:
+                for batch in stream.events():
+                    self._show_events(batch)
+                if stream.ended:  # after the game's last events and the final view
+                    return
+                turn = stream.view
+                # A view at which this seat is to act and has not acted, already received (with
+                # the answer to its last move, say), or the next message from the server.
+                if turn is not None and not turn.view.finished and stream.turn_ready():
+                    if self._must_act(turn):
+                        self._turn(turn)
+                    else:
+                        stream.skip(turn.version)  # only optional moves: not asked
+                    continue
+                stream.receive()
 
-    def _must_act(self, state: pb.GetGameResponse) -> bool:
+    def _must_act(self, state: State) -> bool:
         """The game waits on this seat. A seat whose only moves are optional (a Sixty-Six claim
         while the other seat leads) is not asked: the bots would not wait for an answer."""
         view = state.view
@@ -262,7 +273,7 @@ class Player:
             who = self.seats.does(batch.resigned_seat, "resigns", "resign")
             self.console.print(f"{sentence(who)}: the game is over.", markup=False)
 
-    def _turn(self, state: pb.GetGameResponse) -> None:
+    def _turn(self, state: pb.PlayView) -> None:
         """Ask until a move is accepted, or until the game no longer waits on this decision."""
         self._show_table(state)
         while True:
@@ -274,11 +285,11 @@ class Player:
                 return
             # Refused, with the reason shown: ask again on the same table.
 
-    def _show_table(self, state: pb.GetGameResponse) -> None:
+    def _show_table(self, state: State) -> None:
         self.console.print(render_view(state.view, self.names))
         self.console.print(render_moves(list(state.view.legal_moves)))
 
-    def _ask(self, state: pb.GetGameResponse) -> moves_pb2.Move | None:
+    def _ask(self, state: State) -> moves_pb2.Move | None:
         """The move the player names; None to show the table again."""
         legal = list(state.view.legal_moves)
         while True:
@@ -301,12 +312,14 @@ class Player:
             except MoveInputError as error:
                 self.console.print(str(error), style="yellow", markup=False)
 
-    def _submit(self, move: moves_pb2.Move, state: pb.GetGameResponse) -> bool:
+    def _submit(self, move: moves_pb2.Move, state: pb.PlayView) -> bool:
         """True once the move is made, or when the game moved on so that it no longer stands
         (the stream then shows what happened, and asks again); False when it was refused."""
+        stream = self._stream
+        assert stream is not None
         while True:
             try:
-                self.seat.submit(move, state.game.version)
+                stream.move(move, state.version)
                 return True
             except IllegalMove as refused:
                 if refused.reason in GAME_ENDED:
@@ -317,9 +330,9 @@ class Player:
                     markup=False,
                 )
                 return False
-            except StaleVersion as stale:
-                fresh = stale.current
-                if fresh is None or not still_stands(state, fresh, move, self.seat.seat):
+            except StaleVersion:
+                fresh = stream.turn()  # the stream brings the game as it is now
+                if stream.ended or not still_stands(state, fresh, move, self.seat.seat):
                     self.console.print("The game moved on while you were choosing.", style="dim")
                     return True
                 state = fresh  # others acted at the same time (bid cards): the choice stands
@@ -360,9 +373,7 @@ def prompt(view: views_pb2.View, seat: int) -> str:
     return PROMPT
 
 
-def still_stands(
-    before: pb.GetGameResponse, after: pb.GetGameResponse, move: moves_pb2.Move, seat: int
-) -> bool:
+def still_stands(before: State, after: State, move: moves_pb2.Move, seat: int) -> bool:
     """Whether a choice made on ``before`` may be sent unchanged on ``after``: the same deal and
     phase, the seat still to act, the move still legal. Moves made meanwhile by seats acting at
     the same time (laying bid cards aside) do not change a decision taken without seeing them."""

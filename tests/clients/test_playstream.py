@@ -43,7 +43,7 @@ def test_a_seat_plays_on_its_stream_and_refusals_do_not_end_it(client: Client) -
             assert turn.version == 2 and turn.view == me.get().view
         else:
             while stream.version < 2:
-                stream._receive()
+                stream.receive()
         assert [b.version for b in stream.events()] == [1, 2]
 
 

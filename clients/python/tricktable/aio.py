@@ -351,7 +351,8 @@ class AsyncPlayStream(PlayState):
         for request in self._opening():
             await self._call.write(request)
 
-    async def _receive(self) -> None:
+    async def receive(self) -> None:
+        """Take one message from the server (see PlayStream.receive)."""
         try:
             response = await self._call.read()
         except grpc.RpcError as err:
@@ -374,7 +375,7 @@ class AsyncPlayStream(PlayState):
         ``since`` or later); waits for it, or for the stream's end: then the last view, with
         ``ended`` set."""
         while not self._turn_ready(since):
-            await self._receive()
+            await self.receive()
         assert self.view is not None
         return self.view
 
@@ -392,7 +393,7 @@ class AsyncPlayStream(PlayState):
         request_id = request_id or new_request_id()
         await self._call.write(self._ask(move, expected_version, request_id))
         while (version := self._answer(request_id, expected_version)) is None:
-            await self._receive()
+            await self.receive()
         return version
 
     async def close(self) -> None:

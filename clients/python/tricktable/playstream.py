@@ -98,6 +98,10 @@ class PlayState:
         if step.HasField("view"):
             self.view = step.view
 
+    def turn_ready(self, since: int = 0) -> bool:
+        """Whether :meth:`turn` would answer now, without waiting."""
+        return self._turn_ready(since)
+
     def _turn_ready(self, since: int) -> bool:
         if self.ended:
             return True
@@ -154,8 +158,9 @@ class PlayStream(PlayState):
             metadata=[("authorization", f"Bearer {self._seat.token}")],
         )
 
-    def _receive(self) -> None:
-        """Take one response; reconnect after a drop; mark the end."""
+    def receive(self) -> None:
+        """Take one message from the server (waiting for it); after a drop, reconnect; at the
+        stream's end, set ``ended``. :meth:`turn` and :meth:`move` call it as they need."""
         assert self._call is not None
         try:
             response = next(self._call)
@@ -179,7 +184,7 @@ class PlayStream(PlayState):
         ``since`` or later); waits for it, or for the stream's end: then the last view, with
         ``ended`` set."""
         while not self._turn_ready(since):
-            self._receive()
+            self.receive()
         assert self.view is not None
         return self.view
 
@@ -197,7 +202,7 @@ class PlayStream(PlayState):
         request_id = request_id or new_request_id()
         self._requests.put(self._ask(move, expected_version, request_id))
         while (version := self._answer(request_id, expected_version)) is None:
-            self._receive()
+            self.receive()
         return version
 
     def _close_call(self) -> None:

@@ -113,7 +113,8 @@ class Plays(Masked[S]):
         super().__init__(PlayCard, (), _card_of, playable, refusal, effect=effect)
 
         def legal(s: S, seat: int) -> Sequence[Move]:
-            return play_moves(playable(s, seat))
+            mask = playable(s, seat)
+            return play_moves(mask) if mask else ()
 
         self.legal = legal
 

@@ -16,8 +16,8 @@ Three kinds of offer cover the four games:
 - :class:`engine.core.laying_aside.LayAsides`: every k-card subset of a hand, laid aside at once.
 
 An offer may be ``optional``: a move a seat may make without being required to (a Sixty-Six
-claim between tricks). Such moves are in ``legal_moves`` and are checked like any other; a
-seat whose only moves are optional need not be waited for.
+claim between tricks). Such moves are in ``legal_moves`` and are checked like any other; the
+flag says which seats' moves are required, for a ``to_act`` that waits only for those.
 """
 
 from __future__ import annotations
@@ -113,7 +113,8 @@ class Plays(Masked[S]):
         super().__init__(PlayCard, (), _card_of, playable, refusal, effect=effect)
 
         def legal(s: S, seat: int) -> Sequence[Move]:
-            return play_moves(playable(s, seat))
+            mask = playable(s, seat)
+            return play_moves(mask) if mask else ()
 
         self.legal = legal
 

@@ -265,11 +265,11 @@ class Rules(ABC, Generic[S]):
 
     def deal_started(self, s: S) -> DealStarted:
         """The event of a new deal: each seat's cards (each seat sees only its own)."""
-        hands = tuple(tuple(cards_of(h)) for h in s.hands)
+        hands = tuple(map(tuple, map(cards_of, s.hands)))
         return DealStarted(
             deal_no=s.deal_no,
             dealer=s.dealer,
-            hand_sizes=tuple(len(h) for h in hands),
+            hand_sizes=tuple(map(len, hands)),
             hands=hands,
             turn_up=self.dealt_turn_up(s),
             trump=self.dealt_trump(s),
@@ -385,17 +385,17 @@ def _listing(offers: Sequence[Offer[S]]) -> Callable[[S, int], Sequence[Move]]:
             return moves
 
         return any_number
-    listers += [_nothing] * (5 - len(listers))  # up to five offers: pad with no moves
+    if len(listers) == 2:
+        a, b = listers
+        return lambda s, seat: [*a(s, seat), *b(s, seat)]
+    if len(listers) == 3:
+        a, b, c = listers
+        return lambda s, seat: [*a(s, seat), *b(s, seat), *c(s, seat)]
+    if len(listers) == 4:
+        a, b, c, d = listers
+        return lambda s, seat: [*a(s, seat), *b(s, seat), *c(s, seat), *d(s, seat)]
     a, b, c, d, e = listers
-
-    def legal(s: S, seat: int) -> Sequence[Move]:
-        return [*a(s, seat), *b(s, seat), *c(s, seat), *d(s, seat), *e(s, seat)]
-
-    return legal
-
-
-def _nothing(s: object, seat: int) -> Sequence[Move]:
-    return ()
+    return lambda s, seat: [*a(s, seat), *b(s, seat), *c(s, seat), *d(s, seat), *e(s, seat)]
 
 
 _REGISTRY: dict[str, Rules[Any]] = {}

@@ -518,12 +518,12 @@ def follow_problem(s: SixtySixState, seat: int, card: object) -> Problem:
 
 def exchange_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
     """Why ``seat`` may not exchange the trump nine now (§5), or None if it may."""
-    phase = s.phase
-    o = s.options
     if not stock_open(s):
         return _P_STOCK
     if not s.hands[seat] >> (s.trump * 16 + _NINE) & 1:
         return _P_NO_NINE
+    phase = s.phase
+    o = s.options
     if not s.tricks_won[seat]:
         return _P_NO_TRICK
     if len(s.stock) + 1 < o.exchange_min_stock:

@@ -273,3 +273,24 @@ def _replica_of(cluster: RedisCluster, master: ClusterNode) -> ClusterNode:
     fields = master.info("replication")["slave0"].split(",")
     port = int(dict(f.split("=", 1) for f in fields)["port"])
     return next(n for n in cluster.nodes if n.port == port)
+
+
+def test_an_idle_store_pings_every_shard_again_after_a_failover() -> None:
+    """Readiness pings every master: while a killed master's shard has none it fails; once
+    its replica is promoted the next ping, on a store that made no other call, reads the new
+    map and succeeds."""
+
+    async def body(cluster: RedisCluster) -> None:
+        store = RedisStore.from_url(cluster.url, cluster=True)
+        try:
+            await store.ping()
+            victim = cluster.masters()[-1]
+            slots = _slots_of(victim)
+            victim.kill()
+            _until("a failover", lambda: _failed_over(cluster, victim, slots))
+            await store.ping()
+        finally:
+            await store.close()
+
+    with redis_cluster() as cluster:
+        asyncio.run(body(cluster))

@@ -32,8 +32,9 @@ from tests.conftest import ClusterNode, RedisCluster, redis_cluster
 from tests.integration.test_serve import serve
 from tests.store.test_contract import OPENING, new_record, step
 
-#: Patient enough to ride out a failover (about 2-5 s with a 1 s node timeout) on a busy machine.
-PATIENT = RetryPolicy(attempts=40, initial_s=0.05, max_s=0.5)
+#: Patient enough to ride out a failover (about 2-5 s with a 1 s node timeout) on a busy machine,
+#: and bounded (a broken server fails a call in about 20 × 5 s, not hangs the test).
+PATIENT = RetryPolicy(attempts=20, initial_s=0.05, max_s=0.5)
 
 
 @dataclass
@@ -75,7 +76,7 @@ def _player(address: str, seed: int, stop: threading.Event, played: Played) -> N
     """Random legal moves, game after game, until ``stop``: the client's own retries (one
     request id per move) are all that carries it through a failover."""
     rng = random.Random(seed)
-    with Client(address, timeout_s=10.0, retry=PATIENT) as client:
+    with Client(address, timeout_s=5.0, retry=PATIENT) as client:
         while not stop.is_set():
             seats = _table(client)
             while not stop.is_set():
@@ -111,8 +112,9 @@ def _players(address: str, count: int) -> Iterator[Played]:
         yield played
     finally:
         stop.set()
+        deadline = time.monotonic() + 120
         for thread in threads:
-            thread.join(60)
+            thread.join(max(0.0, deadline - time.monotonic()))
 
 
 def _until(what: str, condition: Callable[[], bool], timeout_s: float = 90.0) -> None:

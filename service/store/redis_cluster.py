@@ -256,12 +256,29 @@ class ClusterPipelinedRedis:
         )
 
     async def _everywhere(self, args: tuple[Arg, ...]) -> Any:
-        """A keyless command on every master (PING: every shard is reachable); the first
-        reply."""
-        if not self.masters():
-            await self.refresh()
-        replies = await asyncio.gather(*(self.node(a).execute(*args) for a in self.masters()))
-        return replies[0]
+        """A keyless command (PING, and such) on every master: every shard is reachable; the
+        first reply. A master that fails has the map read again and all are asked again (a
+        failed-over shard answers at its new master), until ``timeout_s`` has passed."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout_s
+        failures = 0
+        while True:
+            try:
+                if not self.masters():
+                    await self.refresh()
+                calls = (self.node(a).execute(*args) for a in self.masters())
+                replies = await asyncio.gather(*calls)
+                return replies[0]
+            except (RedisConnectionError, RedisTimeoutError, ResponseError) as exc:
+                if isinstance(exc, ResponseError) and not _retryable(exc):
+                    raise
+                if loop.time() >= deadline:
+                    raise
+            delay = _BACKOFF_S[min(failures, len(_BACKOFF_S) - 1)]
+            failures += 1
+            await asyncio.sleep(min(delay, max(0.0, deadline - loop.time())))
+            with contextlib.suppress(RedisError):
+                await self.refresh()
 
     async def _routed(self, slot: int, call: Callable[[PipelinedRedis, bool], Awaitable[T]]) -> T:
         loop = asyncio.get_running_loop()

@@ -32,8 +32,9 @@ from tests.conftest import ClusterNode, RedisCluster, redis_cluster
 from tests.integration.test_serve import serve
 from tests.store.test_contract import OPENING, new_record, step
 
-#: Patient enough to ride out a failover (about 2-5 s with a 1 s node timeout) on a busy machine.
-PATIENT = RetryPolicy(attempts=40, initial_s=0.05, max_s=0.5)
+#: Patient enough to ride out a failover (about 2-5 s with a 1 s node timeout) on a busy machine,
+#: and bounded (a broken server fails a call in about 20 × 5 s, not hangs the test).
+PATIENT = RetryPolicy(attempts=20, initial_s=0.05, max_s=0.5)
 
 
 @dataclass
@@ -75,7 +76,7 @@ def _player(address: str, seed: int, stop: threading.Event, played: Played) -> N
     """Random legal moves, game after game, until ``stop``: the client's own retries (one
     request id per move) are all that carries it through a failover."""
     rng = random.Random(seed)
-    with Client(address, timeout_s=10.0, retry=PATIENT) as client:
+    with Client(address, timeout_s=5.0, retry=PATIENT) as client:
         while not stop.is_set():
             seats = _table(client)
             while not stop.is_set():
@@ -111,8 +112,9 @@ def _players(address: str, count: int) -> Iterator[Played]:
         yield played
     finally:
         stop.set()
+        deadline = time.monotonic() + 120
         for thread in threads:
-            thread.join(60)
+            thread.join(max(0.0, deadline - time.monotonic()))
 
 
 def _until(what: str, condition: Callable[[], bool], timeout_s: float = 90.0) -> None:
@@ -273,3 +275,24 @@ def _replica_of(cluster: RedisCluster, master: ClusterNode) -> ClusterNode:
     fields = master.info("replication")["slave0"].split(",")
     port = int(dict(f.split("=", 1) for f in fields)["port"])
     return next(n for n in cluster.nodes if n.port == port)
+
+
+def test_an_idle_store_pings_every_shard_again_after_a_failover() -> None:
+    """Readiness pings every master: while a killed master's shard has none it fails; once
+    its replica is promoted the next ping, on a store that made no other call, reads the new
+    map and succeeds."""
+
+    async def body(cluster: RedisCluster) -> None:
+        store = RedisStore.from_url(cluster.url, cluster=True)
+        try:
+            await store.ping()
+            victim = cluster.masters()[-1]
+            slots = _slots_of(victim)
+            victim.kill()
+            _until("a failover", lambda: _failed_over(cluster, victim, slots))
+            await store.ping()
+        finally:
+            await store.close()
+
+    with redis_cluster() as cluster:
+        asyncio.run(body(cluster))

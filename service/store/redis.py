@@ -360,11 +360,13 @@ class RedisStore(GameStore):
         return True
 
     async def read_events(self, game_id: str, from_version: int) -> list[EventBatch]:
+        # On the hot connection: many streams reading at once (spectators, play streams) must
+        # not each take a pooled connection of their own.
         meta, *_, events = _keys(game_id)
-        entries = await self._call(self._r.xrange(events, min=f"{max(from_version, 0)}-0"))
-        if not entries and not await self._call(self._r.exists(meta)):
+        entries = await self._call(self._hot("XRANGE", events, f"{max(from_version, 0)}-0", "+"))
+        if not entries and not await self._call(self._hot("EXISTS", meta)):
             raise GameNotFound(game_id)
-        return [EventBatch.from_json(fields[b"d"]) for _, fields in entries]
+        return [EventBatch.from_json(_entry_data(fields)) for _, fields in entries]
 
     async def wait_for_version(self, game_id: str, after: int, wait_s: float) -> int | None:
         # Woken by this replica's subscription; the read below covers a notification that was
@@ -449,6 +451,15 @@ class RedisStore(GameStore):
                 if len(out) >= limit:
                     break
         return out
+
+
+def _entry_data(fields: Any) -> bytes:
+    """A stream entry's ``d`` field: a flat field/value list from the pipelined connection, a
+    dict from redis-py's reply callbacks."""
+    if isinstance(fields, dict):
+        data: bytes = fields[b"d"]
+        return data
+    return _pairs(fields)[b"d"]
 
 
 def _scored(raw: list[Any]) -> list[tuple[bytes, Any]]:

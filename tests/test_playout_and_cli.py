@@ -54,7 +54,8 @@ def test_options_are_validated_once_per_values_and_types() -> None:
 
 
 def test_random_move_with_two_seats_draws_as_the_general_rule() -> None:
-    # Sixty-Six's gamefarm preset offers both seats moves between tricks (either may claim).
+    # Sixty-Six's gamefarm preset offers both seats a move between tricks (either may claim:
+    # the leader must lead, the other may claim), so a random playout draws from both.
     rules = get_rules("sixty-six")
     state = rules.new_game({}, b"two")
     rng, ref = random.Random(5), random.Random(5)

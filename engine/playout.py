@@ -65,8 +65,9 @@ def random_playout(
 def random_move(rules: Rules[Any], state: Any, randbelow: Any) -> tuple[int, Any]:
     """A uniformly random legal (seat, move) of a running game.
 
-    ``randbelow(n)`` draws uniformly from ``range(n)``. A running game where the seats to act
-    have no legal move is a rules bug, reported as a ``RuntimeError``.
+    ``randbelow(n)`` draws uniformly from ``range(n)``, over every seat that may act (optional
+    moves included). A running game where those seats have no legal move is a rules bug,
+    reported as a ``RuntimeError``.
     """
     acting = rules.may_act(state)  # optional moves too: every legal (seat, move)
     if len(acting) == 1:

@@ -657,7 +657,9 @@ class GameService:
         self.cache.put(record, state)
         deadline = time.monotonic() + wait_s
         if wait_s > 0 and after_version is not None:
-            record, state = await self._wait_for_change(record, rules, state, after_version, wait_s)
+            record, state = await self._wait_for_change(
+                record, rules, state, after_version, wait_s, seat=self._seat(record, token)
+            )
             viewer = self._viewer(record, token)
         if wait_for_turn and viewer is not None:
             left = deadline - time.monotonic()
@@ -665,15 +667,23 @@ class GameService:
         return record, rules.view(state, viewer)
 
     async def _wait_for_change(
-        self, record: GameRecord, rules: Rules[Any], state: Any, after: int, wait_s: float
+        self,
+        record: GameRecord,
+        rules: Rules[Any],
+        state: Any,
+        after: int,
+        wait_s: float,
+        *,
+        seat: int | None = None,
     ) -> tuple[GameRecord, Any]:
         """The game once its version is later than ``after`` or it has ended; the latest seen
-        after ``wait_s``."""
+        after ``wait_s``. A waiting seat stays present."""
         deadline = time.monotonic() + wait_s
         while record.version <= after and record.status == ACTIVE and not self._closing.is_set():
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
+            await self._touch(record.game_id, seat)
             wait = min(remaining, self._stream_wait_s)
             version = await self.store.wait_for_version(record.game_id, record.version, wait)
             if version is not None:
@@ -690,7 +700,8 @@ class GameService:
         self, record: GameRecord, rules: Rules[Any], state: Any, seat: int, wait_s: float
     ) -> tuple[GameRecord, Any]:
         """The game once ``seat`` must act or it has ended; the latest seen after ``wait_s``.
-        A seat offered only optional moves (``may_act``) is not woken for them."""
+        A seat offered only optional moves (``may_act``) is not woken for them. A waiting seat
+        stays present."""
         deadline = time.monotonic() + wait_s
         while (
             record.status == ACTIVE
@@ -701,6 +712,7 @@ class GameService:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
+            await self._touch(record.game_id, seat)
             wait = min(remaining, self._stream_wait_s)
             version = await self.store.wait_for_version(record.game_id, record.version, wait)
             if version is not None:

@@ -496,6 +496,8 @@ class RedisStore(GameStore):
         return True
 
     async def read_events(self, game_id: str, from_version: int) -> list[EventBatch]:
+        # On the hot connection: many streams reading at once (spectators, play streams) must
+        # not each take a pooled connection of their own.
         meta, *_, events = _keys(game_id)
         entries = await self._call(
             self._hot_script(_READ_EVENTS_SCRIPT, [meta, events], [f"{max(from_version, 0)}-0"])

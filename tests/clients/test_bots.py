@@ -19,7 +19,7 @@ from tricktable.bots import HEURISTIC, RandomBot, RemoteBot, make_bot, serve_bot
 from tricktable.bots.arena import SEATS, binomial_tail, measure
 from tricktable.bots.base import Move, View, may_wait
 from tricktable.bots.runner import BotError, BotRunner, play_game, run_table
-from tricktable.client import Client, RetryPolicy
+from tricktable.client import Client, RetryPolicy, time_control
 from tricktable.errors import InvalidArgument
 from tricktable.v1 import bot_service_pb2, bot_service_pb2_grpc, moves_pb2
 from tricktable.v1 import game_service_pb2 as pb
@@ -324,6 +324,32 @@ def test_the_bot_command_refuses_a_bot_it_cannot_host(spec: str) -> None:
     command = [sys.executable, "-m", "tricktable.bots.serve", "--bot", spec, "--port", "0"]
     done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "error:" in done.stderr
+
+
+@pytest.mark.parametrize("style", ["stream", "poll"])
+def test_runners_in_a_clocked_game_leave_a_hung_bot_to_the_server_clock(
+    client: Client, style: str
+) -> None:
+    """No think timeout of the runner's own: the seat's clock bounds the bot, and a bot that
+    never answers loses by the clock (here forfeits at its second timeout)."""
+    never = threading.Event()
+
+    def hangs(view: View, legal: Sequence[Move]) -> Move | None:
+        never.wait()
+        return None
+
+    clock = time_control(0.3, forfeit_after=2)
+    game = client.create("counterpoint", SHORT["counterpoint"], clock=clock)
+    finals = run_table(
+        client,
+        game.game_id,
+        {0: hangs, 1: make_bot("heuristic", "counterpoint")},
+        style="stream" if style == "stream" else "poll",
+        timeout_s=60,
+    )
+    final = finals[1]
+    assert final.game.status == pb.GAME_STATUS_ABANDONED and final.game.resigned_seat == 0
+    assert [c.timeouts for c in final.view.clocks] == [2, 0]
 
 
 ROOT = Path(__file__).resolve().parents[2]

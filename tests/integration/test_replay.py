@@ -13,6 +13,7 @@ import grpc
 import pytest
 from tricktable.client import Client as SdkClient
 from tricktable.errors import TricktableError
+from tricktable.v1 import clocks_pb2
 from tricktable.v1 import game_service_pb2 as pb
 
 from engine import game_names, get_rules
@@ -160,3 +161,24 @@ def test_replay_command_refuses_a_running_game_and_bad_use(
     assert main(["replay", "--check", str(garbage)]) == 1
     assert "not a game record" in capsys.readouterr().err
     assert main(["replay", "--check", str(tmp_path / "missing.json")]) == 2
+
+
+def test_replay_command_checks_a_game_the_clock_played_and_forfeited(
+    served: tuple[ServerThread, Client], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server, client = served
+    clock = clocks_pb2.TimeControl(move_ms=100, forfeit_after=3)
+    created = client.stub.CreateGame(
+        pb.CreateGameRequest(game_type="sixty-six", time_control=clock)
+    ).game
+    for seat in range(2):
+        client.stub.JoinGame(pb.JoinGameRequest(game_id=created.game_id, seat=seat))
+    state = client.get(created.game_id)
+    while state.game.status == pb.GAME_STATUS_PLAYING:
+        request = pb.GetGameRequest(game_id=created.game_id, after_version=state.game.version)
+        state = client.stub.GetGame(request, timeout=30)
+    out = tmp_path / "clocked.json"
+    assert main(["replay", created.game_id, "--address", server.address, "-o", str(out)]) == 0
+    said = capsys.readouterr().err
+    assert "made by the clock" in said and "forfeited on time" in said
+    assert main(["replay", "--check", str(out)]) == 0

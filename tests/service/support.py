@@ -93,6 +93,15 @@ class Client:
         return response
 
 
+def game_bytes(response: pb.GetGameResponse) -> bytes:
+    """A GetGame answer as bytes, to compare what a viewer can read of the game before and
+    after something: without the seats' presence, which a reading seat itself refreshes."""
+    copy = pb.GetGameResponse()
+    copy.CopyFrom(response)
+    del copy.view.presence[:]
+    return copy.SerializeToString(deterministic=True)
+
+
 def error_info(err: grpc.RpcError) -> error_details_pb2.ErrorInfo:
     """The ErrorInfo in a failed call's status details."""
     status = rpc_status.from_call(err)

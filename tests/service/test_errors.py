@@ -20,7 +20,7 @@ from service.interceptors import ErrorInterceptor
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
 from tests.conftest import redis_server
-from tests.service.support import Client, Table, auth, error_info, running_server
+from tests.service.support import Client, Table, auth, error_info, game_bytes, running_server
 
 
 @pytest.fixture(scope="module")
@@ -31,10 +31,7 @@ def client() -> Iterator[Client]:
 
 def everything(client: Client, table: Table) -> list[bytes]:
     """What every seat and the spectator can read of the game, to prove nothing changed."""
-    return [
-        client.get(table.game_id, token).SerializeToString(deterministic=True)
-        for token in (None, *table.tokens)
-    ]
+    return [game_bytes(client.get(table.game_id, token)) for token in (None, *table.tokens)]
 
 
 def rejected(call: Callable[[], Any]) -> tuple[grpc.StatusCode, str, dict[str, str]]:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tricktable.v1 import cards_pb2, moves_pb2
 
 from engine import game_names
-from tests.service.support import Client, running_server
+from tests.service.support import Client, game_bytes, running_server
 
 WORDS = [
     "pass",
@@ -103,16 +103,14 @@ def test_arbitrary_moves_are_accepted_exactly_when_legal(client: Client, game: s
             mine = client.get(table.game_id, table.tokens[actor])
             legal = list(mine.view.legal_moves)
             move, seat = legal[pick % len(legal)], actor
-        before = [client.get(table.game_id, t).SerializeToString() for t in (None, *table.tokens)]
+        before = [game_bytes(client.get(table.game_id, t)) for t in (None, *table.tokens)]
         try:
             result = client.move(table.game_id, table.tokens[seat], move, mine.game.version)
         except grpc.RpcError as err:
             error: Any = err
             assert error.code() in ACCEPTED_ERRORS, (error.code(), error.details(), move)
             assert move not in legal, f"a legal move was refused: {error.details()}"
-            after = [
-                client.get(table.game_id, t).SerializeToString() for t in (None, *table.tokens)
-            ]
+            after = [game_bytes(client.get(table.game_id, t)) for t in (None, *table.tokens)]
             assert after == before
             return
         assert move in legal, f"an illegal move was accepted: {move}"

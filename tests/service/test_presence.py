@@ -44,5 +44,14 @@ def test_a_seat_is_connected_while_it_calls_or_streams() -> None:
         await asyncio.sleep(0.05)
         assert connected(await games.presence(record))[2]  # 6 s on, still streaming
         waiting.cancel()
+        # So does a long poll for its turn (or for the next change).
+        clock.now += 10
+        poll = asyncio.create_task(games.get_game(record.game_id, tokens[0], wait_s=0.3))
+        await asyncio.sleep(0.02)
+        clock.now += 4
+        await asyncio.sleep(0.1)
+        clock.now += 4
+        assert connected(await games.presence(record))[0]  # 8 s into the wait
+        await poll
 
     asyncio.run(main())

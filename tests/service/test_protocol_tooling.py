@@ -8,8 +8,11 @@ import subprocess
 import sys
 import sysconfig
 from pathlib import Path
+from typing import Any
 
 import pytest
+from tricktable.v1 import clocks_pb2, views_pb2
+from tricktable.v1 import game_service_pb2 as pb
 
 ROOT = Path(__file__).resolve().parents[2]
 BUF = str(Path(sysconfig.get_path("scripts")) / "buf")
@@ -85,3 +88,34 @@ def test_the_protocol_package_stands_alone_without_engine_server_or_redis() -> N
     loaded = set(result.stdout.split())
     assert "tricktable" in loaded and "grpc" in loaded
     assert not loaded & {"engine", "service", "redis", "structlog"}
+
+
+def _message_of(message: Any, field: str) -> Any:
+    """The message type of a message field (Any: the descriptor stubs allow None)."""
+    return message.DESCRIPTOR.fields_by_name[field].message_type
+
+
+def test_the_clock_contract_names_are_where_a_client_looks_for_them() -> None:
+    """The issue's contract: CreateGameRequest.time_control of message TimeControl (move_ms,
+    bank_ms, increment_ms, on_timeout, forfeit_after), enum TimeoutPolicy, View.clocks; the
+    time control's types come with the game service's messages as well as in clocks."""
+    assert pb.TimeControl is clocks_pb2.TimeControl
+    fields: Any = pb.TimeControl.DESCRIPTOR.fields_by_name
+    assert {name: fields[name].type for name in fields} == {
+        "move_ms": fields["move_ms"].TYPE_INT64,
+        "bank_ms": fields["bank_ms"].TYPE_INT64,
+        "increment_ms": fields["increment_ms"].TYPE_INT64,
+        "on_timeout": fields["on_timeout"].TYPE_ENUM,
+        "forfeit_after": fields["forfeit_after"].TYPE_INT32,
+    }
+    assert fields["on_timeout"].enum_type.name == "TimeoutPolicy"
+    assert pb.TimeoutPolicy.Name(pb.TIMEOUT_POLICY_AUTO_MOVE) == "TIMEOUT_POLICY_AUTO_MOVE"
+    assert pb.TimeoutPolicy.Name(pb.TIMEOUT_POLICY_FORFEIT) == "TIMEOUT_POLICY_FORFEIT"
+    assert (
+        _message_of(pb.CreateGameRequest, "time_control").full_name == "tricktable.v1.TimeControl"
+    )
+    assert _message_of(pb.GameSummary, "time_control").name == "TimeControl"
+    assert views_pb2.View.DESCRIPTOR.fields_by_name["clocks"].is_repeated
+    assert _message_of(views_pb2.View, "clocks").name == "SeatClock"
+    event = _message_of(pb.GameStep, "events")
+    assert event.fields_by_name["timed_out"].message_type.name == "TimedOut"

@@ -10,7 +10,9 @@
   an interval. Every style waits for the table to fill, submits at the version it decided on,
   decides again when the game moved on meanwhile, reconnects after a dropped connection (the
   client's retries and resumable streams), and bounds the bot's thinking time: a bot that takes
-  longer than ``think_timeout_s`` forfeits that move to ``fallback``.
+  longer than ``think_timeout_s`` forfeits that move to ``fallback``. In a game with a clock
+  and no ``think_timeout_s``, the server's clock is the bound: a bot still thinking when its
+  seat's clock runs out is left behind and the server moves for the seat.
 * :func:`play_game` plays every seat of one game from a single thread, in a fixed order: with a
   fixed game seed and seeded bots a whole game is reproducible, which is what measuring bots
   against each other needs. In a game with a clock (``clock``) a bot is given the time its
@@ -190,6 +192,13 @@ class BotRunner:
         return position
 
     def _decide(self, view: View, legal: Sequence[Move]) -> Move | None:
+        if self.think_timeout_s is None:
+            left = _clock_left(view, self.seat.seat)
+            if left is not None:
+                # The server's clock bounds the bot: past it the server moves for the seat, so
+                # the runner neither waits on nor sends a fallback of its own.
+                ((_, move),) = _answers({self.seat.seat: (self.bot, view, legal, left)})
+                return move
         try:
             if self.think_timeout_s is None:
                 return self.bot(view, legal)
@@ -371,11 +380,17 @@ def _send(seat: Seat, move: Move, *, first: bool, decided_at: int) -> bool:
     return True
 
 
-def _time_left(view: View, seat: int) -> float:
+def _clock_left(view: View, seat: int) -> float | None:
+    """The time the seat's running clock has left (None: no clock runs for it)."""
     for clock in view.clocks:
         if clock.seat == seat and clock.running:
             return (clock.move_ms_left + clock.bank_ms_left) / 1000
-    return OPTIONAL_THINK_S
+    return None
+
+
+def _time_left(view: View, seat: int) -> float:
+    left = _clock_left(view, seat)
+    return OPTIONAL_THINK_S if left is None else left
 
 
 def _answers(

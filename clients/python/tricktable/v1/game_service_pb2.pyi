@@ -15,6 +15,13 @@ from tricktable.v1 import events_pb2 as _events_pb2
 from tricktable.v1 import game_types_pb2 as _game_types_pb2
 from tricktable.v1 import moves_pb2 as _moves_pb2
 from tricktable.v1 import views_pb2 as _views_pb2
+from tricktable.v1.clocks_pb2 import SeatClock as SeatClock
+from tricktable.v1.clocks_pb2 import SeatPresence as SeatPresence
+from tricktable.v1.clocks_pb2 import TIMEOUT_POLICY_AUTO_MOVE as TIMEOUT_POLICY_AUTO_MOVE
+from tricktable.v1.clocks_pb2 import TIMEOUT_POLICY_FORFEIT as TIMEOUT_POLICY_FORFEIT
+from tricktable.v1.clocks_pb2 import TIMEOUT_POLICY_UNSPECIFIED as TIMEOUT_POLICY_UNSPECIFIED
+from tricktable.v1.clocks_pb2 import TimeControl as TimeControl
+from tricktable.v1.clocks_pb2 import TimeoutPolicy as TimeoutPolicy
 import builtins as _builtins
 import sys
 import typing as _typing

@@ -6,6 +6,13 @@ isort:skip_file
 from collections import abc as _abc
 from grpc import aio as _aio
 from tricktable.v1 import game_service_pb2 as _game_service_pb2
+from tricktable.v1.clocks_pb2 import SeatClock as SeatClock
+from tricktable.v1.clocks_pb2 import SeatPresence as SeatPresence
+from tricktable.v1.clocks_pb2 import TIMEOUT_POLICY_AUTO_MOVE as TIMEOUT_POLICY_AUTO_MOVE
+from tricktable.v1.clocks_pb2 import TIMEOUT_POLICY_FORFEIT as TIMEOUT_POLICY_FORFEIT
+from tricktable.v1.clocks_pb2 import TIMEOUT_POLICY_UNSPECIFIED as TIMEOUT_POLICY_UNSPECIFIED
+from tricktable.v1.clocks_pb2 import TimeControl as TimeControl
+from tricktable.v1.clocks_pb2 import TimeoutPolicy as TimeoutPolicy
 import abc as _abc_1
 import grpc as _grpc
 import sys

@@ -128,6 +128,7 @@ def create_and_sit(page: Page, game_type: str, name: str, **options: str) -> str
 
 
 def take_seat(page: Page, name: str) -> None:
+    page.bring_to_front()
     page.wait_for_selector("button.take-seat")
     page.fill("#seat-name", name)
     page.locator("button.take-seat").first.click()
@@ -145,6 +146,7 @@ def hand(page: Page) -> list[str]:
 
 def lay_aside_by_picking(page: Page) -> list[str]:
     """Pick three cards in the hand, then lay them aside: the cards picked."""
+    page.bring_to_front()
     picked = hand(page)[:3]
     for card in picked:
         page.locator(f"#hand button.card[data-card='{card}']").click()
@@ -160,6 +162,8 @@ def act(page: Page, prefer: tuple[str, ...] = ("pass",)) -> bool:
     (``prefer``red ones first). False when the page is not to act."""
     if status(page) != "Your turn":
         return False
+    # A person plays in the tab in front; Chromium holds back a background tab's frames.
+    page.bring_to_front()
     before = version(page)
     if page.locator("#lay-aside").count():
         lay_aside_by_picking(page)
@@ -169,8 +173,9 @@ def act(page: Page, prefer: tuple[str, ...] = ("pass",)) -> bool:
     if legal.count():
         legal.first.click()
     elif buttons.count():
-        wanted = [b for b in prefer if page.locator(f"#moves button[data-move='{b}']").count()]
-        target = f"#moves button[data-move='{wanted[0]}']" if wanted else "#moves button.move"
+        choices = [f"#moves button[data-{attr}='{b}']" for b in prefer for attr in ("move", "kind")]
+        wanted = [c for c in choices if page.locator(c).count()]
+        target = wanted[0] if wanted else "#moves button.move"
         page.locator(target).first.click()
     else:
         page.locator("#moves select.move-list + button").first.click()
@@ -178,15 +183,21 @@ def act(page: Page, prefer: tuple[str, ...] = ("pass",)) -> bool:
     return True
 
 
-def play_until(pages: list[Page], done: Callable[[], bool], limit_s: float = 240) -> int:
-    """Each page moves when it is to act, until ``done``; the number of moves made."""
+def play_until(
+    pages: list[Page],
+    done: Callable[[], bool],
+    prefer: list[tuple[str, ...]] | None = None,
+    limit_s: float = 240,
+) -> int:
+    """Each page moves when it is to act (with its ``prefer``red move buttons), until ``done``;
+    the number of moves made."""
     moves = 0
     deadline = time.monotonic() + limit_s
     while not done():
         assert time.monotonic() < deadline, "the game did not get there in time"
         acted = False
-        for page in pages:
-            if act(page):
+        for i, page in enumerate(pages):
+            if act(page, prefer[i] if prefer else ("pass",)):
                 moves += 1
                 acted = True
         if not acted:  # the other pages are catching up with the last move
@@ -202,7 +213,7 @@ def test_a_whole_counterpoint_game_from_two_pages(
 ) -> None:
     native = served[1]
     ada = open_page("/")
-    game_id = create_and_sit(ada, "counterpoint", "Ada", target_score="10")
+    game_id = create_and_sit(ada, "counterpoint", "Ada", first_dealer="seat0")
     assert ada.inner_text("#status") == "Waiting for players"
     bob = open_page(f"/game/{game_id}", protocol="connect-json")
     take_seat(bob, "Bob")
@@ -268,6 +279,45 @@ def test_a_ninety_nine_deal_with_the_lay_aside_bid(
 def shown_as(card: cards_pb2.Card) -> str:
     """A card as the page writes it (``data-card``): "10♦", "Q♠", "Joker"."""
     return card_label(card).replace("Jk", "Joker")
+
+
+@pytest.mark.parametrize(
+    ("game_type", "seats", "options", "shown"),
+    [
+        ("sixty-six", 2, {"target_game_points": "1"}, "stock state"),
+        ("nominations", 4, {"end_mode": "deals", "deal_count": "1"}, "contract"),
+    ],
+)
+def test_sixty_six_and_nominations_play_to_the_end_in_the_browser(
+    open_page: Callable[..., Page],
+    served: tuple[ServerThread, Client],
+    game_type: str,
+    seats: int,
+    options: dict[str, str],
+    shown: str,
+) -> None:
+    native = served[1]
+    first = open_page("/")
+    game_id = create_and_sit(first, game_type, "P0", **options)
+    pages = [first]
+    for seat in range(1, seats):
+        page = open_page(f"/game/{game_id}")
+        take_seat(page, f"P{seat}")
+        pages.append(page)
+    first.wait_for_selector("#hand")
+    # Nominations: the first seat bids, the others pass, so the auction ends.
+    prefer: list[tuple[str, ...]] = [("bid", "pass")] + [("pass",)] * (seats - 1)
+    details: set[str] = set()
+
+    def over() -> bool:
+        details.update(first.locator(".detail dt").all_inner_texts())
+        return "Game over" in status(first)
+
+    play_until(pages, over, prefer)
+    assert native.get(game_id).view.finished
+    assert shown in details
+    for page in pages:
+        page.wait_for_selector("#status:has-text('Game over')")
 
 
 def _hidden_cards(native: Client, table: Table) -> set[str]:
@@ -350,6 +400,7 @@ def test_an_illegal_move_shows_the_servers_reason(
     state = native.get(game_id)
     idle = [ada, bob][1 - state.view.to_act[0]]
     idle.wait_for_selector("#status:has-text('Waiting for')")
+    idle.bring_to_front()
     before = version(idle)
     idle.locator("#hand button.card").first.click()  # not this seat's turn
     refusal = idle.wait_for_selector("#refusal")
@@ -361,10 +412,12 @@ def test_an_illegal_move_shows_the_servers_reason(
     assert version(idle) == before == native.get(game_id).game.version  # nothing changed
     # The seat to act may click a card that is no legal play too: the server says why.
     acting = [ada, bob][state.view.to_act[0]]
+    acting.bring_to_front()
     acting.locator("#hand button.card.legal").first.click()
     idle.wait_for_selector(f"#version[data-version='{before + 1}']")
     illegal = idle.locator("#hand button.card:not(.legal)")
     if illegal.count():
+        idle.bring_to_front()
         illegal.first.click()
         idle.wait_for_selector("#refusal[data-reason='MUST_FOLLOW_SUIT']")
     assert native.get(game_id).game.version == before + 1

@@ -18,7 +18,7 @@ import httpx
 import pytest
 from google.protobuf.message import Message
 from tricktable.v1 import game_service_pb2 as pb
-from tricktable.v1 import moves_pb2
+from tricktable.v1 import game_service_pb2_grpc, moves_pb2
 
 from service.running import ServerThread
 from tests.service.support import Client, Table, auth, error_info
@@ -602,3 +602,19 @@ def test_the_web_table_is_served_at_the_root(served: tuple[ServerThread, Client]
     assert script.status_code == 200 and "javascript" in script.headers["content-type"]
     assert httpx.get(f"{base_url(served)}/no-such-file.png").status_code == 404
     assert httpx.get(f"{base_url(served)}/../pyproject.toml").status_code == 404
+
+
+def test_the_web_port_speaks_http2_too(served: tuple[ServerThread, Client], native: Client) -> None:
+    """HTTP/2 without TLS (prior knowledge), for Connect and for a plain gRPC client."""
+    with httpx.Client(http1=False, http2=True) as h2:
+        reply = h2.post(
+            f"{base_url(served)}/{SERVICE}/ListGameTypes",
+            content=b"{}",
+            headers={"content-type": "application/json"},
+        )
+    assert (reply.http_version, reply.status_code) == ("HTTP/2", 200)
+    address = base_url(served).removeprefix("http://")
+    with grpc.insecure_channel(address) as channel:
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
+        types = stub.ListGameTypes(pb.ListGameTypesRequest(), timeout=30)
+    assert types == native.stub.ListGameTypes(pb.ListGameTypesRequest())

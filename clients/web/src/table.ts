@@ -86,7 +86,7 @@ export class Table {
   }
 
   /** StreamEvents from the version after the last one seen, for as long as the page shows the
-   * game; a dropped stream is resumed from where it stopped. */
+   * game; a dropped stream, or one a restarting server ended, is resumed from where it stopped. */
   private async follow(): Promise<void> {
     while (!this.stop$.signal.aborted) {
       try {
@@ -94,9 +94,13 @@ export class Table {
         const batches = this.api.streamEvents({ gameId: this.gameId, fromVersion: from }, as(this.token, this.stop$.signal));
         for await (const batch of batches) {
           this.record(batch);
-          await this.refresh();
+          // Batches the view already shows (a replay from an earlier version) need no reload.
+          if (!this.game || batch.version > this.game.version) await this.refresh();
+          else this.render();
         }
-        return; // the game has ended
+        await this.refresh();
+        if (this.game?.status === GameStatus.FINISHED || this.game?.status === GameStatus.ABANDONED) return;
+        await new Promise((resolve) => setTimeout(resolve, 1000)); // the server was restarting
       } catch (err) {
         if (this.stop$.signal.aborted) return;
         this.note = `The event stream dropped (${explain(err).message}); resuming…`;

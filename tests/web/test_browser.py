@@ -177,8 +177,10 @@ def act(page: Page, prefer: tuple[str, ...] = ("pass",)) -> bool:
         wanted = [c for c in choices if page.locator(c).count()]
         target = wanted[0] if wanted else "#moves button.move"
         page.locator(target).first.click()
-    else:
+    elif page.locator("#moves select.move-list").count():
         page.locator("#moves select.move-list + button").first.click()
+    else:  # the status was read from a view the stream has since replaced: look again
+        return False
     wait_for_version_above(page, before)
     return True
 

@@ -3,8 +3,9 @@
 
 Covered: a whole Counterpoint game played from two pages; a Ninety-Nine deal from three pages,
 the bid laid aside by picking cards; a spectator page that receives moves live and never shows
-a hidden card; a reload that resumes the seat and the stream where it stopped; an illegal move
-answered with the server's reason. The pages use each transport (Connect binary, Connect JSON,
+a hidden card; a reload that resumes the seat and the stream where it stopped; a server restart
+the pages ride out; an illegal move answered with the server's reason; Sixty-Six and Nominations
+played to their end. The pages use each transport (Connect binary, Connect JSON,
 gRPC-Web). With ``TRICKTABLE_SCREENSHOT=path`` the Counterpoint test saves a picture of the
 table there (the one in the README).
 
@@ -25,7 +26,10 @@ from tricktable.cards import label as card_label
 from tricktable.v1 import cards_pb2
 from tricktable.v1 import game_service_pb2 as pb
 
+from service.config import ServerConfig
 from service.running import ServerThread
+from service.store.redis import RedisStore
+from tests.conftest import free_port
 from tests.service.support import Client, Table, running_server
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -423,3 +427,39 @@ def test_an_illegal_move_shows_the_servers_reason(
         illegal.first.click()
         idle.wait_for_selector("#refusal[data-reason='MUST_FOLLOW_SUIT']")
     assert native.get(game_id).game.version == before + 1
+
+
+def test_a_page_resumes_after_the_server_restarts(browser: BrowserContext, redis_url: str) -> None:
+    """Games live in Redis; the server goes away and comes back on the same web port: the
+    pages say so, then carry on from where their stream stopped, with nothing replayed."""
+    web_port = free_port()
+    config = ServerConfig(port=0, web_port=web_port, grace_s=1.0, stream_wait_s=0.2)
+
+    def server() -> ServerThread:
+        return ServerThread(config, lambda: RedisStore.from_url(redis_url)).start()
+
+    first = server()
+    pages = [browser.new_page() for _ in range(2)]
+    try:
+        pages[0].goto(f"http://127.0.0.1:{web_port}/#/")
+        game_id = create_and_sit(pages[0], "counterpoint", "Ada")
+        pages[1].goto(f"http://127.0.0.1:{web_port}/#/game/{game_id}")
+        take_seat(pages[1], "Bob")
+        pages[0].wait_for_selector("#lay-aside")
+        lay_aside_by_picking(pages[0])
+        pages[1].wait_for_selector(".seat[data-seat='0']:has-text('3 aside')")
+        first.stop()
+        pages[1].wait_for_selector("#note")  # the page says it lost the server
+        second = server()
+        try:
+            pages[1].wait_for_selector("#note", state="detached")  # and finds it again
+            lay_aside_by_picking(pages[1])
+            wait_for_version_above(pages[0], 1)  # Ada's page follows the new server's stream
+            log = pages[0].locator("#log li").all_inner_texts()
+            assert sum(line.startswith("Deal 1") for line in log) == 1
+            assert "Bob (seat 1) lays 3 cards aside face down" in log
+        finally:
+            second.stop()
+    finally:
+        for page in pages:
+            page.close()

@@ -85,9 +85,11 @@ export class Table {
       const reply = await this.api.getGame({ gameId: this.gameId }, as(this.token, this.stop$.signal));
       this.game = reply.game;
       this.view = reply.view;
+      this.note = "";
     } catch (err) {
       if (this.stop$.signal.aborted) return;
-      this.refusal = explain(err);
+      const why = explain(err);
+      this.note = `Cannot read the game: ${why.reason || why.code} ${why.message}`;
     }
     this.render();
   }
@@ -97,6 +99,7 @@ export class Table {
   private async follow(): Promise<void> {
     while (!this.stop$.signal.aborted) {
       try {
+        if (this.note) await this.refresh(); // back after a drop: read the game, clear the note
         const from = savedVersion(this.gameId) + 1n;
         const batches = this.api.streamEvents({ gameId: this.gameId, fromVersion: from }, as(this.token, this.stop$.signal));
         for await (const batch of batches) {
@@ -113,7 +116,6 @@ export class Table {
         this.note = `The event stream dropped (${explain(err).message}); resuming…`;
         this.render();
         await new Promise((resolve) => setTimeout(resolve, 1000));
-        this.note = "";
       }
     }
   }
@@ -194,7 +196,7 @@ export class Table {
     const game = this.game;
     document.getElementById("where")!.textContent = game ? `${game.gameType} · ${game.gameId}` : this.gameId;
     if (!view || !game) {
-      replace(this.root, this.refusalBox(), h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
+      replace(this.root, h("p", { id: "note", class: "note" }, this.note), h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
       return;
     }
     replace(
@@ -209,7 +211,7 @@ export class Table {
             : null,
           h("a", { href: "#/" }, "Lobby")),
         this.refusalBox(),
-        this.note ? h("p", { class: "note" }, this.note) : null,
+        this.note ? h("p", { id: "note", class: "note" }, this.note) : null,
         game.status === GameStatus.WAITING ? this.openSeats(game) : null,
         h("div", { class: "felt" },
           h("div", { class: "seats" }, ...view.seats.map((s) => this.seatBox(s, view))),

@@ -5,7 +5,7 @@ Covered: a whole Counterpoint game played from two pages; a Ninety-Nine deal fro
 the bid laid aside by picking cards; a spectator page that receives moves live and never shows
 a hidden card; a reload that resumes the seat and the stream where it stopped; a server restart
 the pages ride out; an illegal move answered with the server's reason; Sixty-Six and Nominations
-played to their end. The pages use each transport (Connect binary, Connect JSON,
+played to their end; the page hosted on another site, allowed or refused by CORS. The pages use each transport (Connect binary, Connect JSON,
 gRPC-Web). With ``TRICKTABLE_SCREENSHOT=path`` the Counterpoint test saves a picture of the
 table there (the one in the README).
 
@@ -17,8 +17,12 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -29,6 +33,7 @@ from tricktable.v1 import game_service_pb2 as pb
 from service.config import ServerConfig
 from service.running import ServerThread
 from service.store.redis import RedisStore
+from service.web.app import STATIC
 from tests.conftest import free_port
 from tests.service.support import Client, Table, running_server
 
@@ -463,3 +468,44 @@ def test_a_page_resumes_after_the_server_restarts(browser: BrowserContext, redis
     finally:
         for page in pages:
             page.close()
+
+
+@contextmanager
+def static_site() -> Iterator[str]:
+    """The web table's files served by another server (another origin): its origin."""
+    handler = partial(SimpleHTTPRequestHandler, directory=str(STATIC))
+    site = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{site.server_address[1]}"
+    finally:
+        site.shutdown()
+        site.server_close()
+
+
+def test_a_page_from_another_site_plays_only_from_an_allowed_origin(
+    browser: BrowserContext,
+) -> None:
+    """CORS as Chromium enforces it: the same page, hosted elsewhere, calls the web port with
+    its seat token (a preflighted request) when its origin is listed, and is refused when not."""
+    with (
+        static_site() as allowed,
+        static_site() as other,
+        running_server(web_port=0, web_origins=(allowed,)) as (thread, native),
+    ):
+        assert thread.server is not None
+        api = f"http://127.0.0.1:{thread.server.web_port}"
+        page = browser.new_page()
+        refused = browser.new_page()
+        try:
+            page.goto(f"{allowed}/?server={api}#/")
+            game_id = create_and_sit(page, "counterpoint", "Ada")
+            page.wait_for_selector("#status:has-text('Waiting for players')")
+            assert native.get(game_id).game.seats[0].player_name == "Ada"
+            refused.goto(f"{other}/?server={api}#/")
+            message = refused.wait_for_selector("#lobby-message:not([hidden])")
+            assert message is not None and "Unknown" in message.inner_text()
+            assert refused.locator("#create").count() == 0
+        finally:
+            page.close()
+            refused.close()

@@ -593,17 +593,6 @@ def test_a_watcher_that_leaves_ends_its_stream(
         time.sleep(0.05)
 
 
-def test_the_web_table_is_served_at_the_root(served: tuple[ServerThread, Client]) -> None:
-    page = httpx.get(f"{base_url(served)}/")
-    assert page.status_code == 200
-    assert page.headers["content-type"].startswith("text/html")
-    assert 'src="app.js"' in page.text
-    script = httpx.get(f"{base_url(served)}/app.js")
-    assert script.status_code == 200 and "javascript" in script.headers["content-type"]
-    assert httpx.get(f"{base_url(served)}/no-such-file.png").status_code == 404
-    assert httpx.get(f"{base_url(served)}/../pyproject.toml").status_code == 404
-
-
 def test_the_web_port_speaks_http2_too(served: tuple[ServerThread, Client], native: Client) -> None:
     """HTTP/2 without TLS (prior knowledge), for Connect and for a plain gRPC client."""
     with httpx.Client(http1=False, http2=True) as h2:
@@ -618,3 +607,14 @@ def test_the_web_port_speaks_http2_too(served: tuple[ServerThread, Client], nati
         stub = game_service_pb2_grpc.GameServiceStub(channel)
         types = stub.ListGameTypes(pb.ListGameTypesRequest(), timeout=30)
     assert types == native.stub.ListGameTypes(pb.ListGameTypesRequest())
+
+
+def test_the_web_table_is_served_at_the_root(served: tuple[ServerThread, Client]) -> None:
+    page = httpx.get(f"{base_url(served)}/")
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    assert 'src="app.js"' in page.text
+    script = httpx.get(f"{base_url(served)}/app.js")
+    assert script.status_code == 200 and "javascript" in script.headers["content-type"]
+    assert httpx.get(f"{base_url(served)}/no-such-file.png").status_code == 404
+    assert httpx.get(f"{base_url(served)}/../pyproject.toml").status_code == 404

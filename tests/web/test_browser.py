@@ -5,9 +5,9 @@ Covered: a whole Counterpoint game played from two pages; a Ninety-Nine deal fro
 the bid laid aside by picking cards; a spectator page that receives moves live and never shows
 a hidden card; a reload that resumes the seat and the stream where it stopped; a server restart
 the pages ride out; an illegal move answered with the server's reason; Sixty-Six and Nominations
-played to their end; the page hosted on another site, allowed or refused by CORS. The pages use each transport (Connect binary, Connect JSON,
-gRPC-Web). With ``TRICKTABLE_SCREENSHOT=path`` the Counterpoint test saves a picture of the
-table there (the one in the README).
+played to their end; the page hosted on another site, allowed or refused by CORS. The pages use
+each transport (Connect binary, Connect JSON, gRPC-Web). With ``TRICKTABLE_SCREENSHOT=path``
+the Counterpoint test saves a picture of the table there (the one in the README).
 
 The tests skip, saying why, only where Chromium is not installed; ``.ci/run`` installs it.
 """

@@ -108,7 +108,9 @@ class Server:
                 origins=config.web_origins,
                 max_message_bytes=limit,
             )
-            self.web = WebServer(app, config.host, config.web_port, config.grace_s)
+            self.web = WebServer(
+                app, config.host, config.web_port, config.grace_s, reuse_port=config.reuse_port
+            )
         self.web_port: int | None = None
 
     async def start(self) -> int:

@@ -13,8 +13,11 @@ from starlette.types import ASGIApp
 
 
 class WebServer:
-    def __init__(self, app: ASGIApp, host: str, port: int, grace_s: float) -> None:
+    def __init__(
+        self, app: ASGIApp, host: str, port: int, grace_s: float, *, reuse_port: bool = False
+    ) -> None:
         self._app = app
+        self._reuse_port = reuse_port  # worker processes of one server share the port
         self._host = host
         self._port = port
         self._grace_s = grace_s
@@ -24,7 +27,9 @@ class WebServer:
     async def start(self) -> int:
         """Bind (a taken port is an error here, not later) and serve; the port bound."""
         family = socket.AF_INET6 if ":" in self._host else socket.AF_INET
-        sock = socket.create_server((self._host, self._port), family=family)
+        sock = socket.create_server(
+            (self._host, self._port), family=family, reuse_port=self._reuse_port
+        )
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         port: int = sock.getsockname()[1]
         config = Config()

@@ -3,10 +3,11 @@
 
 Covered: a whole Counterpoint game played from two pages; a Ninety-Nine deal from three pages,
 the bid laid aside by picking cards; a spectator page that receives moves live and never shows
-a hidden card; a reload that resumes the seat and the stream where it stopped; an illegal move
-answered with the server's reason. The pages use each transport (Connect binary, Connect JSON,
-gRPC-Web). With ``TRICKTABLE_SCREENSHOT=path`` the Counterpoint test saves a picture of the
-table there (the one in the README).
+a hidden card; a reload that resumes the seat and the stream where it stopped; a server restart
+the pages ride out; an illegal move answered with the server's reason; Sixty-Six and Nominations
+played to their end; the page hosted on another site, allowed or refused by CORS. The pages use
+each transport (Connect binary, Connect JSON, gRPC-Web). With ``TRICKTABLE_SCREENSHOT=path``
+the Counterpoint test saves a picture of the table there (the one in the README).
 
 The tests skip, saying why, only where Chromium is not installed; ``.ci/run`` installs it.
 """
@@ -16,8 +17,12 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -25,7 +30,11 @@ from tricktable.cards import label as card_label
 from tricktable.v1 import cards_pb2
 from tricktable.v1 import game_service_pb2 as pb
 
+from service.config import ServerConfig
 from service.running import ServerThread
+from service.store.redis import RedisStore
+from service.web.app import STATIC
+from tests.conftest import free_port
 from tests.service.support import Client, Table, running_server
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -128,6 +137,7 @@ def create_and_sit(page: Page, game_type: str, name: str, **options: str) -> str
 
 
 def take_seat(page: Page, name: str) -> None:
+    page.bring_to_front()
     page.wait_for_selector("button.take-seat")
     page.fill("#seat-name", name)
     page.locator("button.take-seat").first.click()
@@ -145,6 +155,7 @@ def hand(page: Page) -> list[str]:
 
 def lay_aside_by_picking(page: Page) -> list[str]:
     """Pick three cards in the hand, then lay them aside: the cards picked."""
+    page.bring_to_front()
     picked = hand(page)[:3]
     for card in picked:
         page.locator(f"#hand button.card[data-card='{card}']").click()
@@ -160,6 +171,8 @@ def act(page: Page, prefer: tuple[str, ...] = ("pass",)) -> bool:
     (``prefer``red ones first). False when the page is not to act."""
     if status(page) != "Your turn":
         return False
+    # A person plays in the tab in front; Chromium holds back a background tab's frames.
+    page.bring_to_front()
     before = version(page)
     if page.locator("#lay-aside").count():
         lay_aside_by_picking(page)
@@ -169,24 +182,33 @@ def act(page: Page, prefer: tuple[str, ...] = ("pass",)) -> bool:
     if legal.count():
         legal.first.click()
     elif buttons.count():
-        wanted = [b for b in prefer if page.locator(f"#moves button[data-move='{b}']").count()]
-        target = f"#moves button[data-move='{wanted[0]}']" if wanted else "#moves button.move"
+        choices = [f"#moves button[data-{attr}='{b}']" for b in prefer for attr in ("move", "kind")]
+        wanted = [c for c in choices if page.locator(c).count()]
+        target = wanted[0] if wanted else "#moves button.move"
         page.locator(target).first.click()
-    else:
+    elif page.locator("#moves select.move-list").count():
         page.locator("#moves select.move-list + button").first.click()
+    else:  # the status was read from a view the stream has since replaced: look again
+        return False
     wait_for_version_above(page, before)
     return True
 
 
-def play_until(pages: list[Page], done: Callable[[], bool], limit_s: float = 240) -> int:
-    """Each page moves when it is to act, until ``done``; the number of moves made."""
+def play_until(
+    pages: list[Page],
+    done: Callable[[], bool],
+    prefer: list[tuple[str, ...]] | None = None,
+    limit_s: float = 240,
+) -> int:
+    """Each page moves when it is to act (with its ``prefer``red move buttons), until ``done``;
+    the number of moves made."""
     moves = 0
     deadline = time.monotonic() + limit_s
     while not done():
         assert time.monotonic() < deadline, "the game did not get there in time"
         acted = False
-        for page in pages:
-            if act(page):
+        for i, page in enumerate(pages):
+            if act(page, prefer[i] if prefer else ("pass",)):
                 moves += 1
                 acted = True
         if not acted:  # the other pages are catching up with the last move
@@ -202,7 +224,7 @@ def test_a_whole_counterpoint_game_from_two_pages(
 ) -> None:
     native = served[1]
     ada = open_page("/")
-    game_id = create_and_sit(ada, "counterpoint", "Ada", target_score="10")
+    game_id = create_and_sit(ada, "counterpoint", "Ada", first_dealer="seat0")
     assert ada.inner_text("#status") == "Waiting for players"
     bob = open_page(f"/game/{game_id}", protocol="connect-json")
     take_seat(bob, "Bob")
@@ -268,6 +290,45 @@ def test_a_ninety_nine_deal_with_the_lay_aside_bid(
 def shown_as(card: cards_pb2.Card) -> str:
     """A card as the page writes it (``data-card``): "10♦", "Q♠", "Joker"."""
     return card_label(card).replace("Jk", "Joker")
+
+
+@pytest.mark.parametrize(
+    ("game_type", "seats", "options", "shown"),
+    [
+        ("sixty-six", 2, {"target_game_points": "1"}, "stock state"),
+        ("nominations", 4, {"end_mode": "deals", "deal_count": "1"}, "contract"),
+    ],
+)
+def test_sixty_six_and_nominations_play_to_the_end_in_the_browser(
+    open_page: Callable[..., Page],
+    served: tuple[ServerThread, Client],
+    game_type: str,
+    seats: int,
+    options: dict[str, str],
+    shown: str,
+) -> None:
+    native = served[1]
+    first = open_page("/")
+    game_id = create_and_sit(first, game_type, "P0", **options)
+    pages = [first]
+    for seat in range(1, seats):
+        page = open_page(f"/game/{game_id}")
+        take_seat(page, f"P{seat}")
+        pages.append(page)
+    first.wait_for_selector("#hand")
+    # Nominations: the first seat bids, the others pass, so the auction ends.
+    prefer: list[tuple[str, ...]] = [("bid", "pass")] + [("pass",)] * (seats - 1)
+    details: set[str] = set()
+
+    def over() -> bool:
+        details.update(first.locator(".detail dt").all_inner_texts())
+        return "Game over" in status(first)
+
+    play_until(pages, over, prefer)
+    assert native.get(game_id).view.finished
+    assert shown in details
+    for page in pages:
+        page.wait_for_selector("#status:has-text('Game over')")
 
 
 def _hidden_cards(native: Client, table: Table) -> set[str]:
@@ -350,6 +411,7 @@ def test_an_illegal_move_shows_the_servers_reason(
     state = native.get(game_id)
     idle = [ada, bob][1 - state.view.to_act[0]]
     idle.wait_for_selector("#status:has-text('Waiting for')")
+    idle.bring_to_front()
     before = version(idle)
     idle.locator("#hand button.card").first.click()  # not this seat's turn
     refusal = idle.wait_for_selector("#refusal")
@@ -361,10 +423,89 @@ def test_an_illegal_move_shows_the_servers_reason(
     assert version(idle) == before == native.get(game_id).game.version  # nothing changed
     # The seat to act may click a card that is no legal play too: the server says why.
     acting = [ada, bob][state.view.to_act[0]]
+    acting.bring_to_front()
     acting.locator("#hand button.card.legal").first.click()
     idle.wait_for_selector(f"#version[data-version='{before + 1}']")
     illegal = idle.locator("#hand button.card:not(.legal)")
     if illegal.count():
+        idle.bring_to_front()
         illegal.first.click()
         idle.wait_for_selector("#refusal[data-reason='MUST_FOLLOW_SUIT']")
     assert native.get(game_id).game.version == before + 1
+
+
+def test_a_page_resumes_after_the_server_restarts(browser: BrowserContext, redis_url: str) -> None:
+    """Games live in Redis; the server goes away and comes back on the same web port: the
+    pages say so, then carry on from where their stream stopped, with nothing replayed."""
+    web_port = free_port()
+    config = ServerConfig(port=0, web_port=web_port, grace_s=1.0, stream_wait_s=0.2)
+
+    def server() -> ServerThread:
+        return ServerThread(config, lambda: RedisStore.from_url(redis_url)).start()
+
+    first = server()
+    pages = [browser.new_page() for _ in range(2)]
+    try:
+        pages[0].goto(f"http://127.0.0.1:{web_port}/#/")
+        game_id = create_and_sit(pages[0], "counterpoint", "Ada")
+        pages[1].goto(f"http://127.0.0.1:{web_port}/#/game/{game_id}")
+        take_seat(pages[1], "Bob")
+        pages[0].wait_for_selector("#lay-aside")
+        lay_aside_by_picking(pages[0])
+        pages[1].wait_for_selector(".seat[data-seat='0']:has-text('3 aside')")
+        first.stop()
+        pages[1].wait_for_selector("#note")  # the page says it lost the server
+        second = server()
+        try:
+            pages[1].wait_for_selector("#note", state="detached")  # and finds it again
+            lay_aside_by_picking(pages[1])
+            wait_for_version_above(pages[0], 1)  # Ada's page follows the new server's stream
+            log = pages[0].locator("#log li").all_inner_texts()
+            assert sum(line.startswith("Deal 1") for line in log) == 1
+            assert "Bob (seat 1) lays 3 cards aside face down" in log
+        finally:
+            second.stop()
+    finally:
+        for page in pages:
+            page.close()
+
+
+@contextmanager
+def static_site() -> Iterator[str]:
+    """The web table's files served by another server (another origin): its origin."""
+    handler = partial(SimpleHTTPRequestHandler, directory=str(STATIC))
+    site = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{site.server_address[1]}"
+    finally:
+        site.shutdown()
+        site.server_close()
+
+
+def test_a_page_from_another_site_plays_only_from_an_allowed_origin(
+    browser: BrowserContext,
+) -> None:
+    """CORS as Chromium enforces it: the same page, hosted elsewhere, calls the web port with
+    its seat token (a preflighted request) when its origin is listed, and is refused when not."""
+    with (
+        static_site() as allowed,
+        static_site() as other,
+        running_server(web_port=0, web_origins=(allowed,)) as (thread, native),
+    ):
+        assert thread.server is not None
+        api = f"http://127.0.0.1:{thread.server.web_port}"
+        page = browser.new_page()
+        refused = browser.new_page()
+        try:
+            page.goto(f"{allowed}/?server={api}#/")
+            game_id = create_and_sit(page, "counterpoint", "Ada")
+            page.wait_for_selector("#status:has-text('Waiting for players')")
+            assert native.get(game_id).game.seats[0].player_name == "Ada"
+            refused.goto(f"{other}/?server={api}#/")
+            message = refused.wait_for_selector("#lobby-message:not([hidden])")
+            assert message is not None and "Unknown" in message.inner_text()
+            assert refused.locator("#create").count() == 0
+        finally:
+            page.close()
+            refused.close()

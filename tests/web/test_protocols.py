@@ -20,7 +20,7 @@ import pytest
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from tricktable.v1 import game_service_pb2 as pb
-from tricktable.v1 import moves_pb2
+from tricktable.v1 import game_service_pb2_grpc, moves_pb2
 
 from service.running import ServerThread
 from tests.service.support import Client, Table, auth, error_info
@@ -593,6 +593,22 @@ def test_a_watcher_that_leaves_ends_its_stream(
     while server.call(_tasks) > idle:
         assert time.monotonic() < deadline, "the departed watcher's stream still runs"
         time.sleep(0.05)
+
+
+def test_the_web_port_speaks_http2_too(served: tuple[ServerThread, Client], native: Client) -> None:
+    """HTTP/2 without TLS (prior knowledge), for Connect and for a plain gRPC client."""
+    with httpx.Client(http1=False, http2=True) as h2:
+        reply = h2.post(
+            f"{base_url(served)}/{SERVICE}/ListGameTypes",
+            content=b"{}",
+            headers={"content-type": "application/json"},
+        )
+    assert (reply.http_version, reply.status_code) == ("HTTP/2", 200)
+    address = base_url(served).removeprefix("http://")
+    with grpc.insecure_channel(address) as channel:
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
+        types = stub.ListGameTypes(pb.ListGameTypesRequest(), timeout=30)
+    assert types == native.stub.ListGameTypes(pb.ListGameTypesRequest())
 
 
 def test_the_web_table_is_served_at_the_root(served: tuple[ServerThread, Client]) -> None:

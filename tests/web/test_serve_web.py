@@ -4,6 +4,7 @@ ending web streams cleanly."""
 
 from __future__ import annotations
 
+import json
 import signal
 import threading
 
@@ -109,3 +110,17 @@ def test_one_process_serves_both_doors_and_sigterm_ends_web_streams_cleanly() ->
         assert ended == [0, "clean"]
         serving = next(line for line in _log_lines(proc) if line["event"] == "serving")
         assert serving["web_port"] == web_port
+
+
+def test_the_door_benchmark_prints_moves_and_cpu_per_door(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A smoke run: the numbers' shape, never their size (benchmarks are not timed tests)."""
+    from service.web.bench import main
+
+    assert main(["--games", "1", "--seconds", "0.3", "--door", "grpc", "--door", "grpc-web"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line["door"] for line in lines] == ["grpc", "grpc-web"]
+    for line in lines:
+        assert line["moves"] > 0 and line["moves_per_s"] > 0
+        assert {"server_cpu_us_per_move", "moves_vs_grpc"} <= line.keys()

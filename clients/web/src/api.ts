@@ -2,7 +2,8 @@
 //
 // The page is served by the server it talks to, so it calls its own origin: no CORS. The
 // protocol is Connect with binary messages by default; `?protocol=connect-json` or
-// `?protocol=grpc-web` in the address picks another (they all reach the same service).
+// `?protocol=grpc-web` in the address picks another (they all reach the same service), and
+// `?server=` another server.
 
 import { Code, ConnectError, createClient, type CallOptions, type Client } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
@@ -17,7 +18,13 @@ export function protocolFromAddress(): Protocol {
   return asked === "connect-json" || asked === "grpc-web" ? asked : "connect-binary";
 }
 
-export function connect(protocol: Protocol, baseUrl = location.origin): Api {
+/** The server to call: this page's own, or another named by `?server=https://host:port` (a
+ * page served from another site; that server must list this page's origin with --web-origin). */
+export function serverFromAddress(): string {
+  return new URLSearchParams(location.search).get("server") ?? location.origin;
+}
+
+export function connect(protocol: Protocol, baseUrl: string): Api {
   const transport =
     protocol === "grpc-web"
       ? createGrpcWebTransport({ baseUrl })

@@ -52,7 +52,13 @@ export class Lobby {
   constructor(private readonly root: HTMLElement, private readonly api: Api) {}
 
   async start(): Promise<void> {
-    this.types = (await this.api.listGameTypes({})).gameTypes;
+    try {
+      this.types = (await this.api.listGameTypes({})).gameTypes;
+    } catch (err) {
+      replace(this.root, this.message);
+      this.refuse(err);
+      return;
+    }
     const form = h("form", { id: "new-game" });
     const type = h("select", { id: "game-type", name: "game_type" }, ...this.types.map((t) => h("option", { value: t.name }, `${t.title} (${t.seats} players)`))) as HTMLSelectElement;
     const name = h("input", { id: "player-name", name: "player_name", placeholder: "your name", maxlength: 64 }) as HTMLInputElement;

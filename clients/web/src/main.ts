@@ -1,11 +1,11 @@
 // The reference web table: a lobby at #/ and a game at #/game/<id>. Plain TypeScript over
 // Connect-Web, with the client generated from proto/ by buf and protoc-gen-es.
 
-import { connect, protocolFromAddress } from "./api";
+import { connect, protocolFromAddress, serverFromAddress } from "./api";
 import { Lobby } from "./lobby";
 import { Table } from "./table";
 
-const api = connect(protocolFromAddress());
+const api = connect(protocolFromAddress(), serverFromAddress());
 const root = document.getElementById("app")!;
 let current: { stop(): void } | undefined;
 

@@ -6,19 +6,21 @@
 // laying cards aside is picking them in the hand, other moves are buttons. A card that is not a
 // legal play can still be clicked: the server refuses it, and the page shows why.
 
-import { create } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
 import { type Api, type Refusal, type Seat, as, explain, isStale, saveSeat, savedSeat, savedVersion, saveVersion } from "./api";
 import { bySuit, cardFace, cardKey, cardText, SUIT_NAME, suitText } from "./cards";
 import { detailRows } from "./detail";
 import { h, replace, type Child } from "./dom";
 import { describeEvent } from "./events";
 import { type Card } from "./gen/tricktable/v1/cards_pb";
-import { GameStatus, type GameSummary, type StreamEventsResponse } from "./gen/tricktable/v1/game_service_pb";
+import { GameStatus, StreamEventsResponseSchema, type GameSummary, type StreamEventsResponse } from "./gen/tricktable/v1/game_service_pb";
 import { MoveSchema, type Move } from "./gen/tricktable/v1/moves_pb";
 import { type SeatView, type TrickView, type View } from "./gen/tricktable/v1/views_pb";
 import { describeMove } from "./moves";
 
-const LOG_LINES = 200;
+/** The batches of events the log keeps (and the tab keeps across a reload). */
+const LOG_BATCHES = 200;
 /** Taking a seat is no event of the game: while seats are open, the page asks again this often. */
 const WAITING_POLL_MS = 1000;
 /** More moves than this of one kind are offered in a list rather than as buttons. */
@@ -38,12 +40,17 @@ export class Table {
   private refusal?: Refusal;
   private note = "";
   private readonly chosen = new Set<string>(); // cards picked to lay aside
-  private log: string[];
+  private log: StreamEventsResponse[]; // described when drawn, with the players' names then
   private readonly stop$ = new AbortController();
 
   constructor(private readonly root: HTMLElement, private readonly api: Api, private readonly gameId: string) {
     this.seat = savedSeat(gameId);
-    this.log = JSON.parse(sessionStorage.getItem(logKey(gameId)) ?? "[]") as string[];
+    try {
+      const kept = JSON.parse(sessionStorage.getItem(logKey(gameId)) ?? "[]") as string[];
+      this.log = kept.map((b64) => fromBinary(StreamEventsResponseSchema, base64Decode(b64)));
+    } catch {
+      this.log = []; // unreadable (another version of this page wrote it): start afresh
+    }
   }
 
   async start(): Promise<void> {
@@ -78,40 +85,45 @@ export class Table {
       const reply = await this.api.getGame({ gameId: this.gameId }, as(this.token, this.stop$.signal));
       this.game = reply.game;
       this.view = reply.view;
+      this.note = "";
     } catch (err) {
       if (this.stop$.signal.aborted) return;
-      this.refusal = explain(err);
+      const why = explain(err);
+      this.note = `Cannot read the game: ${why.reason || why.code} ${why.message}`;
     }
     this.render();
   }
 
   /** StreamEvents from the version after the last one seen, for as long as the page shows the
-   * game; a dropped stream is resumed from where it stopped. */
+   * game; a dropped stream, or one a restarting server ended, is resumed from where it stopped. */
   private async follow(): Promise<void> {
     while (!this.stop$.signal.aborted) {
       try {
+        if (this.note) await this.refresh(); // back after a drop: read the game, clear the note
         const from = savedVersion(this.gameId) + 1n;
         const batches = this.api.streamEvents({ gameId: this.gameId, fromVersion: from }, as(this.token, this.stop$.signal));
         for await (const batch of batches) {
           this.record(batch);
-          await this.refresh();
+          // Batches the view already shows (a replay from an earlier version) need no reload.
+          if (!this.game || batch.version > this.game.version) await this.refresh();
+          else this.render();
         }
-        return; // the game has ended
+        await this.refresh();
+        if (this.game?.status === GameStatus.FINISHED || this.game?.status === GameStatus.ABANDONED) return;
+        await new Promise((resolve) => setTimeout(resolve, 1000)); // the server was restarting
       } catch (err) {
         if (this.stop$.signal.aborted) return;
         this.note = `The event stream dropped (${explain(err).message}); resuming…`;
         this.render();
         await new Promise((resolve) => setTimeout(resolve, 1000));
-        this.note = "";
       }
     }
   }
 
   private record(batch: StreamEventsResponse): void {
-    for (const event of batch.events) this.log.push(describeEvent(event, this.name));
-    if (batch.resignedSeat !== undefined) this.log.push(`${this.name(batch.resignedSeat)} resigned`);
-    this.log = this.log.slice(-LOG_LINES);
-    sessionStorage.setItem(logKey(this.gameId), JSON.stringify(this.log));
+    this.log = [...this.log, batch].slice(-LOG_BATCHES);
+    const kept = this.log.map((b) => base64Encode(toBinary(StreamEventsResponseSchema, b)));
+    sessionStorage.setItem(logKey(this.gameId), JSON.stringify(kept));
     saveVersion(this.gameId, batch.version);
   }
 
@@ -184,7 +196,7 @@ export class Table {
     const game = this.game;
     document.getElementById("where")!.textContent = game ? `${game.gameType} · ${game.gameId}` : this.gameId;
     if (!view || !game) {
-      replace(this.root, this.refusalBox(), h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
+      replace(this.root, h("p", { id: "note", class: "note" }, this.note), h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
       return;
     }
     replace(
@@ -199,7 +211,7 @@ export class Table {
             : null,
           h("a", { href: "#/" }, "Lobby")),
         this.refusalBox(),
-        this.note ? h("p", { class: "note" }, this.note) : null,
+        this.note ? h("p", { id: "note", class: "note" }, this.note) : null,
         game.status === GameStatus.WAITING ? this.openSeats(game) : null,
         h("div", { class: "felt" },
           h("div", { class: "seats" }, ...view.seats.map((s) => this.seatBox(s, view))),
@@ -215,8 +227,15 @@ export class Table {
             this.details(view))),
         this.seat && view.viewer !== undefined ? this.hand(view) : null,
         this.moves(view),
-        h("details", { open: true, class: "log" }, h("summary", {}, "What happened"), h("ol", { id: "log" }, ...this.log.map((line) => h("li", {}, line))))),
+        h("details", { open: true, class: "log" }, h("summary", {}, "What happened"), h("ol", { id: "log" }, ...this.logLines().map((line) => h("li", {}, line))))),
     );
+  }
+
+  private logLines(): string[] {
+    return this.log.flatMap((batch) => [
+      ...batch.events.map((event) => describeEvent(event, this.name)),
+      ...(batch.resignedSeat === undefined ? [] : [`${this.name(batch.resignedSeat)} resigned`]),
+    ]);
   }
 
   private status(view: View, game: GameSummary): string {

@@ -45,7 +45,7 @@ import tempfile
 import time
 import urllib.request
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -110,50 +110,6 @@ def run(args: argparse.Namespace) -> int:
             f"redis {_us(result['floor_redis_cpu_us_per_call'])}; per bound move: "
             f"server {_us(result['bound_server_cpu_us_per_move'])}\n"
             f"  layout: {result['layout']}",
-            flush=True,
-        )
-    return 0
-
-
-def add_split_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--store", choices=("redis", "redis-cluster"), default="redis")
-    p.add_argument(
-        "--redis-url",
-        default=None,
-        help="as for bench service (default $TRICKTABLE_REDIS_URL, else a temporary "
-        "redis-server; a seed node with --store redis-cluster)",
-    )
-    p.add_argument("--games", type=int, default=32, help="concurrent games (default 32)")
-    p.add_argument("--seconds", type=float, default=5.0, help="time per measurement (default 5)")
-    p.add_argument("--rounds", type=int, default=2, help="pinned/split pairs (default 2)")
-    p.add_argument("--game", default="counterpoint", help="game type (default counterpoint)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-
-
-def run_split(args: argparse.Namespace) -> int:
-    configure(json=True, level="warning")
-    with _redis_for(args) as (url, _):
-        assert url is not None
-        result = asyncio.run(
-            measure_split(
-                url,
-                args.games,
-                args.seconds,
-                args.game,
-                args.rounds,
-                cluster=args.store == "redis-cluster",
-            )
-        )
-    if args.json:
-        print(json.dumps(result), flush=True)
-        return 0
-    for pinned, split, ratio in zip(
-        result["pinned"], result["split"], result["split_to_pinned"], strict=False
-    ):
-        print(
-            f"pinned {pinned['moves_per_s']:,} moves/s, {pinned['server_cpu_us_per_move']} µs "
-            f"server CPU a move; split {split['moves_per_s']:,} moves/s, "
-            f"{split['server_cpu_us_per_move']} µs: x{ratio}",
             flush=True,
         )
     return 0
@@ -328,36 +284,6 @@ async def measure(
     }
 
 
-async def measure_split(
-    redis_url: str, games: int, seconds: float, game: str, rounds: int = 2, *, cluster: bool = False
-) -> dict[str, Any]:
-    """Two server replicas on one store: server CPU per move (both processes) when each game's
-    seats play at one replica ("pinned") and when they alternate between the two ("split"),
-    ``rounds`` times each, alternating, so both see the same machine."""
-    runs: dict[str, list[dict[str, float]]] = {"pinned": [], "split": []}
-    with (
-        _server_process(redis_url, cluster) as (first, _, first_pid),
-        _server_process(redis_url, cluster) as (second, _, second_pid),
-    ):
-        for _ in range(rounds):
-            for name in ("pinned", "split"):
-                cpu = _CpuMeter(a=first_pid, b=second_pid)
-                moves, _, elapsed = await _play(
-                    [first, second], games, seconds, game, cpu, split=name == "split"
-                )
-                a, b = (cpu.per(k, moves) for k in ("a", "b"))
-                both = None if a is None or b is None else round(a + b, 1)
-                runs[name].append(
-                    {"moves_per_s": round(moves / elapsed), "server_cpu_us_per_move": both or 0}
-                )
-    ratios = [
-        round(s["server_cpu_us_per_move"] / p["server_cpu_us_per_move"], 3)
-        for p, s in zip(runs["pinned"], runs["split"], strict=True)
-        if p["server_cpu_us_per_move"]
-    ]
-    return {"game": game, "games": games, "seconds": seconds, **runs, "split_to_pinned": ratios}
-
-
 #: How the run is laid out, printed with every result.
 LAYOUT = (
     "server, floor and bound each in a process of their own (as deployed); bots in the benchmark's "
@@ -469,18 +395,10 @@ def _bound_process(
 
 
 async def _play(
-    address: str | Sequence[str],
-    games: int,
-    seconds: float,
-    game: str,
-    cpu: _CpuMeter,
-    *,
-    split: bool = False,
+    address: str, games: int, seconds: float, game: str, cpu: _CpuMeter
 ) -> tuple[int, int, float]:
     """(moves, aborted moves, elapsed seconds) of ``games`` tables of bots playing for
-    ``seconds``, each finished game replaced by a new one; ``cpu`` measures the same interval.
-    Several addresses (server replicas): table i is created at replica i mod n and its seats
-    play there, or with ``split``, seat s of table i plays at replica (i + s) mod n."""
+    ``seconds``, each finished game replaced by a new one; ``cpu`` measures the same interval."""
     counts = {"moves": 0, "aborted": 0}
     deadline = time.perf_counter() + seconds
 
@@ -514,9 +432,8 @@ async def _play(
             counts["moves"] += 1
             view, version = result.view, result.view_version
 
-    async def table(index: int, stubs: list[Any]) -> None:
+    async def table(index: int, stub: Any) -> None:
         rng = random.Random(index)
-        stub = stubs[index % len(stubs)]
         while time.perf_counter() < deadline:
             created = await stub.CreateGame(pb.CreateGameRequest(game_type=game))
             game_id = created.game.game_id
@@ -525,24 +442,12 @@ async def _play(
                 joined = await stub.JoinGame(pb.JoinGameRequest(game_id=game_id, seat=seat))
                 tokens.append(joined.seat_token)
             await asyncio.gather(
-                *(
-                    seat_bot(
-                        stubs[(index + seat) % len(stubs)] if split else stub,
-                        game_id,
-                        t,
-                        random.Random(rng.random()),
-                    )
-                    for seat, t in enumerate(tokens)
-                )
+                *(seat_bot(stub, game_id, t, random.Random(rng.random())) for t in tokens)
             )
 
-    addresses = [address] if isinstance(address, str) else list(address)
-    async with contextlib.AsyncExitStack() as channels:
-        stubs = [
-            game_service_pb2_grpc.GameServiceStub(await channels.enter_async_context(_channel(a)))
-            for a in addresses
-        ]
-        tables = [asyncio.create_task(table(i, stubs)) for i in range(games)]
+    async with _channel(address) as channel:
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
+        tables = [asyncio.create_task(table(i, stub)) for i in range(games)]
         started = time.perf_counter()
         cpu.start()
         # At the deadline the count stops; calls still waiting for a turn are abandoned.

@@ -41,13 +41,6 @@ def register(sub: Any) -> None:
     s = target.add_parser("service", help="bots playing through gRPC, with a same-run floor")
     benchmark.add_arguments(s)
     s.set_defaults(run=benchmark.run)
-    t = target.add_parser(
-        "split",
-        help="two server replicas: server CPU per move with each game's seats on one replica "
-        "and split between the two",
-    )
-    benchmark.add_split_arguments(t)
-    t.set_defaults(run=benchmark.run_split)
     c = target.add_parser(
         "cluster-client", help="client CPU per hot call on a Redis Cluster: redis-py vs pipelined"
     )

@@ -11,13 +11,7 @@ import pytest
 
 from engine import get_rules
 from service import bench_cluster_client as cluster_client
-from service.benchmark import (
-    _local_redis_pids,
-    _quantile_ms,
-    cpu_seconds,
-    measure,
-    measure_split,
-)
+from service.benchmark import _local_redis_pids, _quantile_ms, cpu_seconds, measure
 from service.benchmark_bound import recorded_moves
 
 
@@ -104,14 +98,3 @@ def test_the_cluster_client_benchmark_measures_both_clients(redis_cluster_url: s
     for name in ("redis_py_cluster", "pipelined_cluster"):
         assert result[name]["calls"] > 0 and result[name]["cpu_us_per_call"] > 0
     assert result["cpu_ratio"] > 0
-
-
-def test_the_split_benchmark_measures_pinned_and_split_seats(redis_url: str) -> None:
-    result = asyncio.run(
-        measure_split(redis_url, games=2, seconds=1.0, game="counterpoint", rounds=1)
-    )
-    for name in ("pinned", "split"):
-        (run,) = result[name]
-        assert run["moves_per_s"] > 0 and run["server_cpu_us_per_move"] > 0
-    (ratio,) = result["split_to_pinned"]
-    assert ratio > 0

@@ -678,17 +678,9 @@ class GameService:
     ) -> tuple[GameRecord, Any]:
         """The game once its version is later than ``after`` or it has ended; the latest seen
         after ``wait_s``. A waiting seat stays present."""
-        deadline = time.monotonic() + wait_s
-        while record.version <= after and record.status == ACTIVE and not self._closing.is_set():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                break
-            await self._touch(record.game_id, seat)
-            wait = min(remaining, self._stream_wait_s)
-            version = await self.store.wait_for_version(record.game_id, record.version, wait)
-            if version is not None:
-                record, state = await self.game_at(record.game_id, version)
-        return record, state
+        return await self._wait_until(
+            record, state, lambda r, _: r.version > after, wait_s, seat=seat
+        )
 
     def turn_wait(self, remaining_s: float | None) -> float:
         """How long a wait_for_turn call may wait: the server's limit, within the deadline."""
@@ -702,13 +694,24 @@ class GameService:
         """The game once ``seat`` must act or it has ended; the latest seen after ``wait_s``.
         A seat offered only optional moves (``may_act``) is not woken for them. A waiting seat
         stays present."""
+        return await self._wait_until(
+            record, state, lambda _, st: st.finished or seat in rules.to_act(st), wait_s, seat=seat
+        )
+
+    async def _wait_until(
+        self,
+        record: GameRecord,
+        state: Any,
+        done: Callable[[GameRecord, Any], bool],
+        wait_s: float,
+        *,
+        seat: int | None,
+    ) -> tuple[GameRecord, Any]:
+        """The one way a call waits on a game: until ``done`` (or the game has ended, or the
+        server shuts down), woken by the store's notification of each new version; the latest
+        seen after ``wait_s``. A waiting seat stays present."""
         deadline = time.monotonic() + wait_s
-        while (
-            record.status == ACTIVE
-            and not state.finished
-            and seat not in rules.to_act(state)
-            and not self._closing.is_set()
-        ):
+        while record.status == ACTIVE and not done(record, state) and not self._closing.is_set():
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break

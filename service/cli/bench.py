@@ -1,5 +1,5 @@
 """``tricktable bench engine``: random-playout throughput per game and variant (``service`` and
-``cluster-client`` are in :mod:`service.benchmark` and :mod:`service.bench_cluster_client`).
+``cluster-client`` are in :mod:`benchmarks.service` and :mod:`benchmarks.cluster_client`).
 
 It prints numbers; it never asserts on them (machines are shared and noisy). Each line of
 ``--json`` output is one measurement with ``game``, ``variant``, ``moves_per_s``, ``deals_per_s``.
@@ -14,9 +14,12 @@ import time
 from typing import Any
 
 import engine
+from benchmarks import clocks as benchmark_clocks
+from benchmarks import cluster_client as bench_cluster_client
+from benchmarks import service as benchmark
+from benchmarks import streams as benchmark_streams
 from engine import get_rules
 from engine.playout import random_playout, variants
-from service import bench_cluster_client, benchmark, benchmark_clocks, benchmark_streams
 from service.cli.common import derive_seed
 
 

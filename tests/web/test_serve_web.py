@@ -33,7 +33,7 @@ def test_the_web_port_and_origins_come_from_flags_or_the_environment() -> None:
         ]
     )
     assert args.web_port == 8080
-    assert ServerConfig.web_origins_from(args.web_origin) == (
+    assert ServerConfig.web_origins_from(args.web_origins) == (
         "https://a.example",
         "http://b.example:3000",
     )
@@ -116,7 +116,7 @@ def test_the_door_benchmark_prints_moves_and_cpu_per_door(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """A smoke run: the numbers' shape, never their size (benchmarks are not timed tests)."""
-    from service.web.bench import main
+    from benchmarks.web_doors import main
 
     assert main(["--games", "1", "--seconds", "0.3", "--door", "grpc", "--door", "grpc-web"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

@@ -14,7 +14,7 @@ a bare gRPC unary call whose handler, in a process of its own, does one round tr
 store), from N concurrent callers. The issue's goal is moves/s with Redis at least 60% of the
 floor's calls/s at 32 games.
 
-Between the two stands the *bound* (:mod:`service.benchmark_bound`), also in a process of its
+Between the two stands the *bound* (:mod:`benchmarks.bound`), also in a process of its
 own: N tables of two seats doing only a move's I/O (real messages, the store's commit and the
 wait for the other seat's commit, payloads recorded from real games beforehand) with no game
 logic. ``moves/bound`` is the share of the bound the real server reaches; ``bound/floor`` is the
@@ -55,8 +55,8 @@ import redis
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc
 
-from service.bench_server import serve_method
-from service.benchmark_bound import bound_table_ids, play_bound
+from benchmarks.bound import bound_table_ids, play_bound
+from benchmarks.single_method import serve_method
 from service.config import REDIS_CLUSTER_ENV, REDIS_URL_ENV, ServerConfig
 from service.logs import configure
 from service.store.redis import RedisStore
@@ -403,7 +403,7 @@ def _wait_for_port_only(port: int, timeout_s: float = 10.0) -> None:
 @contextlib.contextmanager
 def _floor_process(redis_url: str | None, cluster: bool) -> Iterator[tuple[str, int]]:
     port = _free_port()
-    args = ["-m", "service.benchmark", "floor", str(port)]
+    args = ["-m", "benchmarks.service", "floor", str(port)]
     with _process(args, redis_url, port, cluster) as pid:
         yield f"127.0.0.1:{port}", pid
 
@@ -412,10 +412,10 @@ def _floor_process(redis_url: str | None, cluster: bool) -> Iterator[tuple[str, 
 def _bound_process(
     redis_url: str | None, game: str, tables: int, cluster: bool
 ) -> Iterator[tuple[str, list[str], int]]:
-    """The bound's server (:mod:`service.benchmark_bound`): its address, its tables' game ids
+    """The bound's server (:mod:`benchmarks.bound`): its address, its tables' game ids
     (fresh ones, so a Redis given by URL holds no earlier run's games under them) and pid."""
     port, prefix = _free_port(), f"bound-{uuid.uuid4().hex[:12]}"
-    args = ["-m", "service.benchmark_bound", str(port), game, prefix, str(tables)]
+    args = ["-m", "benchmarks.bound", str(port), game, prefix, str(tables)]
     with _process(args, redis_url, port, cluster) as pid:
         yield f"127.0.0.1:{port}", bound_table_ids(prefix, tables), pid
 
@@ -636,7 +636,7 @@ async def _channel(address: str) -> AsyncIterator[grpc.aio.Channel]:
         await channel.close()
 
 
-if __name__ == "__main__":  # python -m service.benchmark floor PORT  (the floor's own process)
+if __name__ == "__main__":  # python -m benchmarks.service floor PORT  (the floor's own process)
     if len(sys.argv) != 3 or sys.argv[1] != "floor":
-        raise SystemExit("usage: python -m service.benchmark floor PORT")
+        raise SystemExit("usage: python -m benchmarks.service floor PORT")
     asyncio.run(serve_floor(int(sys.argv[2]), os.environ.get(REDIS_URL_ENV) or None))

@@ -25,7 +25,7 @@ import grpc
 from tricktable.v1 import clocks_pb2, game_service_pb2_grpc
 from tricktable.v1 import game_service_pb2 as pb
 
-from service.benchmark import _redis_for, _server_process
+from benchmarks.service import _redis_for, _server_process
 from service.logs import configure
 
 GAME = "sixty-six"  # one clock runs at a time, so the clock a timeout starts tells its time

@@ -1,7 +1,7 @@
 """The cost of a move through each door: native gRPC beside Connect (binary and JSON) and
 gRPC-Web, against one ``tricktable serve --web-port`` in a process of its own.
 
-    python3 dev.py python -m service.web.bench [--games N] [--seconds S] [--game GAME]
+    python3 dev.py python -m benchmarks.web_doors [--games N] [--seconds S] [--game GAME]
 
 For each door in turn, N tables of random bots (one per seat, in this process) play for S
 seconds, a move being one SubmitMove with ``wait_for_turn`` (a finished game is replaced by a new
@@ -33,7 +33,7 @@ from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc
 from tricktable.v1.game_service_connect import GameServiceClient
 
-from service.benchmark import _free_port, _process, cpu_seconds
+from benchmarks.service import _free_port, _process, cpu_seconds
 
 DOORS = ("grpc", "connect-binary", "connect-json", "grpc-web")
 _RUN_CLI = "import sys; from service.cli import main; sys.exit(main(sys.argv[1:]))"

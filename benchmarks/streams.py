@@ -35,7 +35,7 @@ import redis
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc
 
-from service.benchmark import _RUN_CLI, _free_port, _process, _temporary_redis, cpu_seconds
+from benchmarks.service import _RUN_CLI, _free_port, _process, _temporary_redis, cpu_seconds
 from service.logs import configure
 
 #: Limits raised for the run: the benchmark deliberately opens far more streams from one

@@ -1,7 +1,7 @@
 """The service benchmark's *bound*: what a move costs the server when it does a move's I/O and
 nothing else.
 
-The floor (:mod:`service.benchmark`) is a bare unary call with one store round trip. A move
+The floor (:mod:`benchmarks.service`) is a bare unary call with one store round trip. A move
 played with ``wait_for_turn`` necessarily does more than that, whatever the game logic costs:
 its request and answer are real messages (the answer is a seat's view, with its legal moves),
 it commits through the store's compare-and-set script with a snapshot, a move and an event
@@ -34,13 +34,13 @@ import grpc
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import moves_pb2
 
+from benchmarks.single_method import serve_method
 from engine import get_rules
 from engine.core.events import event_to_data
 from engine.core.moves import move_to_data
 from engine.core.options import options_to_data
 from engine.playout import random_move
 from service import convert
-from service.bench_server import serve_method
 from service.config import REDIS_URL_ENV
 from service.game_service import MoveResult
 from service.store.base import (
@@ -233,9 +233,9 @@ async def play_bound(
     return counted, elapsed
 
 
-if __name__ == "__main__":  # python -m service.benchmark_bound PORT GAME PREFIX TABLES
+if __name__ == "__main__":  # python -m benchmarks.bound PORT GAME PREFIX TABLES
     if len(sys.argv) != 5:
-        raise SystemExit("usage: python -m service.benchmark_bound PORT GAME PREFIX TABLES")
+        raise SystemExit("usage: python -m benchmarks.bound PORT GAME PREFIX TABLES")
     port_arg, game_arg, prefix_arg, tables_arg = sys.argv[1:]
     url = os.environ.get(REDIS_URL_ENV) or None
     asyncio.run(serve_bound(int(port_arg), url, game_arg, prefix_arg, int(tables_arg)))

@@ -1,5 +1,5 @@
 """A benchmark's reference server: one gRPC method in a process of its own, as the floor and the
-bound of ``tricktable bench service`` run (see :mod:`service.benchmark`)."""
+bound of ``tricktable bench service`` run (see :mod:`benchmarks.service`)."""
 
 from __future__ import annotations
 

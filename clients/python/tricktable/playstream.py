@@ -108,7 +108,9 @@ class PlayState:
         view = self.view
         if view is None or view.version <= self._spent or view.version < since:
             return False
-        return view.view.finished or self.seat in view.view.to_act
+        # A turn is a view at which the seat may act: must (to_act) or is offered an optional
+        # move (may_act, which holds to_act too; empty from a server older than may_act).
+        return view.view.finished or self.seat in (view.view.may_act or view.view.to_act)
 
     def _ask(self, move: moves_pb2.Move, expected_version: int, request_id: str) -> pb.PlayRequest:
         request = pb.PlayRequest(

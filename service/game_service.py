@@ -965,11 +965,12 @@ class GameService:
             return  # an ended game has nothing after its last batch
         rules = get_rules(record.game_type)
         next_version = from_version
-        # A seat's stream keeps its seat present (a store write about every second); a
-        # spectator's, the many idle streams, costs the store nothing until the game moves.
+        # A seat's stream keeps its seat present, looking again every stream_wait_s (a store
+        # write at most about every second); a spectator's, the many idle streams, costs the
+        # store nothing until the game moves.
         recheck_s = self._stream_recheck_s
         if seat is not None:
-            recheck_s = min(recheck_s, _TOUCH_EVERY_MS / 1000)
+            recheck_s = min(recheck_s, self._stream_wait_s)
         while not self._closing.is_set():
             await self._touch(game_id, seat)
             batches = await self._feed.read(game_id, next_version)

@@ -21,9 +21,11 @@ def env_name(action: argparse.Action) -> str:
 
 
 def flags(parser: argparse.ArgumentParser) -> Iterator[argparse.Action]:
-    """The parser's options that take a setting (not --help)."""
+    """The parser's options that take a setting (not --help, nor a hidden flag that one
+    process passes another, such as a worker's --reuse-port)."""
     for action in parser._actions:  # argparse offers no public list
-        if action.option_strings and not isinstance(action, argparse._HelpAction):
+        hidden = action.help == argparse.SUPPRESS
+        if action.option_strings and not isinstance(action, argparse._HelpAction) and not hidden:
             yield action
 
 

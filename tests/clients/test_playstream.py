@@ -17,6 +17,7 @@ from tricktable.v1 import moves_pb2
 from service.running import ServerThread
 from tests.clients.proxy import Proxy
 from tests.clients.test_client import _seats
+from tests.service.support import seat_view
 
 
 def test_a_seat_plays_on_its_stream_and_refusals_do_not_end_it(client: Client) -> None:
@@ -40,11 +41,7 @@ def test_a_seat_plays_on_its_stream_and_refusals_do_not_end_it(client: Client) -
         public = client.get(me.game_id).view
         if 0 in public.to_act:
             turn = stream.turn()
-            # The same view as GetGame's, but for presence, which only GetGame tells (a
-            # store read per view; the stream's own seat is present by holding it).
-            unary = me.get().view
-            del unary.presence[:]
-            assert turn.version == 2 and turn.view == unary
+            assert turn.version == 2 and turn.view == seat_view(me.get())
         else:
             while stream.version < 2:
                 stream.receive()

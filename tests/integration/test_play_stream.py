@@ -29,7 +29,7 @@ from engine.core.moves import move_from_data
 from service import convert
 from service.running import ServerThread
 from tests.integration.test_play import _hidden_from
-from tests.service.support import Client, PlayLine, Table
+from tests.service.support import Client, PlayLine, Table, seat_view
 
 EMPTY = moves_pb2.Move()
 
@@ -177,7 +177,7 @@ def test_a_stream_opens_with_the_events_so_far_and_the_seat_view(
     opening = line.next()  # one message: the events so far, then the view
     assert [b.version for b in opening.events] == [0] and not opening.HasField("result")
     assert opening.view.version == 0
-    assert opening.view.view == client.get(table.game_id, table.tokens[0]).view
+    assert opening.view.view == seat_view(client.get(table.game_id, table.tokens[0]))
 
 
 def test_a_refused_move_is_answered_with_its_status_and_the_stream_goes_on(
@@ -249,7 +249,7 @@ def test_other_seats_moves_arrive_as_events_with_the_view_when_to_act(
     assert [(b.version, b.seat) for b in step.events] == [(2, 1)]
     if 0 in client.get(table.game_id).view.to_act:
         assert step.view.version == 2
-        assert step.view.view == client.get(table.game_id, table.tokens[0]).view
+        assert step.view.view == seat_view(client.get(table.game_id, table.tokens[0]))
     else:
         assert not step.HasField("view")
 

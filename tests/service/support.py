@@ -14,7 +14,7 @@ import grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from tricktable.v1 import game_service_pb2 as pb
-from tricktable.v1 import game_service_pb2_grpc, game_types_pb2, moves_pb2
+from tricktable.v1 import game_service_pb2_grpc, game_types_pb2, moves_pb2, views_pb2
 
 from service.config import ServerConfig
 from service.running import ServerThread
@@ -91,6 +91,15 @@ class Client:
         )
         response: pb.SubmitMoveResponse = self.stub.SubmitMove(request, metadata=auth(token))
         return response
+
+
+def seat_view(response: pb.GetGameResponse) -> views_pb2.View:
+    """GetGame's view as the seat's play stream gives it: without presence, which only GetGame
+    reads (a store read per view; the stream's own seat is present by holding it)."""
+    view = views_pb2.View()
+    view.CopyFrom(response.view)
+    del view.presence[:]
+    return view
 
 
 def game_bytes(response: pb.GetGameResponse) -> bytes:

@@ -107,6 +107,7 @@ class Server:
                 self.metrics,
                 origins=config.web_origins,
                 max_message_bytes=limit,
+                limits=self.limits,  # one set of buckets and stream counts for both doors
             )
             tls = (config.tls_cert, config.tls_key) if config.tls_cert and config.tls_key else None
             self.web = WebServer(

@@ -97,7 +97,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 structlog.contextvars.clear_contextvars()
                 try:
                     if limits is not None:  # before decoding: a flood costs the least
-                        limits.admit(method, context)
+                        limits.admit(method, context.peer(), context.invocation_metadata())
                     response = await inner_unary(decode(raw), context)
                 except grpc.aio.AbortError:
                     metrics.rpc_handled(method, _own_code(context))
@@ -116,7 +116,9 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 release = None
                 try:
                     if limits is not None:
-                        release = limits.admit(method, context)
+                        release = limits.admit(
+                            method, context.peer(), context.invocation_metadata()
+                        )
                     async for item in inner_stream(decode(raw), context):
                         yield item
                 except grpc.aio.AbortError:

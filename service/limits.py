@@ -27,11 +27,9 @@ from __future__ import annotations
 import argparse
 import time
 from collections import OrderedDict, defaultdict, deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
-
-import grpc
 
 from service.auth import bearer_token, token_hash
 from service.errors import GameNotFound, LimitExceeded
@@ -203,7 +201,8 @@ class _Streams:
 
 
 class Limits:
-    """One replica's limits. ``admit`` is asked before every call of the game service."""
+    """One replica's limits, shared by its doors: ``admit`` is asked before every call of the
+    game service, over native gRPC (``ErrorInterceptor``) and over the web (``ErrorsToConnect``)."""
 
     def __init__(self, config: LimitsConfig, clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
@@ -222,19 +221,21 @@ class Limits:
         # creating addresses are forgotten past MAX_CLIENTS, like the buckets.
         self._open_games: OrderedDict[str, deque[str]] = OrderedDict()
 
-    def admit(self, method: str, context: grpc.aio.ServicerContext) -> Callable[[], None] | None:
+    def admit(
+        self, method: str, peer: str, metadata: Iterable[tuple[str, str | bytes]] | None
+    ) -> Callable[[], None] | None:
         """Raise LimitExceeded if the call is over a limit; for a stream admitted, the
-        function to call when it ends."""
+        function to call when it ends. Both doors ask: ``peer`` is the client's connection in
+        grpc's form (``ipv4:1.2.3.4:5678``), ``metadata`` the call's headers (the seat token)."""
         buckets = self._by_address.get(method)
         if buckets is None:
             return None
-        peer = context.peer()
         address = address_of(peer)
         wait = buckets.take(address)
         if wait > 0:
             raise LimitExceeded(f"too many {_name(method)} calls from {address}", wait)
         by_token = self._by_token.get(method)
-        token = bearer_token(context.invocation_metadata()) if by_token is not None else None
+        token = bearer_token(metadata) if by_token is not None else None
         if by_token is not None and token is not None:
             wait = by_token.take(token_hash(token))  # the secret itself is not kept
             if wait > 0:

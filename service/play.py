@@ -32,7 +32,7 @@ from engine.core.errors import EngineError
 from engine.core.moves import Move
 from engine.core.view import View
 from service.clocks import SeatClockView
-from service.errors import ShuttingDown, TricktableError
+from service.errors import ShuttingDown, TricktableError, VersionAhead
 from service.game_service import GameService, ProjectedBatch, project_batch
 from service.store.base import ACTIVE, GameRecord
 
@@ -112,6 +112,10 @@ class PlaySession:
         if games.closing:
             raise ShuttingDown("the server is shutting down: reconnect")
         record, state, seat = await games.seat_game(self._game_id, self._token)
+        if self._sent > record.version:
+            # As StreamEvents: a start past the next version may never come; holding the stream
+            # for it would only hide the client's mistake.
+            raise VersionAhead(record.version, self._sent + 1)
         rules = get_rules(record.game_type)
         unregister = games.on_close(lambda: self._inbox.put_nowait(_CLOSED))
         loop = asyncio.get_running_loop()

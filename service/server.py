@@ -107,9 +107,16 @@ class Server:
                 self.metrics,
                 origins=config.web_origins,
                 max_message_bytes=limit,
+                limits=self.limits,  # one set of buckets and stream counts for both doors
             )
+            tls = (config.tls_cert, config.tls_key) if config.tls_cert and config.tls_key else None
             self.web = WebServer(
-                app, config.host, config.web_port, config.grace_s, reuse_port=config.reuse_port
+                app,
+                config.host,
+                config.web_port,
+                config.grace_s,
+                reuse_port=config.reuse_port,
+                tls=tls,
             )
         self.web_port: int | None = None
 

@@ -1,4 +1,4 @@
-"""Session fixtures shared by the service, store and integration tests.
+"""Session fixtures shared by the service, store, integration and web tests.
 
 Redis tests run against a real ``redis-server`` that this session starts on a free port (never
 6379, never a mock): the system binary when it is on PATH, else the one bundled in the
@@ -293,3 +293,24 @@ def redis_cluster_url() -> Iterator[str]:
     """A seed node of a session-wide Redis Cluster (tests that kill nodes start their own)."""
     with redis_cluster() as cluster:
         yield cluster.url
+
+
+@pytest.fixture(scope="session")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A throwaway self-signed certificate for localhost and 127.0.0.1, and its key, made now
+    by the openssl command: (certificate file, key file). The certificate is its own CA."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("no openssl command to make a throwaway certificate")
+    where = tmp_path_factory.mktemp("tls")
+    cert, key = where / "cert.pem", where / "key.pem"
+    subprocess.run(
+        [
+            openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+            "-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    return cert, key

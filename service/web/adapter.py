@@ -16,6 +16,7 @@ from tricktable.v1 import game_service_pb2 as pb
 
 from service.errors import Rejection
 from service.interceptors import reject
+from service.limits import Limits
 from service.metrics import Metrics
 from service.servicer import GameServicer
 
@@ -59,10 +60,19 @@ def _method(ctx: RequestContext[Any, Any]) -> str:
 
 
 class ErrorsToConnect:
-    """A connect-python interceptor: what ``ErrorInterceptor`` is to grpc.aio."""
+    """A connect-python interceptor: what ``ErrorInterceptor`` is to grpc.aio, the per-client
+    limits included (the gRPC door's ``Limits``, asked before each call with the client's
+    address and headers; a refusal leaves through the one error path with its RetryInfo)."""
 
-    def __init__(self, metrics: Metrics) -> None:
+    def __init__(self, metrics: Metrics, limits: Limits | None = None) -> None:
         self._metrics = metrics
+        self._limits = limits
+
+    def _admit(self, method: str, ctx: RequestContext[Any, Any]) -> Callable[[], None] | None:
+        if self._limits is None:
+            return None
+        call = ConnectCall(ctx)
+        return self._limits.admit(method, call.peer(), call.invocation_metadata())
 
     async def intercept_unary(
         self,
@@ -73,6 +83,7 @@ class ErrorsToConnect:
         structlog.contextvars.clear_contextvars()
         method = _method(ctx)
         try:
+            self._admit(method, ctx)
             response = await call_next(request, ctx)
         except Exception as exc:  # the one place errors become statuses, as over gRPC
             raise connect_error(reject(method, exc, self._metrics)) from None
@@ -87,7 +98,9 @@ class ErrorsToConnect:
     ) -> AsyncIterator[Any]:
         structlog.contextvars.clear_contextvars()
         method = _method(ctx)
+        release = None
         try:
+            release = self._admit(method, ctx)  # an open stream counted until it ends
             async for item in call_next(request, ctx):
                 yield item
         except ConnectError as chosen:  # a handler of this door chose its status itself
@@ -95,6 +108,9 @@ class ErrorsToConnect:
             raise
         except Exception as exc:
             raise connect_error(reject(method, exc, self._metrics)) from None
+        finally:
+            if release is not None:
+                release()
         self._metrics.rpc_handled(method, "OK")
 
     # A bidirectional stream is handled alike: its first argument is the requests' iterator.

@@ -23,6 +23,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from tricktable.v1.game_service_connect import GameServiceASGIApplication
 
+from service.limits import Limits
 from service.metrics import Metrics
 from service.servicer import GameServicer
 from service.web import codecs
@@ -117,12 +118,13 @@ def web_app(
     *,
     origins: Sequence[str],
     max_message_bytes: int,
+    limits: Limits | None = None,
     static: Path = STATIC,
 ) -> ASGIApp:
     codecs.install()
     rpc = GameServiceASGIApplication(
         ConnectGameService(servicer),
-        interceptors=[ErrorsToConnect(metrics)],
+        interceptors=[ErrorsToConnect(metrics, limits)],
         read_max_bytes=max_message_bytes,
     )
     return CORSMiddleware(

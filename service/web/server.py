@@ -1,5 +1,8 @@
 """The web door's listener: Hypercorn serving the web application on its own port, in the
-event loop of the ``grpc.aio`` server (HTTP/1.1, and HTTP/2 for clients that speak it)."""
+event loop of the ``grpc.aio`` server (HTTP/1.1, and HTTP/2 for clients that speak it).
+
+With a certificate and key (``serve --tls-cert/--tls-key``, the gRPC port's pair) the port
+speaks HTTPS only, offering HTTP/2 and HTTP/1.1 by ALPN; a plain-HTTP request there fails."""
 
 from __future__ import annotations
 
@@ -14,9 +17,17 @@ from starlette.types import ASGIApp
 
 class WebServer:
     def __init__(
-        self, app: ASGIApp, host: str, port: int, grace_s: float, *, reuse_port: bool = False
+        self,
+        app: ASGIApp,
+        host: str,
+        port: int,
+        grace_s: float,
+        *,
+        reuse_port: bool = False,
+        tls: tuple[str, str] | None = None,
     ) -> None:
         self._app = app
+        self._tls = tls  # (certificate file, key file)
         self._reuse_port = reuse_port  # worker processes of one server share the port
         self._host = host
         self._port = port
@@ -39,6 +50,9 @@ class WebServer:
         # Hypercorn's own lines (warnings and errors only) through the standard logging.
         config.errorlog = logging.getLogger("tricktable.web")
         config.include_server_header = False
+        if self._tls is not None:
+            config.certfile, config.keyfile = self._tls
+            config.alpn_protocols = ["h2", "http/1.1"]
         self._task = asyncio.create_task(
             serve(self._app, config, shutdown_trigger=self._stopping.wait)  # type: ignore[arg-type]
         )

@@ -303,6 +303,23 @@ def test_a_stream_that_cannot_be_served_ends_with_the_status_that_says_why(
     assert error_info(err).reason == "GAME_NOT_STARTED"
 
 
+def test_a_start_beyond_the_next_version_is_refused_not_held(client: Client, table: Table) -> None:
+    from tests.service.support import error_info
+
+    # The game is at version 0: a stream may start at 1 at the latest, as StreamEvents.
+    err = _opening_fails(client, table.game_id, table.tokens[0], from_version=2)
+    assert err.code() == grpc.StatusCode.OUT_OF_RANGE
+    info = error_info(err)
+    assert (info.reason, info.metadata["current_version"]) == ("VERSION_AHEAD", "0")
+    # The next version itself is a start: the stream opens and waits for it, with the view.
+    line = PlayLine(client, table.game_id, table.tokens[0], from_version=1)
+    try:
+        opened = line.next()
+        assert not opened.events and opened.view.version == 0
+    finally:
+        line.close()
+
+
 def test_a_stream_must_open_first_and_only_once(client: Client, table: Table) -> None:
     auth = [("authorization", f"Bearer {table.tokens[0]}")]
     move = pb.PlayRequest(move=pb.PlayMove(move=EMPTY, request_id="r"))

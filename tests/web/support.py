@@ -61,6 +61,7 @@ class WebError(Exception):
     info: error_details_pb2.ErrorInfo | None
     http_status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
+    retry: error_details_pb2.RetryInfo | None = None  # a google.rpc.RetryInfo detail
 
 
 def envelope(data: bytes, flags: int = 0) -> bytes:
@@ -80,12 +81,12 @@ def _unpadded_b64(text: str) -> bytes:
     return base64.b64decode(text + "=" * (-len(text) % 4))
 
 
-def _error_info(details: list[Any]) -> error_details_pb2.ErrorInfo | None:
+def _detail(details: list[Any], into: M) -> M | None:
+    """The Connect error detail of ``into``'s type, parsed into it; None when there is none."""
     for detail in details:
-        if detail.get("type") == "google.rpc.ErrorInfo":
-            info = error_details_pb2.ErrorInfo()
-            info.ParseFromString(_unpadded_b64(detail["value"]))
-            return info
+        if detail.get("type") == into.DESCRIPTOR.full_name:
+            into.ParseFromString(_unpadded_b64(detail["value"]))
+            return into
     return None
 
 
@@ -93,9 +94,10 @@ def connect_error(data: dict[str, Any], http_status: int, headers: httpx.Headers
     return WebError(
         GRPC_CODES[data["code"]],
         data.get("message", ""),
-        _error_info(data.get("details", [])),
+        _detail(data.get("details", []), error_details_pb2.ErrorInfo()),
         http_status,
         dict(headers),
+        _detail(data.get("details", []), error_details_pb2.RetryInfo()),
     )
 
 
@@ -112,7 +114,7 @@ def grpc_web_error(trailers: dict[str, str], headers: httpx.Headers) -> WebError
     code = int(trailers["grpc-status"])
     if code == 0:
         return None
-    info = None
+    info, retry = None, None
     if "grpc-status-details-bin" in trailers:
         status = status_pb2.Status()
         status.ParseFromString(_unpadded_b64(trailers["grpc-status-details-bin"]))
@@ -121,8 +123,11 @@ def grpc_web_error(trailers: dict[str, str], headers: httpx.Headers) -> WebError
             unpacked = error_details_pb2.ErrorInfo()
             if detail.Unpack(unpacked):
                 info = unpacked
+            delay = error_details_pb2.RetryInfo()
+            if detail.Unpack(delay):
+                retry = delay
     message = urllib.parse.unquote(trailers.get("grpc-message", ""))
-    return WebError(code, message, info, 200, dict(headers))
+    return WebError(code, message, info, 200, dict(headers), retry)
 
 
 class WebClient:

@@ -4,8 +4,12 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Any } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_any } from "@bufbuild/protobuf/wkt";
 import type { Card, CardList } from "./cards_pb";
 import { file_tricktable_v1_cards } from "./cards_pb";
+import type { TimeControl } from "./clocks_pb";
+import { file_tricktable_v1_clocks } from "./clocks_pb";
 import type { Event } from "./events_pb";
 import { file_tricktable_v1_events } from "./events_pb";
 import type { GameType, OptionValue } from "./game_types_pb";
@@ -20,7 +24,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tricktable/v1/game_service.proto.
  */
 export const file_tricktable_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("CiB0cmlja3RhYmxlL3YxL2dhbWVfc2VydmljZS5wcm90bxINdHJpY2t0YWJsZS52MSI+CgpTZWF0U3RhdHVzEgwKBHNlYXQYASABKAUSDQoFdGFrZW4YAiABKAgSEwoLcGxheWVyX25hbWUYAyABKAki4gIKC0dhbWVTdW1tYXJ5Eg8KB2dhbWVfaWQYASABKAkSEQoJZ2FtZV90eXBlGAIgASgJEjgKB29wdGlvbnMYAyADKAsyJy50cmlja3RhYmxlLnYxLkdhbWVTdW1tYXJ5Lk9wdGlvbnNFbnRyeRIoCgVzZWF0cxgEIAMoCzIZLnRyaWNrdGFibGUudjEuU2VhdFN0YXR1cxIpCgZzdGF0dXMYBSABKA4yGS50cmlja3RhYmxlLnYxLkdhbWVTdGF0dXMSDwoHdmVyc2lvbhgGIAEoAxIVCg1jcmVhdGVkX2F0X21zGAcgASgDEhoKDXJlc2lnbmVkX3NlYXQYCCABKAVIAIgBARpKCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEikKBXZhbHVlGAIgASgLMhoudHJpY2t0YWJsZS52MS5PcHRpb25WYWx1ZToCOAFCEAoOX3Jlc2lnbmVkX3NlYXQiFgoUTGlzdEdhbWVUeXBlc1JlcXVlc3QiRAoVTGlzdEdhbWVUeXBlc1Jlc3BvbnNlEisKCmdhbWVfdHlwZXMYASADKAsyFy50cmlja3RhYmxlLnYxLkdhbWVUeXBlIsABChFDcmVhdGVHYW1lUmVxdWVzdBIRCglnYW1lX3R5cGUYASABKAkSPgoHb3B0aW9ucxgCIAMoCzItLnRyaWNrdGFibGUudjEuQ3JlYXRlR2FtZVJlcXVlc3QuT3B0aW9uc0VudHJ5EgwKBHNlZWQYAyABKAwaSgoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIpCgV2YWx1ZRgCIAEoCzIaLnRyaWNrdGFibGUudjEuT3B0aW9uVmFsdWU6AjgBIj4KEkNyZWF0ZUdhbWVSZXNwb25zZRIoCgRnYW1lGAEgASgLMhoudHJpY2t0YWJsZS52MS5HYW1lU3VtbWFyeSJMChBMaXN0R2FtZXNSZXF1ZXN0EhEKCWdhbWVfdHlwZRgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJXChFMaXN0R2FtZXNSZXNwb25zZRIpCgVnYW1lcxgBIAMoCzIaLnRyaWNrdGFibGUudjEuR2FtZVN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIlMKD0pvaW5HYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhEKBHNlYXQYAiABKAVIAIgBARITCgtwbGF5ZXJfbmFtZRgDIAEoCUIHCgVfc2VhdCJeChBKb2luR2FtZVJlc3BvbnNlEgwKBHNlYXQYASABKAUSEgoKc2VhdF90b2tlbhgCIAEoCRIoCgRnYW1lGAMgASgLMhoudHJpY2t0YWJsZS52MS5HYW1lU3VtbWFyeSI4Cg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhUKDXdhaXRfZm9yX3R1cm4YAiABKAgiXgoPR2V0R2FtZVJlc3BvbnNlEigKBGdhbWUYASABKAsyGi50cmlja3RhYmxlLnYxLkdhbWVTdW1tYXJ5EiEKBHZpZXcYAiABKAsyEy50cmlja3RhYmxlLnYxLlZpZXciqAEKEVN1Ym1pdE1vdmVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSIQoEbW92ZRgCIAEoCzITLnRyaWNrdGFibGUudjEuTW92ZRIYChBleHBlY3RlZF92ZXJzaW9uGAMgASgDEhIKCnJlcXVlc3RfaWQYBCABKAkSEQoEc2VhdBgFIAEoBUgAiAEBEhUKDXdhaXRfZm9yX3R1cm4YBiABKAhCBwoFX3NlYXQihAEKElN1Ym1pdE1vdmVSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEiQKBmV2ZW50cxgCIAMoCzIULnRyaWNrdGFibGUudjEuRXZlbnQSIQoEdmlldxgDIAEoCzITLnRyaWNrdGFibGUudjEuVmlldxIUCgx2aWV3X3ZlcnNpb24YBCABKAMiPAoTU3RyZWFtRXZlbnRzUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoAyKXAQoUU3RyZWFtRXZlbnRzUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIRCgRzZWF0GAIgASgFSACIAQESJAoGZXZlbnRzGAMgAygLMhQudHJpY2t0YWJsZS52MS5FdmVudBIaCg1yZXNpZ25lZF9zZWF0GAQgASgFSAGIAQFCBwoFX3NlYXRCEAoOX3Jlc2lnbmVkX3NlYXQiIwoQTGVhdmVHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIj0KEUxlYXZlR2FtZVJlc3BvbnNlEigKBGdhbWUYASABKAsyGi50cmlja3RhYmxlLnYxLkdhbWVTdW1tYXJ5IicKFEdldEdhbWVSZWNvcmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiQgoVR2V0R2FtZVJlY29yZFJlc3BvbnNlEikKBnJlY29yZBgBIAEoCzIZLnRyaWNrdGFibGUudjEuR2FtZVJlY29yZCLvAwoKR2FtZVJlY29yZBIPCgdnYW1lX2lkGAEgASgJEhEKCWdhbWVfdHlwZRgCIAEoCRI3CgdvcHRpb25zGAMgAygLMiYudHJpY2t0YWJsZS52MS5HYW1lUmVjb3JkLk9wdGlvbnNFbnRyeRIoCgVzZWF0cxgEIAMoCzIZLnRyaWNrdGFibGUudjEuU2VhdFN0YXR1cxIpCgZzdGF0dXMYBSABKA4yGS50cmlja3RhYmxlLnYxLkdhbWVTdGF0dXMSFQoNY3JlYXRlZF9hdF9tcxgGIAEoAxIsCgZjaGFuY2UYByADKAsyHC50cmlja3RhYmxlLnYxLkNoYW5jZU91dGNvbWUSJwoFZGVhbHMYCCADKAsyGC50cmlja3RhYmxlLnYxLkRlYWx0UGFjaxImCgVzdGVwcxgJIAMoCzIXLnRyaWNrdGFibGUudjEuR2FtZVN0ZXASDgoGdG90YWxzGAogAygFEg8KB3dpbm5lcnMYCyADKAUSGgoNcmVzaWduZWRfc2VhdBgMIAEoBUgAiAEBGkoKDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSKQoFdmFsdWUYAiABKAsyGi50cmlja3RhYmxlLnYxLk9wdGlvblZhbHVlOgI4AUIQCg5fcmVzaWduZWRfc2VhdCJkCg1DaGFuY2VPdXRjb21lEg0KBWxhYmVsGAEgASgJEicKBHBhY2sYAiABKAsyFy50cmlja3RhYmxlLnYxLkNhcmRMaXN0SAASEAoGbnVtYmVyGAMgASgFSABCCQoHb3V0Y29tZSJACglEZWFsdFBhY2sSDwoHZGVhbF9ubxgBIAEoBRIiCgVjYXJkcxgCIAMoCzITLnRyaWNrdGFibGUudjEuQ2FyZCKuAQoIR2FtZVN0ZXASDwoHdmVyc2lvbhgBIAEoAxIRCgRzZWF0GAIgASgFSACIAQESIQoEbW92ZRgDIAEoCzITLnRyaWNrdGFibGUudjEuTW92ZRIkCgZldmVudHMYBCADKAsyFC50cmlja3RhYmxlLnYxLkV2ZW50EhoKDXJlc2lnbmVkX3NlYXQYBSABKAVIAYgBAUIHCgVfc2VhdEIQCg5fcmVzaWduZWRfc2VhdCqQAQoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEhcKE0dBTUVfU1RBVFVTX1dBSVRJTkcQARIXChNHQU1FX1NUQVRVU19QTEFZSU5HEAISGAoUR0FNRV9TVEFUVVNfRklOSVNIRUQQAxIZChVHQU1FX1NUQVRVU19BQkFORE9ORUQQBDL9BQoLR2FtZVNlcnZpY2USWgoNTGlzdEdhbWVUeXBlcxIjLnRyaWNrdGFibGUudjEuTGlzdEdhbWVUeXBlc1JlcXVlc3QaJC50cmlja3RhYmxlLnYxLkxpc3RHYW1lVHlwZXNSZXNwb25zZRJRCgpDcmVhdGVHYW1lEiAudHJpY2t0YWJsZS52MS5DcmVhdGVHYW1lUmVxdWVzdBohLnRyaWNrdGFibGUudjEuQ3JlYXRlR2FtZVJlc3BvbnNlEk4KCUxpc3RHYW1lcxIfLnRyaWNrdGFibGUudjEuTGlzdEdhbWVzUmVxdWVzdBogLnRyaWNrdGFibGUudjEuTGlzdEdhbWVzUmVzcG9uc2USSwoISm9pbkdhbWUSHi50cmlja3RhYmxlLnYxLkpvaW5HYW1lUmVxdWVzdBofLnRyaWNrdGFibGUudjEuSm9pbkdhbWVSZXNwb25zZRJICgdHZXRHYW1lEh0udHJpY2t0YWJsZS52MS5HZXRHYW1lUmVxdWVzdBoeLnRyaWNrdGFibGUudjEuR2V0R2FtZVJlc3BvbnNlElEKClN1Ym1pdE1vdmUSIC50cmlja3RhYmxlLnYxLlN1Ym1pdE1vdmVSZXF1ZXN0GiEudHJpY2t0YWJsZS52MS5TdWJtaXRNb3ZlUmVzcG9uc2USWQoMU3RyZWFtRXZlbnRzEiIudHJpY2t0YWJsZS52MS5TdHJlYW1FdmVudHNSZXF1ZXN0GiMudHJpY2t0YWJsZS52MS5TdHJlYW1FdmVudHNSZXNwb25zZTABEk4KCUxlYXZlR2FtZRIfLnRyaWNrdGFibGUudjEuTGVhdmVHYW1lUmVxdWVzdBogLnRyaWNrdGFibGUudjEuTGVhdmVHYW1lUmVzcG9uc2USWgoNR2V0R2FtZVJlY29yZBIjLnRyaWNrdGFibGUudjEuR2V0R2FtZVJlY29yZFJlcXVlc3QaJC50cmlja3RhYmxlLnYxLkdldEdhbWVSZWNvcmRSZXNwb25zZWIGcHJvdG8z", [file_tricktable_v1_cards, file_tricktable_v1_events, file_tricktable_v1_game_types, file_tricktable_v1_moves, file_tricktable_v1_views]);
+  fileDesc("CiB0cmlja3RhYmxlL3YxL2dhbWVfc2VydmljZS5wcm90bxINdHJpY2t0YWJsZS52MSJLCgpTZWF0U3RhdHVzEgwKBHNlYXQYASABKAUSDQoFdGFrZW4YAiABKAgSEwoLcGxheWVyX25hbWUYAyABKAkSCwoDYm90GAQgASgJIpQDCgtHYW1lU3VtbWFyeRIPCgdnYW1lX2lkGAEgASgJEhEKCWdhbWVfdHlwZRgCIAEoCRI4CgdvcHRpb25zGAMgAygLMicudHJpY2t0YWJsZS52MS5HYW1lU3VtbWFyeS5PcHRpb25zRW50cnkSKAoFc2VhdHMYBCADKAsyGS50cmlja3RhYmxlLnYxLlNlYXRTdGF0dXMSKQoGc3RhdHVzGAUgASgOMhkudHJpY2t0YWJsZS52MS5HYW1lU3RhdHVzEg8KB3ZlcnNpb24YBiABKAMSFQoNY3JlYXRlZF9hdF9tcxgHIAEoAxIaCg1yZXNpZ25lZF9zZWF0GAggASgFSACIAQESMAoMdGltZV9jb250cm9sGAkgASgLMhoudHJpY2t0YWJsZS52MS5UaW1lQ29udHJvbBpKCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEikKBXZhbHVlGAIgASgLMhoudHJpY2t0YWJsZS52MS5PcHRpb25WYWx1ZToCOAFCEAoOX3Jlc2lnbmVkX3NlYXQiFgoUTGlzdEdhbWVUeXBlc1JlcXVlc3QiRAoVTGlzdEdhbWVUeXBlc1Jlc3BvbnNlEisKCmdhbWVfdHlwZXMYASADKAsyFy50cmlja3RhYmxlLnYxLkdhbWVUeXBlIuYCChFDcmVhdGVHYW1lUmVxdWVzdBIRCglnYW1lX3R5cGUYASABKAkSPgoHb3B0aW9ucxgCIAMoCzItLnRyaWNrdGFibGUudjEuQ3JlYXRlR2FtZVJlcXVlc3QuT3B0aW9uc0VudHJ5EgwKBHNlZWQYAyABKAwSMAoMdGltZV9jb250cm9sGAQgASgLMhoudHJpY2t0YWJsZS52MS5UaW1lQ29udHJvbBJBCglib3Rfc2VhdHMYBSADKAsyLi50cmlja3RhYmxlLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0LkJvdFNlYXRzRW50cnkaSgoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIpCgV2YWx1ZRgCIAEoCzIaLnRyaWNrdGFibGUudjEuT3B0aW9uVmFsdWU6AjgBGi8KDUJvdFNlYXRzRW50cnkSCwoDa2V5GAEgASgFEg0KBXZhbHVlGAIgASgJOgI4ASI+ChJDcmVhdGVHYW1lUmVzcG9uc2USKAoEZ2FtZRgBIAEoCzIaLnRyaWNrdGFibGUudjEuR2FtZVN1bW1hcnkiTAoQTGlzdEdhbWVzUmVxdWVzdBIRCglnYW1lX3R5cGUYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiVwoRTGlzdEdhbWVzUmVzcG9uc2USKQoFZ2FtZXMYASADKAsyGi50cmlja3RhYmxlLnYxLkdhbWVTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJTCg9Kb2luR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIRCgRzZWF0GAIgASgFSACIAQESEwoLcGxheWVyX25hbWUYAyABKAlCBwoFX3NlYXQiXgoQSm9pbkdhbWVSZXNwb25zZRIMCgRzZWF0GAEgASgFEhIKCnNlYXRfdG9rZW4YAiABKAkSKAoEZ2FtZRgDIAEoCzIaLnRyaWNrdGFibGUudjEuR2FtZVN1bW1hcnkiZgoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIVCg13YWl0X2Zvcl90dXJuGAIgASgIEhoKDWFmdGVyX3ZlcnNpb24YAyABKANIAIgBAUIQCg5fYWZ0ZXJfdmVyc2lvbiJeCg9HZXRHYW1lUmVzcG9uc2USKAoEZ2FtZRgBIAEoCzIaLnRyaWNrdGFibGUudjEuR2FtZVN1bW1hcnkSIQoEdmlldxgCIAEoCzITLnRyaWNrdGFibGUudjEuVmlldyKoAQoRU3VibWl0TW92ZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIhCgRtb3ZlGAIgASgLMhMudHJpY2t0YWJsZS52MS5Nb3ZlEhgKEGV4cGVjdGVkX3ZlcnNpb24YAyABKAMSEgoKcmVxdWVzdF9pZBgEIAEoCRIRCgRzZWF0GAUgASgFSACIAQESFQoNd2FpdF9mb3JfdHVybhgGIAEoCEIHCgVfc2VhdCKEAQoSU3VibWl0TW92ZVJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSJAoGZXZlbnRzGAIgAygLMhQudHJpY2t0YWJsZS52MS5FdmVudBIhCgR2aWV3GAMgASgLMhMudHJpY2t0YWJsZS52MS5WaWV3EhQKDHZpZXdfdmVyc2lvbhgEIAEoAyI8ChNTdHJlYW1FdmVudHNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgDIpcBChRTdHJlYW1FdmVudHNSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEhEKBHNlYXQYAiABKAVIAIgBARIkCgZldmVudHMYAyADKAsyFC50cmlja3RhYmxlLnYxLkV2ZW50EhoKDXJlc2lnbmVkX3NlYXQYBCABKAVIAYgBAUIHCgVfc2VhdEIQCg5fcmVzaWduZWRfc2VhdCIjChBMZWF2ZUdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiPQoRTGVhdmVHYW1lUmVzcG9uc2USKAoEZ2FtZRgBIAEoCzIaLnRyaWNrdGFibGUudjEuR2FtZVN1bW1hcnkiJwoUR2V0R2FtZVJlY29yZFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSJCChVHZXRHYW1lUmVjb3JkUmVzcG9uc2USKQoGcmVjb3JkGAEgASgLMhkudHJpY2t0YWJsZS52MS5HYW1lUmVjb3JkIu8DCgpHYW1lUmVjb3JkEg8KB2dhbWVfaWQYASABKAkSEQoJZ2FtZV90eXBlGAIgASgJEjcKB29wdGlvbnMYAyADKAsyJi50cmlja3RhYmxlLnYxLkdhbWVSZWNvcmQuT3B0aW9uc0VudHJ5EigKBXNlYXRzGAQgAygLMhkudHJpY2t0YWJsZS52MS5TZWF0U3RhdHVzEikKBnN0YXR1cxgFIAEoDjIZLnRyaWNrdGFibGUudjEuR2FtZVN0YXR1cxIVCg1jcmVhdGVkX2F0X21zGAYgASgDEiwKBmNoYW5jZRgHIAMoCzIcLnRyaWNrdGFibGUudjEuQ2hhbmNlT3V0Y29tZRInCgVkZWFscxgIIAMoCzIYLnRyaWNrdGFibGUudjEuRGVhbHRQYWNrEiYKBXN0ZXBzGAkgAygLMhcudHJpY2t0YWJsZS52MS5HYW1lU3RlcBIOCgZ0b3RhbHMYCiADKAUSDwoHd2lubmVycxgLIAMoBRIaCg1yZXNpZ25lZF9zZWF0GAwgASgFSACIAQEaSgoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIpCgV2YWx1ZRgCIAEoCzIaLnRyaWNrdGFibGUudjEuT3B0aW9uVmFsdWU6AjgBQhAKDl9yZXNpZ25lZF9zZWF0ImQKDUNoYW5jZU91dGNvbWUSDQoFbGFiZWwYASABKAkSJwoEcGFjaxgCIAEoCzIXLnRyaWNrdGFibGUudjEuQ2FyZExpc3RIABIQCgZudW1iZXIYAyABKAVIAEIJCgdvdXRjb21lIkAKCURlYWx0UGFjaxIPCgdkZWFsX25vGAEgASgFEiIKBWNhcmRzGAIgAygLMhMudHJpY2t0YWJsZS52MS5DYXJkIq4BCghHYW1lU3RlcBIPCgd2ZXJzaW9uGAEgASgDEhEKBHNlYXQYAiABKAVIAIgBARIhCgRtb3ZlGAMgASgLMhMudHJpY2t0YWJsZS52MS5Nb3ZlEiQKBmV2ZW50cxgEIAMoCzIULnRyaWNrdGFibGUudjEuRXZlbnQSGgoNcmVzaWduZWRfc2VhdBgFIAEoBUgBiAEBQgcKBV9zZWF0QhAKDl9yZXNpZ25lZF9zZWF0ImcKC1BsYXlSZXF1ZXN0EicKBG9wZW4YASABKAsyFy50cmlja3RhYmxlLnYxLlBsYXlPcGVuSAASJwoEbW92ZRgCIAEoCzIXLnRyaWNrdGFibGUudjEuUGxheU1vdmVIAEIGCgRraW5kIjEKCFBsYXlPcGVuEg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgDIlsKCFBsYXlNb3ZlEiEKBG1vdmUYASABKAsyEy50cmlja3RhYmxlLnYxLk1vdmUSGAoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoAxISCgpyZXF1ZXN0X2lkGAMgASgJItwBCgxQbGF5UmVzcG9uc2USMwoGcmVzdWx0GAEgASgLMh0udHJpY2t0YWJsZS52MS5QbGF5TW92ZVJlc3VsdEICGAFIABI5CgZldmVudHMYAiABKAsyIy50cmlja3RhYmxlLnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlQgIYAUgAEisKBHZpZXcYAyABKAsyFy50cmlja3RhYmxlLnYxLlBsYXlWaWV3QgIYAUgAEicKBHN0ZXAYBCABKAsyFy50cmlja3RhYmxlLnYxLlBsYXlTdGVwSABCBgoEa2luZCKVAQoIUGxheVN0ZXASLQoGcmVzdWx0GAEgASgLMh0udHJpY2t0YWJsZS52MS5QbGF5TW92ZVJlc3VsdBIzCgZldmVudHMYAiADKAsyIy50cmlja3RhYmxlLnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlEiUKBHZpZXcYAyABKAsyFy50cmlja3RhYmxlLnYxLlBsYXlWaWV3Im0KDlBsYXlNb3ZlUmVzdWx0EhIKCnJlcXVlc3RfaWQYASABKAkSEQoHdmVyc2lvbhgCIAEoA0gAEikKBWVycm9yGAMgASgLMhgudHJpY2t0YWJsZS52MS5QbGF5RXJyb3JIAEIJCgdvdXRjb21lIlEKCVBsYXlFcnJvchIMCgRjb2RlGAEgASgFEg8KB21lc3NhZ2UYAiABKAkSJQoHZGV0YWlscxgDIAMoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkiPgoIUGxheVZpZXcSDwoHdmVyc2lvbhgBIAEoAxIhCgR2aWV3GAIgASgLMhMudHJpY2t0YWJsZS52MS5WaWV3KpABCgpHYW1lU3RhdHVzEhsKF0dBTUVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFwoTR0FNRV9TVEFUVVNfV0FJVElORxABEhcKE0dBTUVfU1RBVFVTX1BMQVlJTkcQAhIYChRHQU1FX1NUQVRVU19GSU5JU0hFRBADEhkKFUdBTUVfU1RBVFVTX0FCQU5ET05FRBAEMsIGCgtHYW1lU2VydmljZRJaCg1MaXN0R2FtZVR5cGVzEiMudHJpY2t0YWJsZS52MS5MaXN0R2FtZVR5cGVzUmVxdWVzdBokLnRyaWNrdGFibGUudjEuTGlzdEdhbWVUeXBlc1Jlc3BvbnNlElEKCkNyZWF0ZUdhbWUSIC50cmlja3RhYmxlLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0GiEudHJpY2t0YWJsZS52MS5DcmVhdGVHYW1lUmVzcG9uc2USTgoJTGlzdEdhbWVzEh8udHJpY2t0YWJsZS52MS5MaXN0R2FtZXNSZXF1ZXN0GiAudHJpY2t0YWJsZS52MS5MaXN0R2FtZXNSZXNwb25zZRJLCghKb2luR2FtZRIeLnRyaWNrdGFibGUudjEuSm9pbkdhbWVSZXF1ZXN0Gh8udHJpY2t0YWJsZS52MS5Kb2luR2FtZVJlc3BvbnNlEkgKB0dldEdhbWUSHS50cmlja3RhYmxlLnYxLkdldEdhbWVSZXF1ZXN0Gh4udHJpY2t0YWJsZS52MS5HZXRHYW1lUmVzcG9uc2USUQoKU3VibWl0TW92ZRIgLnRyaWNrdGFibGUudjEuU3VibWl0TW92ZVJlcXVlc3QaIS50cmlja3RhYmxlLnYxLlN1Ym1pdE1vdmVSZXNwb25zZRJZCgxTdHJlYW1FdmVudHMSIi50cmlja3RhYmxlLnYxLlN0cmVhbUV2ZW50c1JlcXVlc3QaIy50cmlja3RhYmxlLnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlMAESTgoJTGVhdmVHYW1lEh8udHJpY2t0YWJsZS52MS5MZWF2ZUdhbWVSZXF1ZXN0GiAudHJpY2t0YWJsZS52MS5MZWF2ZUdhbWVSZXNwb25zZRJaCg1HZXRHYW1lUmVjb3JkEiMudHJpY2t0YWJsZS52MS5HZXRHYW1lUmVjb3JkUmVxdWVzdBokLnRyaWNrdGFibGUudjEuR2V0R2FtZVJlY29yZFJlc3BvbnNlEkMKBFBsYXkSGi50cmlja3RhYmxlLnYxLlBsYXlSZXF1ZXN0GhsudHJpY2t0YWJsZS52MS5QbGF5UmVzcG9uc2UoATABUAJiBnByb3RvMw", [file_google_protobuf_any, file_tricktable_v1_cards, file_tricktable_v1_clocks, file_tricktable_v1_events, file_tricktable_v1_game_types, file_tricktable_v1_moves, file_tricktable_v1_views]);
 
 /**
  * A seat at a game, as the lobby shows it.
@@ -42,6 +46,14 @@ export type SeatStatus = Message<"tricktable.v1.SeatStatus"> & {
    * @generated from field: string player_name = 3;
    */
   playerName: string;
+
+  /**
+   * The server's reference bot playing this seat ("random" or "heuristic"); empty for a
+   * player's seat.
+   *
+   * @generated from field: string bot = 4;
+   */
+  bot: string;
 };
 
 /**
@@ -104,6 +116,13 @@ export type GameSummary = Message<"tricktable.v1.GameSummary"> & {
    * @generated from field: optional int32 resigned_seat = 8;
    */
   resignedSeat?: number | undefined;
+
+  /**
+   * The game's time control; absent when the game has no clock.
+   *
+   * @generated from field: tricktable.v1.TimeControl time_control = 9;
+   */
+  timeControl?: TimeControl | undefined;
 };
 
 /**
@@ -168,6 +187,24 @@ export type CreateGameRequest = Message<"tricktable.v1.CreateGameRequest"> & {
    * @generated from field: bytes seed = 3;
    */
   seed: Uint8Array;
+
+  /**
+   * Optional clocks for every seat (see TimeControl for the ranges); absent: no clock, a game
+   * waits for its players forever.
+   *
+   * @generated from field: tricktable.v1.TimeControl time_control = 4;
+   */
+  timeControl?: TimeControl | undefined;
+
+  /**
+   * Seats the server's reference bots play, by seat: "random" or "heuristic". They are taken at
+   * once, hold no token, see only their own view, and move a short delay after their seat must
+   * act (on whichever replica gets there first, exactly once per turn). A table of bots but one
+   * seat is a game for one person.
+   *
+   * @generated from field: map<int32, string> bot_seats = 5;
+   */
+  botSeats: { [key: number]: string };
 };
 
 /**
@@ -328,6 +365,15 @@ export type GetGameRequest = Message<"tricktable.v1.GetGameRequest"> & {
    * @generated from field: bool wait_for_turn = 2;
    */
   waitForTurn: boolean;
+
+  /**
+   * Hold the reply until the game's version is later than this (or the game has ended, or the
+   * server's wait limit or the call's deadline passes first: check game.version). Anyone may
+   * wait so, spectators too: a watcher passes the version it last saw instead of polling.
+   *
+   * @generated from field: optional int64 after_version = 3;
+   */
+  afterVersion?: bigint | undefined;
 };
 
 /**
@@ -779,6 +825,290 @@ export const GameStepSchema: GenMessage<GameStep> = /*@__PURE__*/
   messageDesc(file_tricktable_v1_game_service, 23);
 
 /**
+ * What a seat sends on its play stream: `open` first, then any number of `move`s.
+ *
+ * @generated from message tricktable.v1.PlayRequest
+ */
+export type PlayRequest = Message<"tricktable.v1.PlayRequest"> & {
+  /**
+   * @generated from oneof tricktable.v1.PlayRequest.kind
+   */
+  kind: {
+    /**
+     * @generated from field: tricktable.v1.PlayOpen open = 1;
+     */
+    value: PlayOpen;
+    case: "open";
+  } | {
+    /**
+     * @generated from field: tricktable.v1.PlayMove move = 2;
+     */
+    value: PlayMove;
+    case: "move";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message tricktable.v1.PlayRequest.
+ * Use `create(PlayRequestSchema)` to create a new message.
+ */
+export const PlayRequestSchema: GenMessage<PlayRequest> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 24);
+
+/**
+ * Opens a seat's play stream on a game whose every seat is taken.
+ *
+ * @generated from message tricktable.v1.PlayOpen
+ */
+export type PlayOpen = Message<"tricktable.v1.PlayOpen"> & {
+  /**
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The first version whose events to send: 0 replays the game from its first deal; a client
+   * that has seen version v resumes with v + 1 and misses nothing.
+   *
+   * @generated from field: int64 from_version = 2;
+   */
+  fromVersion: bigint;
+};
+
+/**
+ * Describes the message tricktable.v1.PlayOpen.
+ * Use `create(PlayOpenSchema)` to create a new message.
+ */
+export const PlayOpenSchema: GenMessage<PlayOpen> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 25);
+
+/**
+ * One move on the play stream: SubmitMoveRequest's fields that the stream does not fix.
+ *
+ * @generated from message tricktable.v1.PlayMove
+ */
+export type PlayMove = Message<"tricktable.v1.PlayMove"> & {
+  /**
+   * @generated from field: tricktable.v1.Move move = 1;
+   */
+  move?: Move | undefined;
+
+  /**
+   * The version the move was decided on (a PlayView's version); another current version is
+   * refused with ABORTED, and the stream brings the current view.
+   *
+   * @generated from field: int64 expected_version = 2;
+   */
+  expectedVersion: bigint;
+
+  /**
+   * Makes a resend safe (after a reconnection too): a request id seen before is answered with
+   * the first result and applies nothing. 1 to 64 characters.
+   *
+   * @generated from field: string request_id = 3;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message tricktable.v1.PlayMove.
+ * Use `create(PlayMoveSchema)` to create a new message.
+ */
+export const PlayMoveSchema: GenMessage<PlayMove> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 26);
+
+/**
+ * What the play stream sends its seat: a PlayStep per step of the game the seat learns of.
+ *
+ * @generated from message tricktable.v1.PlayResponse
+ */
+export type PlayResponse = Message<"tricktable.v1.PlayResponse"> & {
+  /**
+   * @generated from oneof tricktable.v1.PlayResponse.kind
+   */
+  kind: {
+    /**
+     * Superseded by `step`, which carries the three parts of a step in one message (a message
+     * each cost the server more than the move itself); servers send only steps.
+     *
+     * @generated from field: tricktable.v1.PlayMoveResult result = 1 [deprecated = true];
+     * @deprecated
+     */
+    value: PlayMoveResult;
+    case: "result";
+  } | {
+    /**
+     * @generated from field: tricktable.v1.StreamEventsResponse events = 2 [deprecated = true];
+     * @deprecated
+     */
+    value: StreamEventsResponse;
+    case: "events";
+  } | {
+    /**
+     * @generated from field: tricktable.v1.PlayView view = 3 [deprecated = true];
+     * @deprecated
+     */
+    value: PlayView;
+    case: "view";
+  } | {
+    /**
+     * One step: a move of the seat's answered, other seats' moves, the stream's opening.
+     *
+     * @generated from field: tricktable.v1.PlayStep step = 4;
+     */
+    value: PlayStep;
+    case: "step";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message tricktable.v1.PlayResponse.
+ * Use `create(PlayResponseSchema)` to create a new message.
+ */
+export const PlayResponseSchema: GenMessage<PlayResponse> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 27);
+
+/**
+ * One step of the game as the seat learns of it, its parts in this order.
+ *
+ * @generated from message tricktable.v1.PlayStep
+ */
+export type PlayStep = Message<"tricktable.v1.PlayStep"> & {
+  /**
+   * The answer to one PlayMove, when this step answers one.
+   *
+   * @generated from field: tricktable.v1.PlayMoveResult result = 1;
+   */
+  result?: PlayMoveResult | undefined;
+
+  /**
+   * Versions' events as the seat may see them (its own moves' included), in order: each version
+   * once, from PlayOpen.from_version on.
+   *
+   * @generated from field: repeated tricktable.v1.StreamEventsResponse events = 2;
+   */
+  events: StreamEventsResponse[];
+
+  /**
+   * The seat's view, after the events of its version: once when the stream opens, then at every
+   * version at which the seat is to act, and at the game's end.
+   *
+   * @generated from field: tricktable.v1.PlayView view = 3;
+   */
+  view?: PlayView | undefined;
+};
+
+/**
+ * Describes the message tricktable.v1.PlayStep.
+ * Use `create(PlayStepSchema)` to create a new message.
+ */
+export const PlayStepSchema: GenMessage<PlayStep> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 28);
+
+/**
+ * The answer to one PlayMove.
+ *
+ * @generated from message tricktable.v1.PlayMoveResult
+ */
+export type PlayMoveResult = Message<"tricktable.v1.PlayMoveResult"> & {
+  /**
+   * The request_id of the move answered.
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * @generated from oneof tricktable.v1.PlayMoveResult.outcome
+   */
+  outcome: {
+    /**
+     * Accepted: the game's version after the move (a resent request: the version its first
+     * sending made). The move's events are that version's `events` in the step.
+     *
+     * @generated from field: int64 version = 2;
+     */
+    value: bigint;
+    case: "version";
+  } | {
+    /**
+     * Refused, changing nothing: what SubmitMove would have failed with.
+     *
+     * @generated from field: tricktable.v1.PlayError error = 3;
+     */
+    value: PlayError;
+    case: "error";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message tricktable.v1.PlayMoveResult.
+ * Use `create(PlayMoveResultSchema)` to create a new message.
+ */
+export const PlayMoveResultSchema: GenMessage<PlayMoveResult> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 29);
+
+/**
+ * A refused move's status: the fields (and field numbers) of google.rpc.Status, so its bytes
+ * parse as one. `details` holds a google.rpc.ErrorInfo (domain "tricktable") with the stable
+ * `reason` (NOT_YOUR_TURN, STALE_VERSION with metadata current_version, ...).
+ *
+ * @generated from message tricktable.v1.PlayError
+ */
+export type PlayError = Message<"tricktable.v1.PlayError"> & {
+  /**
+   * The gRPC status code (google.rpc.Code): 3 INVALID_ARGUMENT, 7 PERMISSION_DENIED,
+   * 9 FAILED_PRECONDITION, 10 ABORTED, 14 UNAVAILABLE, ...
+   *
+   * @generated from field: int32 code = 1;
+   */
+  code: number;
+
+  /**
+   * @generated from field: string message = 2;
+   */
+  message: string;
+
+  /**
+   * @generated from field: repeated google.protobuf.Any details = 3;
+   */
+  details: Any[];
+};
+
+/**
+ * Describes the message tricktable.v1.PlayError.
+ * Use `create(PlayErrorSchema)` to create a new message.
+ */
+export const PlayErrorSchema: GenMessage<PlayError> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 30);
+
+/**
+ * The seat's view at a version: what GetGame gives it there.
+ *
+ * @generated from message tricktable.v1.PlayView
+ */
+export type PlayView = Message<"tricktable.v1.PlayView"> & {
+  /**
+   * The version the view shows: the expected_version of the seat's next move.
+   *
+   * @generated from field: int64 version = 1;
+   */
+  version: bigint;
+
+  /**
+   * @generated from field: tricktable.v1.View view = 2;
+   */
+  view?: View | undefined;
+};
+
+/**
+ * Describes the message tricktable.v1.PlayView.
+ * Use `create(PlayViewSchema)` to create a new message.
+ */
+export const PlayViewSchema: GenMessage<PlayView> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 31);
+
+/**
  * Where a game is in its life.
  *
  * @generated from enum tricktable.v1.GameStatus
@@ -933,6 +1263,25 @@ export const GameService: GenService<{
     methodKind: "unary";
     input: typeof GetGameRecordRequestSchema;
     output: typeof GetGameRecordResponseSchema;
+  },
+  /**
+   * A seat's play stream: one long-lived call on which the seat (its token in the call's
+   * metadata) sends its moves and receives, for it alone, each move's result, every event it may
+   * see (other seats' moves included) and its view whenever it is to act. The first request
+   * opens the stream (PlayOpen), the others are moves (PlayMove), decided exactly as SubmitMove
+   * decides them. A refused move is answered with its status and the stream stays open; the
+   * stream itself ends with a status only when it cannot go on (no seat token, no such game,
+   * a table still waiting for players, a malformed request, or UNAVAILABLE when the server
+   * shuts down: reconnect with from_version = the last version seen + 1 and resend any move
+   * left unanswered with its request id). It ends with OK after the game's last event and the
+   * seat's final view.
+   *
+   * @generated from rpc tricktable.v1.GameService.Play
+   */
+  play: {
+    methodKind: "bidi_streaming";
+    input: typeof PlayRequestSchema;
+    output: typeof PlayResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tricktable_v1_game_service, 0);

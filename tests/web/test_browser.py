@@ -5,7 +5,9 @@ Covered: a whole Counterpoint game played from two pages; a Ninety-Nine deal fro
 the bid laid aside by picking cards; a spectator page that receives moves live and never shows
 a hidden card; a reload that resumes the seat and the stream where it stopped; a server restart
 the pages ride out; an illegal move answered with the server's reason; Sixty-Six and Nominations
-played to their end; the page hosted on another site, allowed or refused by CORS. The pages use
+played to their end; the page hosted on another site, allowed or refused by CORS; a whole
+Counterpoint game played by one page against a server bot; a clocked game whose clock ticks and
+whose person, waiting, times out. The pages use
 each transport (Connect binary, Connect JSON, gRPC-Web). With ``TRICKTABLE_SCREENSHOT=path``
 the Counterpoint test saves a picture of the table there (the one in the README).
 
@@ -61,7 +63,8 @@ PATIENCE_MS = 30_000
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[ServerThread, Client]]:
-    with running_server(web_port=0) as pair:
+    # Server bots move quickly here: the tests play whole games against them.
+    with running_server(web_port=0, bot_delay_s=0.05) as pair:
         yield pair
 
 
@@ -121,10 +124,28 @@ def wait_for_version_above(page: Page, seen: int) -> None:
     )
 
 
-def create_and_sit(page: Page, game_type: str, name: str, **options: str) -> str:
+def create_and_sit(
+    page: Page,
+    game_type: str,
+    name: str,
+    bots: dict[int, str] | None = None,
+    clock: dict[str, str] | None = None,
+    **options: str,
+) -> str:
+    """Fill the new-game form (``bots``: seat -> server bot; ``clock``: time-control field ->
+    value, in seconds) and take seat 0."""
     page.wait_for_selector("#create")
     page.select_option("#game-type", game_type)
     page.fill("#player-name", name)
+    for seat, bot in (bots or {}).items():
+        page.select_option(f"#seat-{seat}-player", bot)
+    if clock:
+        page.check("#clock-on")
+        for field, value in clock.items():
+            if field == "policy":
+                page.select_option("#clock-policy", value)
+            else:
+                page.fill(f"#clock-{field}", value)
     for option, value in options.items():
         field = f"#option-{option}"
         if page.locator(f"select{field}").count():
@@ -250,6 +271,49 @@ def test_a_whole_counterpoint_game_from_two_pages(
     scores = ada.locator(".seat .score").all_inner_texts()
     assert scores == [f"score {s.score}" for s in final.view.seats]
     assert "Game over" in ada.inner_text("#log")
+
+
+def test_a_whole_counterpoint_game_against_a_server_bot(
+    open_page: Callable[..., Page], served: tuple[ServerThread, Client]
+) -> None:
+    native = served[1]
+    ada = open_page("/")
+    game_id = create_and_sit(ada, "counterpoint", "Ada", bots={1: "heuristic"})
+    ada.wait_for_selector("#hand")  # the bot took its seat at once: the game has begun
+    moves = play_until([ada], lambda: "Game over" in status(ada))
+    final = native.get(game_id)
+    assert final.view.finished and final.game.status == pb.GAME_STATUS_FINISHED
+    assert 0 < moves < final.game.version  # the bot made the other moves
+    assert version(ada) == final.game.version
+    assert not final.view.clocks and not ada.locator(".clock").count()  # no time control
+
+
+def test_a_clock_ticks_and_a_waiting_person_times_out(
+    open_page: Callable[..., Page], served: tuple[ServerThread, Client]
+) -> None:
+    native = served[1]
+    ada = open_page("/")
+    clock = {"move": "0.4", "bank": "3", "increment": "0", "policy": "1"}  # 1: AUTO_MOVE
+    game_id = create_and_sit(ada, "counterpoint", "Ada", bots={1: "heuristic"}, clock=clock)
+    tc = native.get(game_id).game.time_control
+    assert (tc.move_ms, tc.bank_ms, tc.on_timeout) == (400, 3000, 1)
+    both = ada.locator(".clock")
+    both.first.wait_for()
+    assert both.count() == 2
+    # Ada waits: her clock runs (drawn from the server's deadline) and goes down.
+    mine = ada.locator(".clock.running[data-seat='0']")
+    mine.wait_for()
+    first = mine.inner_text()
+    ada.wait_for_timeout(300)
+    later = mine.inner_text()
+    assert "bank" in first and later != first, (first, later)
+    seconds = float(first.split("bank 0:")[1].split()[0])
+    assert 0 < seconds <= 3.0  # never more than the server gave, whatever this machine's clock
+    # The move time and the bank run out: the server plays for her, and the page says so.
+    ada.wait_for_selector("#log li:has-text('Ada (seat 0, you) ran out of time')")
+    ada.wait_for_selector(".clock[data-seat='0']:not([data-timeouts='0'])")
+    timeouts = [c for c in native.get(game_id).view.clocks if c.seat == 0][0].timeouts
+    assert timeouts >= 1
 
 
 def test_a_ninety_nine_deal_with_the_lay_aside_bid(

@@ -312,8 +312,23 @@ def test_a_clock_ticks_and_a_waiting_person_times_out(
     # The move time and the bank run out: the server plays for her, and the page says so.
     ada.wait_for_selector("#log li:has-text('Ada (seat 0, you) ran out of time')")
     ada.wait_for_selector(".clock[data-seat='0']:not([data-timeouts='0'])")
-    timeouts = [c for c in native.get(game_id).view.clocks if c.seat == 0][0].timeouts
-    assert timeouts >= 1
+    assert native.get(game_id).view.clocks[0].timeouts >= 1  # clocks come in seat order
+
+
+def test_a_seat_whose_player_left_is_shown_waiting_for_a_reconnect(
+    open_page: Callable[..., Page],
+) -> None:
+    ada = open_page("/")
+    game_id = create_and_sit(ada, "counterpoint", "Ada")
+    bob = open_page(f"/game/{game_id}")
+    take_seat(bob, "Bob")
+    ada.wait_for_selector("#hand")
+    assert not ada.locator(".absent").count()  # both are at the table
+    bob.close()  # Bob's stream ends: after a few seconds the server counts him away
+    ada.wait_for_selector(
+        ".seat[data-seat='1'] .absent:has-text('waiting for the player to reconnect')"
+    )
+    assert not ada.locator(".seat[data-seat='0'] .absent").count()
 
 
 def test_a_ninety_nine_deal_with_the_lay_aside_bid(

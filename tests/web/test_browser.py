@@ -16,6 +16,7 @@ The tests skip, saying why, only where Chromium is not installed; ``.ci/run`` in
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -329,6 +330,38 @@ def test_a_seat_whose_player_left_is_shown_waiting_for_a_reconnect(
         ".seat[data-seat='1'] .absent:has-text('waiting for the player to reconnect')"
     )
     assert not ada.locator(".seat[data-seat='0'] .absent").count()
+
+
+def test_an_optional_move_is_offered_without_being_your_turn(
+    open_page: Callable[..., Page], served: tuple[ServerThread, Client]
+) -> None:
+    """Sixty-Six: the seat not on lead holding the trump nine may exchange it (may_act), but the
+    game waits only for the leader."""
+    native = served[1]
+    for attempt in range(400):  # seeded deals until the non-leader may exchange at the start
+        table = native.table("sixty-six", seed=f"optional-{attempt}".encode())
+        view = native.get(table.game_id, table.tokens[0]).view
+        optional = [s for s in view.may_act if s not in view.to_act]
+        if optional:
+            break
+    else:
+        pytest.fail("no seeded deal offered an optional move")
+    seat = optional[0]
+    page = open_page("/")
+    # The seat as the page keeps it after a JoinGame (api.ts saveSeat), then the table.
+    saved = json.dumps({"seat": seat, "token": table.tokens[seat]})
+    page.evaluate(
+        "([key, saved, id]) => { sessionStorage.setItem(key, saved); location.hash = id; }",
+        [f"tricktable.seat.{table.game_id}", saved, f"#/game/{table.game_id}"],
+    )
+    page.wait_for_selector("#moves .optional")
+    assert status(page).startswith("Waiting for") and status(page) != "Your turn"
+    assert page.locator(f".seat[data-seat='{seat}'] .badge.optional").count() == 1
+    assert page.locator(f".seat[data-seat='{seat}'] .badge:has-text('to act')").count() == 0
+    before = version(page)
+    page.locator("#moves button.move").first.click()  # the optional move is still a real move
+    wait_for_version_above(page, before)
+    assert not page.locator("#refusal").count()
 
 
 def test_a_ninety_nine_deal_with_the_lay_aside_bid(

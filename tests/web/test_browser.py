@@ -7,7 +7,8 @@ a hidden card; a reload that resumes the seat and the stream where it stopped; a
 the pages ride out; an illegal move answered with the server's reason; Sixty-Six and Nominations
 played to their end; the page hosted on another site, allowed or refused by CORS; a whole
 Counterpoint game played by one page against a server bot; a clocked game whose clock ticks and
-whose person, waiting, times out. The pages use
+whose person, waiting, times out; a seat whose player left shown waiting for a reconnect; an
+optional move (may_act) offered without "Your turn"; a game abandoned as idle. The pages use
 each transport (Connect binary, Connect JSON, gRPC-Web). With ``TRICKTABLE_SCREENSHOT=path``
 the Counterpoint test saves a picture of the table there (the one in the README).
 
@@ -362,6 +363,24 @@ def test_an_optional_move_is_offered_without_being_your_turn(
     page.locator("#moves button.move").first.click()  # the optional move is still a real move
     wait_for_version_above(page, before)
     assert not page.locator("#refusal").count()
+
+
+def test_a_game_nobody_moves_in_is_abandoned_and_the_page_says_so(
+    browser: BrowserContext,
+) -> None:
+    with running_server(web_port=0, idle_ttl_s=1.0) as (server, _native):
+        assert server.server is not None
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        try:
+            page.goto(f"http://127.0.0.1:{server.server.web_port}/#/")
+            create_and_sit(page, "counterpoint", "Ada", bots={1: "random"})
+            page.wait_for_selector("#log li:has-text('The game was abandoned: nobody moved')")
+            page.wait_for_selector("#status:text-is('Abandoned')")
+        finally:
+            page.close()
+        assert not errors, f"the page threw: {errors}"
 
 
 def test_a_ninety_nine_deal_with_the_lay_aside_bid(

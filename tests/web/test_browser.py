@@ -23,7 +23,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -132,7 +132,7 @@ def create_and_sit(
     name: str,
     bots: dict[int, str] | None = None,
     clock: dict[str, str] | None = None,
-    **options: str,
+    options: Mapping[str, str] | None = None,
 ) -> str:
     """Fill the new-game form (``bots``: seat -> server bot; ``clock``: time-control field ->
     value, in seconds) and take seat 0."""
@@ -148,7 +148,7 @@ def create_and_sit(
                 page.select_option("#clock-policy", value)
             else:
                 page.fill(f"#clock-{field}", value)
-    for option, value in options.items():
+    for option, value in (options or {}).items():
         field = f"#option-{option}"
         if page.locator(f"select{field}").count():
             page.select_option(field, value)
@@ -247,7 +247,7 @@ def test_a_whole_counterpoint_game_from_two_pages(
 ) -> None:
     native = served[1]
     ada = open_page("/")
-    game_id = create_and_sit(ada, "counterpoint", "Ada", first_dealer="seat0")
+    game_id = create_and_sit(ada, "counterpoint", "Ada", options={"first_dealer": "seat0"})
     assert ada.inner_text("#status") == "Waiting for players"
     bob = open_page(f"/game/{game_id}", protocol="connect-json")
     take_seat(bob, "Bob")
@@ -388,7 +388,7 @@ def test_a_ninety_nine_deal_with_the_lay_aside_bid(
 ) -> None:
     native = served[1]
     first = open_page("/", protocol="grpc-web")
-    game_id = create_and_sit(first, "ninety-nine", "North", game_length_deals="1")
+    game_id = create_and_sit(first, "ninety-nine", "North", options={"game_length_deals": "1"})
     others = []
     for name in ("East", "West"):
         page = open_page(f"/game/{game_id}")
@@ -440,7 +440,7 @@ def test_sixty_six_and_nominations_play_to_the_end_in_the_browser(
 ) -> None:
     native = served[1]
     first = open_page("/")
-    game_id = create_and_sit(first, game_type, "P0", **options)
+    game_id = create_and_sit(first, game_type, "P0", options=options)
     pages = [first]
     for seat in range(1, seats):
         page = open_page(f"/game/{game_id}")

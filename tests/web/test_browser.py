@@ -5,7 +5,10 @@ Covered: a whole Counterpoint game played from two pages; a Ninety-Nine deal fro
 the bid laid aside by picking cards; a spectator page that receives moves live and never shows
 a hidden card; a reload that resumes the seat and the stream where it stopped; a server restart
 the pages ride out; an illegal move answered with the server's reason; Sixty-Six and Nominations
-played to their end; the page hosted on another site, allowed or refused by CORS. The pages use
+played to their end; the page hosted on another site, allowed or refused by CORS; a whole
+Counterpoint game played by one page against a server bot; a clocked game whose clock ticks and
+whose person, waiting, times out; a seat whose player left shown waiting for a reconnect; an
+optional move (may_act) offered without "Your turn"; a game abandoned as idle. The pages use
 each transport (Connect binary, Connect JSON, gRPC-Web). With ``TRICKTABLE_SCREENSHOT=path``
 the Counterpoint test saves a picture of the table there (the one in the README).
 
@@ -14,12 +17,13 @@ The tests skip, saying why, only where Chromium is not installed; ``.ci/run`` in
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -61,7 +65,8 @@ PATIENCE_MS = 30_000
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[ServerThread, Client]]:
-    with running_server(web_port=0) as pair:
+    # Server bots move quickly here: the tests play whole games against them.
+    with running_server(web_port=0, bot_delay_s=0.05) as pair:
         yield pair
 
 
@@ -121,11 +126,29 @@ def wait_for_version_above(page: Page, seen: int) -> None:
     )
 
 
-def create_and_sit(page: Page, game_type: str, name: str, **options: str) -> str:
+def create_and_sit(
+    page: Page,
+    game_type: str,
+    name: str,
+    bots: dict[int, str] | None = None,
+    clock: dict[str, str] | None = None,
+    options: Mapping[str, str] | None = None,
+) -> str:
+    """Fill the new-game form (``bots``: seat -> server bot; ``clock``: time-control field ->
+    value, in seconds) and take seat 0."""
     page.wait_for_selector("#create")
     page.select_option("#game-type", game_type)
     page.fill("#player-name", name)
-    for option, value in options.items():
+    for seat, bot in (bots or {}).items():
+        page.select_option(f"#seat-{seat}-player", bot)
+    if clock:
+        page.check("#clock-on")
+        for field, value in clock.items():
+            if field == "policy":
+                page.select_option("#clock-policy", value)
+            else:
+                page.fill(f"#clock-{field}", value)
+    for option, value in (options or {}).items():
         field = f"#option-{option}"
         if page.locator(f"select{field}").count():
             page.select_option(field, value)
@@ -224,7 +247,7 @@ def test_a_whole_counterpoint_game_from_two_pages(
 ) -> None:
     native = served[1]
     ada = open_page("/")
-    game_id = create_and_sit(ada, "counterpoint", "Ada", first_dealer="seat0")
+    game_id = create_and_sit(ada, "counterpoint", "Ada", options={"first_dealer": "seat0"})
     assert ada.inner_text("#status") == "Waiting for players"
     bob = open_page(f"/game/{game_id}", protocol="connect-json")
     take_seat(bob, "Bob")
@@ -252,12 +275,120 @@ def test_a_whole_counterpoint_game_from_two_pages(
     assert "Game over" in ada.inner_text("#log")
 
 
+def test_a_whole_counterpoint_game_against_a_server_bot(
+    open_page: Callable[..., Page], served: tuple[ServerThread, Client]
+) -> None:
+    native = served[1]
+    ada = open_page("/")
+    game_id = create_and_sit(ada, "counterpoint", "Ada", bots={1: "heuristic"})
+    ada.wait_for_selector("#hand")  # the bot took its seat at once: the game has begun
+    moves = play_until([ada], lambda: "Game over" in status(ada))
+    final = native.get(game_id)
+    assert final.view.finished and final.game.status == pb.GAME_STATUS_FINISHED
+    assert 0 < moves < final.game.version  # the bot made the other moves
+    assert version(ada) == final.game.version
+    assert not final.view.clocks and not ada.locator(".clock").count()  # no time control
+
+
+def test_a_clock_ticks_and_a_waiting_person_times_out(
+    open_page: Callable[..., Page], served: tuple[ServerThread, Client]
+) -> None:
+    native = served[1]
+    ada = open_page("/")
+    clock = {"move": "0.4", "bank": "3", "increment": "0", "policy": "1"}  # 1: AUTO_MOVE
+    game_id = create_and_sit(ada, "counterpoint", "Ada", bots={1: "heuristic"}, clock=clock)
+    tc = native.get(game_id).game.time_control
+    assert (tc.move_ms, tc.bank_ms, tc.on_timeout) == (400, 3000, 1)
+    both = ada.locator(".clock")
+    both.first.wait_for()
+    assert both.count() == 2
+    # Ada waits: her clock runs (drawn from the server's deadline) and goes down.
+    mine = ada.locator(".clock.running[data-seat='0']")
+    mine.wait_for()
+    first = mine.inner_text()
+    ada.wait_for_timeout(300)
+    later = mine.inner_text()
+    assert "bank" in first and later != first, (first, later)
+    seconds = float(first.split("bank 0:")[1].split()[0])
+    assert 0 < seconds <= 3.0  # never more than the server gave, whatever this machine's clock
+    # The move time and the bank run out: the server plays for her, and the page says so.
+    ada.wait_for_selector("#log li:has-text('Ada (seat 0, you) ran out of time')")
+    ada.wait_for_selector(".clock[data-seat='0']:not([data-timeouts='0'])")
+    assert native.get(game_id).view.clocks[0].timeouts >= 1  # clocks come in seat order
+
+
+def test_a_seat_whose_player_left_is_shown_waiting_for_a_reconnect(
+    open_page: Callable[..., Page],
+) -> None:
+    ada = open_page("/")
+    game_id = create_and_sit(ada, "counterpoint", "Ada")
+    bob = open_page(f"/game/{game_id}")
+    take_seat(bob, "Bob")
+    ada.wait_for_selector("#hand")
+    assert not ada.locator(".absent").count()  # both are at the table
+    bob.close()  # Bob's stream ends: after a few seconds the server counts him away
+    ada.wait_for_selector(
+        ".seat[data-seat='1'] .absent:has-text('waiting for the player to reconnect')"
+    )
+    assert not ada.locator(".seat[data-seat='0'] .absent").count()
+
+
+def test_an_optional_move_is_offered_without_being_your_turn(
+    open_page: Callable[..., Page], served: tuple[ServerThread, Client]
+) -> None:
+    """Sixty-Six: the seat not on lead holding the trump nine may exchange it (may_act), but the
+    game waits only for the leader."""
+    native = served[1]
+    for attempt in range(400):  # seeded deals until the non-leader may exchange at the start
+        table = native.table("sixty-six", seed=f"optional-{attempt}".encode())
+        view = native.get(table.game_id, table.tokens[0]).view
+        optional = [s for s in view.may_act if s not in view.to_act]
+        if optional:
+            break
+    else:
+        pytest.fail("no seeded deal offered an optional move")
+    seat = optional[0]
+    page = open_page("/")
+    # The seat as the page keeps it after a JoinGame (api.ts saveSeat), then the table.
+    saved = json.dumps({"seat": seat, "token": table.tokens[seat]})
+    page.evaluate(
+        "([key, saved, id]) => { sessionStorage.setItem(key, saved); location.hash = id; }",
+        [f"tricktable.seat.{table.game_id}", saved, f"#/game/{table.game_id}"],
+    )
+    page.wait_for_selector("#moves .optional")
+    assert status(page).startswith("Waiting for") and status(page) != "Your turn"
+    assert page.locator(f".seat[data-seat='{seat}'] .badge.optional").count() == 1
+    assert page.locator(f".seat[data-seat='{seat}'] .badge:has-text('to act')").count() == 0
+    before = version(page)
+    page.locator("#moves button.move").first.click()  # the optional move is still a real move
+    wait_for_version_above(page, before)
+    assert not page.locator("#refusal").count()
+
+
+def test_a_game_nobody_moves_in_is_abandoned_and_the_page_says_so(
+    browser: BrowserContext,
+) -> None:
+    with running_server(web_port=0, idle_ttl_s=1.0) as (server, _native):
+        assert server.server is not None
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        try:
+            page.goto(f"http://127.0.0.1:{server.server.web_port}/#/")
+            create_and_sit(page, "counterpoint", "Ada", bots={1: "random"})
+            page.wait_for_selector("#log li:has-text('The game was abandoned: nobody moved')")
+            page.wait_for_selector("#status:text-is('Abandoned')")
+        finally:
+            page.close()
+        assert not errors, f"the page threw: {errors}"
+
+
 def test_a_ninety_nine_deal_with_the_lay_aside_bid(
     open_page: Callable[..., Page], served: tuple[ServerThread, Client]
 ) -> None:
     native = served[1]
     first = open_page("/", protocol="grpc-web")
-    game_id = create_and_sit(first, "ninety-nine", "North", game_length_deals="1")
+    game_id = create_and_sit(first, "ninety-nine", "North", options={"game_length_deals": "1"})
     others = []
     for name in ("East", "West"):
         page = open_page(f"/game/{game_id}")
@@ -309,7 +440,7 @@ def test_sixty_six_and_nominations_play_to_the_end_in_the_browser(
 ) -> None:
     native = served[1]
     first = open_page("/")
-    game_id = create_and_sit(first, game_type, "P0", **options)
+    game_id = create_and_sit(first, game_type, "P0", options=options)
     pages = [first]
     for seat in range(1, seats):
         page = open_page(f"/game/{game_id}")

@@ -61,6 +61,10 @@ export function describeEvent(event: Event, name: (seat: number) => string): str
       return e.value.partner !== undefined
         ? `${name(e.value.partner)} is ${name(e.value.declarer)}'s partner`
         : `${name(e.value.declarer)} plays alone`;
+    case "timedOut":
+      return `${name(e.value.seat)} ran out of time${e.value.autoMove ? ": the server plays for them" : ""}`;
+    case "gameAbandoned":
+      return `The game was abandoned${e.value.reason === "idle" ? ": nobody moved for too long" : e.value.reason ? ` (${e.value.reason})` : ""}`;
     default:
       return "(an event this page does not know)";
   }

@@ -1,10 +1,11 @@
 // The lobby: open games to join or watch, and a "new game" form built from ListGameTypes (each
 // option's kind, default, range, choices and presets), so a new option needs no change here.
 
-import { create } from "@bufbuild/protobuf";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { type Api, explain, saveSeat } from "./api";
 import { h, replace } from "./dom";
-import { type GameSummary } from "./gen/tricktable/v1/game_service_pb";
+import { TimeControlSchema, TimeoutPolicy, type TimeControl } from "./gen/tricktable/v1/clocks_pb";
+import { type CreateGameRequestSchema, type GameSummary } from "./gen/tricktable/v1/game_service_pb";
 import { OptionKind, type GameType, type OptionSpec, type OptionValue, OptionValueSchema } from "./gen/tricktable/v1/game_types_pb";
 
 const REFRESH_MS = 2000;
@@ -43,6 +44,45 @@ function optionField(spec: OptionSpec): { row: HTMLElement; read: () => OptionVa
   return { row, read, set };
 }
 
+/** Who plays each other seat: a person (who joins later) or one of the server's bots. The
+ * creator takes seat 0. */
+function seatFields(seats: number): { row: HTMLElement; read: () => Record<number, string> } {
+  const choices = [...Array(seats).keys()].slice(1).map((seat) =>
+    h("select", { id: `seat-${seat}-player`, "data-seat": seat },
+      h("option", { value: "" }, "a person"),
+      h("option", { value: "heuristic" }, "server bot (heuristic)"),
+      h("option", { value: "random" }, "server bot (random)")) as HTMLSelectElement);
+  const row = h("div", { class: "seat-players" }, h("p", {}, "You take seat 0."),
+    ...choices.map((select, i) => h("label", { class: "option" }, h("span", { class: "name" }, `seat ${i + 1}`), select)));
+  const read = () => {
+    const bots: Record<number, string> = {};
+    choices.forEach((select, i) => { if (select.value) bots[i + 1] = select.value; });
+    return bots;
+  };
+  return { row, read };
+}
+
+/** The optional time control, in seconds as a person thinks of it (sent in milliseconds). */
+function clockFields(): { row: HTMLElement; read: () => TimeControl | undefined } {
+  const on = h("input", { type: "checkbox", id: "clock-on" }) as HTMLInputElement;
+  const seconds = (id: string, value: string) => h("input", { type: "number", id, min: "0", step: "any", value }) as HTMLInputElement;
+  const move = seconds("clock-move", "30");
+  const bank = seconds("clock-bank", "120");
+  const increment = seconds("clock-increment", "0");
+  const policy = h("select", { id: "clock-policy" },
+    h("option", { value: String(TimeoutPolicy.AUTO_MOVE) }, "the server plays a move"),
+    h("option", { value: String(TimeoutPolicy.FORFEIT) }, "the seat forfeits")) as HTMLSelectElement;
+  const ms = (input: HTMLInputElement) => BigInt(Math.round(Number(input.value || "0") * 1000));
+  const field = (label: string, input: HTMLElement) => h("label", { class: "option" }, h("span", { class: "name" }, label), input);
+  const row = h("fieldset", { class: "time-control" },
+    h("legend", {}, h("label", {}, on, " Clocks")),
+    field("move time (s)", move), field("bank (s)", bank), field("increment (s)", increment), field("on timeout", policy));
+  const read = () => on.checked
+    ? create(TimeControlSchema, { moveMs: ms(move), bankMs: ms(bank), incrementMs: ms(increment), onTimeout: Number(policy.value) as TimeoutPolicy })
+    : undefined;
+  return { row, read };
+}
+
 export class Lobby {
   private types: GameType[] = [];
   private timer = 0;
@@ -63,6 +103,9 @@ export class Lobby {
     const type = h("select", { id: "game-type", name: "game_type" }, ...this.types.map((t) => h("option", { value: t.name }, `${t.title} (${t.seats} players)`))) as HTMLSelectElement;
     const name = h("input", { id: "player-name", name: "player_name", placeholder: "your name", maxlength: 64 }) as HTMLInputElement;
     const options = h("div", { class: "options" });
+    const players = h("div", {});
+    let readBots = (): Record<number, string> => ({});
+    const clock = clockFields();
     let fields: { spec: OptionSpec; read: () => OptionValue; set: (v: OptionValue) => void; row: HTMLElement }[] = [];
     const showOptions = () => {
       const gameType = this.types.find((t) => t.name === type.value);
@@ -76,6 +119,9 @@ export class Lobby {
         });
       }
       replace(options, h("p", { class: "summary" }, gameType?.summary ?? ""), ...fields.map((f) => f.row));
+      const seats = seatFields(gameType?.seats ?? 0);
+      readBots = seats.read;
+      replace(players, seats.row);
     };
     type.addEventListener("change", showOptions);
     showOptions();
@@ -85,7 +131,7 @@ export class Lobby {
       for (const f of fields) {
         if (shown(f.read()) !== shown(f.spec.defaultValue)) chosen[f.spec.name] = f.read();
       }
-      void this.createAndSit(type.value, chosen, name.value);
+      void this.createAndSit({ gameType: type.value, options: chosen, botSeats: readBots(), timeControl: clock.read() }, name.value);
     });
     replace(
       form,
@@ -93,6 +139,8 @@ export class Lobby {
       h("label", {}, "Game ", type),
       h("label", {}, "Name ", name),
       options,
+      players,
+      clock.row,
       h("button", { type: "submit", id: "create" }, "Create and take a seat"),
     );
     const watch = h("input", { id: "watch-id", placeholder: "game id" }) as HTMLInputElement;
@@ -137,18 +185,18 @@ export class Lobby {
         h("a", { class: "button watch", href: `#/game/${game.gameId}` }, "Watch")));
   }
 
-  private async createAndSit(gameType: string, options: Record<string, OptionValue>, name: string): Promise<void> {
+  private async createAndSit(request: MessageInitShape<typeof CreateGameRequestSchema>, name: string): Promise<void> {
     try {
-      const { game } = await this.api.createGame({ gameType, options });
-      await this.sit(game!.gameId, name);
+      const { game } = await this.api.createGame(request);
+      await this.sit(game!.gameId, name, 0);
     } catch (err) {
       this.refuse(err);
     }
   }
 
-  private async sit(gameId: string, playerName: string): Promise<void> {
+  private async sit(gameId: string, playerName: string, seat?: number): Promise<void> {
     try {
-      const joined = await this.api.joinGame({ gameId, playerName });
+      const joined = await this.api.joinGame({ gameId, playerName, seat });
       saveSeat(gameId, { seat: joined.seat, token: joined.seatToken });
       location.hash = `#/game/${gameId}`;
     } catch (err) {

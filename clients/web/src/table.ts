@@ -9,6 +9,7 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
 import { type Api, type Refusal, type Seat, as, explain, isStale, saveSeat, savedSeat, savedVersion, saveVersion } from "./api";
+import { clockText, ServerTime } from "./clocks";
 import { bySuit, cardFace, cardKey, cardText, SUIT_NAME, suitText } from "./cards";
 import { detailRows } from "./detail";
 import { h, replace, type Child } from "./dom";
@@ -23,6 +24,11 @@ import { describeMove } from "./moves";
 const LOG_BATCHES = 200;
 /** Taking a seat is no event of the game: while seats are open, the page asks again this often. */
 const WAITING_POLL_MS = 1000;
+/** While a game runs, the page reads it again this often, to learn who is (still) connected:
+ * presence is no event of the game. */
+const PRESENCE_POLL_MS = 5000;
+/** How often the running clocks are redrawn. */
+const CLOCK_TICK_MS = 100;
 /** More moves than this of one kind are offered in a list rather than as buttons. */
 const MAX_BUTTONS = 16;
 
@@ -42,6 +48,8 @@ export class Table {
   private readonly chosen = new Set<string>(); // cards picked to lay aside
   private log: StreamEventsResponse[]; // described when drawn, with the players' names then
   private readonly stop$ = new AbortController();
+  private readonly serverTime = new ServerTime();
+  private ticker = 0;
 
   constructor(private readonly root: HTMLElement, private readonly api: Api, private readonly gameId: string) {
     this.seat = savedSeat(gameId);
@@ -56,18 +64,26 @@ export class Table {
   async start(): Promise<void> {
     await this.refresh();
     void this.follow();
-    void this.untilSeated();
+    void this.poll();
+    this.ticker = window.setInterval(() => this.tick(), CLOCK_TICK_MS);
   }
 
-  private async untilSeated(): Promise<void> {
-    while (!this.stop$.signal.aborted && (!this.game || this.game.status === GameStatus.WAITING)) {
-      await new Promise((resolve) => setTimeout(resolve, WAITING_POLL_MS));
+  /** Reads the game again now and then: taking a seat and presence are no events of the game. */
+  private async poll(): Promise<void> {
+    while (!this.stop$.signal.aborted && !this.over) {
+      const waiting = !this.game || this.game.status === GameStatus.WAITING;
+      await new Promise((resolve) => setTimeout(resolve, waiting ? WAITING_POLL_MS : PRESENCE_POLL_MS));
       if (!this.stop$.signal.aborted) await this.refresh();
     }
   }
 
+  private get over(): boolean {
+    return this.game?.status === GameStatus.FINISHED || this.game?.status === GameStatus.ABANDONED;
+  }
+
   stop(): void {
     this.stop$.abort();
+    window.clearInterval(this.ticker);
   }
 
   private get token(): string | undefined {
@@ -85,6 +101,7 @@ export class Table {
       const reply = await this.api.getGame({ gameId: this.gameId }, as(this.token, this.stop$.signal));
       this.game = reply.game;
       this.view = reply.view;
+      if (reply.view) this.serverTime.learn(reply.view);
       this.note = "";
     } catch (err) {
       if (this.stop$.signal.aborted) return;
@@ -109,7 +126,7 @@ export class Table {
           else this.render();
         }
         await this.refresh();
-        if (this.game?.status === GameStatus.FINISHED || this.game?.status === GameStatus.ABANDONED) return;
+        if (this.over) return;
         await new Promise((resolve) => setTimeout(resolve, 1000)); // the server was restarting
       } catch (err) {
         if (this.stop$.signal.aborted) return;
@@ -239,7 +256,9 @@ export class Table {
   }
 
   private status(view: View, game: GameSummary): string {
-    if (game.status === GameStatus.ABANDONED) return `Abandoned: ${this.name(game.resignedSeat ?? 0)} resigned`;
+    if (game.status === GameStatus.ABANDONED) {
+      return game.resignedSeat === undefined ? "Abandoned" : `Abandoned: ${this.name(game.resignedSeat)} resigned`;
+    }
     if (view.finished) return `Game over: ${view.winners.map(this.name).join(" and ")} ${view.winners.length > 1 ? "win" : "wins"}`;
     if (game.status === GameStatus.WAITING) return "Waiting for players";
     if (this.seat && view.toAct.includes(this.seat.seat)) return "Your turn";
@@ -261,8 +280,33 @@ export class Table {
         ...open.map((s) => h("button", { class: "take-seat", "data-seat": s.seat, onclick: () => void this.takeSeat(s.seat) }, `Take seat ${s.seat}`))));
   }
 
+  /** Redraws the running clocks (only their text: the rest of the table stays as it is). */
+  private tick(): void {
+    const now = this.serverTime.now();
+    for (const clock of this.view?.clocks ?? []) {
+      if (!clock.running) continue;
+      const shown = this.root.querySelector(`.clock[data-seat="${clock.seat}"]`);
+      if (shown) shown.textContent = clockText(clock, now);
+    }
+  }
+
+  private clock(seat: number, view: View): Child {
+    const clock = view.clocks.find((c) => c.seat === seat);
+    if (!clock) return null;
+    return h("div", { class: `clock${clock.running ? " running" : ""}`, "data-seat": seat, "data-timeouts": clock.timeouts },
+      clockText(clock, this.serverTime.now()));
+  }
+
+  /** A note when a person's seat has nobody at it (a bot's seat is always connected). */
+  private absence(seat: number, view: View): Child {
+    const presence = view.presence.find((p) => p.seat === seat);
+    if (!presence || presence.connected || seat === view.viewer || this.game?.status !== GameStatus.PLAYING) return null;
+    return h("div", { class: "absent" }, "not connected: waiting for the player to reconnect");
+  }
+
   private seatBox(seat: SeatView, view: View): HTMLElement {
     const acting = view.toAct.includes(seat.seat);
+    const optional = !acting && view.mayAct.includes(seat.seat);
     const facts: Child[] = [
       h("span", {}, `${seat.handSize} cards`),
       seat.bid !== undefined ? h("span", { class: "bid" }, `bid ${seat.bid}`) : null,
@@ -274,7 +318,10 @@ export class Table {
     const exposed = seat.seat !== view.viewer && seat.hand ? h("div", { class: "exposed" }, "hand ", ...seat.hand.cards.map((c) => cardFace(c))) : null;
     const aside = seat.aside?.cards.length ? h("div", { class: "aside" }, "aside ", ...seat.aside.cards.map((c) => cardFace(c))) : null;
     return h("div", { class: `seat${acting ? " acting" : ""}${seat.seat === view.viewer ? " mine" : ""}`, "data-seat": seat.seat },
-      h("div", { class: "who" }, this.name(seat.seat), acting ? h("span", { class: "badge" }, "to act") : null),
+      h("div", { class: "who" }, this.name(seat.seat),
+        acting ? h("span", { class: "badge" }, "to act") : null,
+        optional ? h("span", { class: "badge optional" }, "may act") : null),
+      this.clock(seat.seat, view), this.absence(seat.seat, view),
       h("div", { class: "facts" }, ...facts), exposed, aside);
   }
 
@@ -312,6 +359,10 @@ export class Table {
     const layAside = view.legalMoves.filter((m) => m.kind.case === "layAside");
     const others = view.legalMoves.filter((m) => m.kind.case !== "playCard" && m.kind.case !== "layAside");
     const parts: Child[] = [];
+    if (!view.toAct.includes(this.seat.seat)) {
+      // Only optional moves (a Sixty-Six claim): the game does not wait for them, no clock runs.
+      parts.push(h("p", { class: "optional" }, "You may, if you wish (the game does not wait for it):"));
+    }
     if (layAside.length) {
       const need = layAside[0].kind.case === "layAside" ? layAside[0].kind.value.cards.length : 0;
       parts.push(h("p", { class: "lay-aside" },

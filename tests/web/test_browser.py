@@ -423,12 +423,20 @@ def shown_as(card: cards_pb2.Card) -> str:
     return card_label(card).replace("Jk", "Joker")
 
 
-# Sixty-Six is not in this list: since the must-act/may-act split its game from two pages did
-# not reach its end within four minutes on this machine (the server had committed some 1,750
-# versions); it is left out until that is understood (see the session note), not hidden here.
+# Each page's preferred move buttons. Sixty-Six scores only a claim (a deal played out with no
+# claim scores nothing, gamefarm §9), and a claim is never a move the game waits for: pages
+# that only did what they must would play deals for ever, so they claim when a button offers it.
+# Nominations: the first seat bids, the others pass, so the auction ends.
+_PREFER: dict[str, list[tuple[str, ...]]] = {
+    "sixty-six": [("claim",), ("claim",)],
+    "nominations": [("bid", "pass"), ("pass",), ("pass",), ("pass",)],
+}
+
+
 @pytest.mark.parametrize(
     ("game_type", "seats", "options", "shown"),
     [
+        ("sixty-six", 2, {"target_game_points": "1"}, "stock state"),
         ("nominations", 4, {"end_mode": "deals", "deal_count": "1"}, "contract"),
     ],
 )
@@ -449,8 +457,7 @@ def test_sixty_six_and_nominations_play_to_the_end_in_the_browser(
         take_seat(page, f"P{seat}")
         pages.append(page)
     first.wait_for_selector("#hand")
-    # Nominations: the first seat bids, the others pass, so the auction ends.
-    prefer: list[tuple[str, ...]] = [("bid", "pass")] + [("pass",)] * (seats - 1)
+    prefer = _PREFER[game_type]
     details: set[str] = set()
 
     def over() -> bool:

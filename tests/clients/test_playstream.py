@@ -64,6 +64,9 @@ def _play_out(seat: Seat, rng: random.Random, proxy: Proxy | None = None) -> lis
                 stream.move(legal[rng.randrange(len(legal))], turn.version)
             except StaleVersion:
                 continue
+            except IllegalMove as ended:  # the other seat's move ended the game first
+                assert ended.reason == "GAME_OVER"
+                continue
             made += 1
             if proxy is not None and made % 7 == 0:
                 proxy.drop()
@@ -114,6 +117,9 @@ def test_an_async_seat_plays_a_whole_game_on_its_stream(server: ServerThread) ->
                         try:
                             await stream.move(legal[rng.randrange(len(legal))], turn.version)
                         except StaleVersion:
+                            continue
+                        except IllegalMove as ended:  # the other seat's move ended the game
+                            assert ended.reason == "GAME_OVER"
                             continue
                     versions += [b.version for b in stream.events()]
                 return versions

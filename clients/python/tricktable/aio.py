@@ -391,7 +391,14 @@ class AsyncPlayStream(PlayState):
         if expected_version is None:
             expected_version = (await self.turn()).version
         request_id = request_id or new_request_id()
-        await self._call.write(self._ask(move, expected_version, request_id))
+        request = self._ask(move, expected_version, request_id)
+        try:
+            await self._call.write(request)
+        except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+            if not self._call.done():
+                raise
+            # The server ended the stream (the game's end) before the move went out: what it
+            # said is read below, and the move, unanswered, then raises game_over().
         while (version := self._answer(request_id, expected_version)) is None:
             await self.receive()
         return version

@@ -80,11 +80,13 @@ class ServerConfig:
 
     @staticmethod
     def web_origins_from(
-        flags: list[str] | None, environ: Mapping[str, str] = os.environ
+        flags: list[str] | str | None, environ: Mapping[str, str] = os.environ
     ) -> tuple[str, ...]:
-        """The --web-origin flags, else $TRICKTABLE_WEB_ORIGINS (comma or space separated). An
-        origin is a scheme and host (and port), as a browser sends it: no path, no slash."""
-        origins = flags or environ.get(WEB_ORIGINS_ENV, "").replace(",", " ").split()
+        """The --web-origin flags, else $TRICKTABLE_WEB_ORIGINS (comma or space separated; the
+        serve command's flag table may hand that text over as the flag's default). An origin is
+        a scheme and host (and port), as a browser sends it: no path, no slash."""
+        given = flags or environ.get(WEB_ORIGINS_ENV, "")
+        origins = given.replace(",", " ").split() if isinstance(given, str) else given
         for origin in origins:
             scheme, sep, rest = origin.partition("://")
             if origin != "*" and (

@@ -153,12 +153,9 @@ def run(args: argparse.Namespace) -> int:
         return _run_workers(args)
     if bool(args.tls_cert) != bool(args.tls_key):
         args.serve_parser.error("--tls-cert and --tls-key go together")
-    origins = args.web_origins
-    if isinstance(origins, str):  # TRICKTABLE_WEB_ORIGINS: comma or space separated
-        origins = origins.replace(",", " ").split()
     try:
         web_port = ServerConfig.web_port_from(args.web_port)
-        web_origins = ServerConfig.web_origins_from(origins)
+        web_origins = ServerConfig.web_origins_from(args.web_origins)
         redis_cluster = ServerConfig.redis_cluster_from(args.redis_cluster)
         redis_wait_replicas = ServerConfig.redis_wait_replicas_from(args.redis_wait_replicas)
     except ValueError as exc:

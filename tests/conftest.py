@@ -1,4 +1,5 @@
-"""Session fixtures shared by the service, store, integration and web tests.
+"""Fixtures shared by the service, store, integration, web and client tests: real Redis, a
+real server, a throwaway certificate.
 
 Redis tests run against a real ``redis-server`` that this session starts on a free port (never
 6379, never a mock) with the one launcher, :mod:`benchmarks.redis_server` (the benchmarks use it
@@ -8,6 +9,10 @@ Each test uses fresh random game ids, so one server serves the session.
 Cluster tests start a real Redis Cluster the same way (:func:`redis_cluster`: six redis-server
 processes with ``--cluster-enabled yes`` joined by ``redis-cli --cluster create``), and skip,
 saying why, only where redis-server or redis-cli is not on PATH or is older than Redis 7.
+
+A module's tests share one real server (``served``, with its test ``client``), in this process,
+on the store ``store_kind`` names: see :mod:`tests.servers` for it and for ``tricktable serve``
+as a process of its own.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ import pytest
 from benchmarks.redis_server import NoRedisServer, redis_server_binary, stop, wait_for_ping
 from benchmarks.redis_server import free_port as free_port  # noqa: PLC0414 (tests import it here)
 from benchmarks.redis_server import redis_server as launch_redis_server
+from tests.servers import Served, running_server, store_fields
+from tests.service.support import Client
 
 
 @contextmanager
@@ -226,6 +233,28 @@ def redis_cluster_url() -> Iterator[str]:
     """A seed node of a session-wide Redis Cluster (tests that kill nodes start their own)."""
     with redis_cluster() as cluster:
         yield cluster.url
+
+
+@pytest.fixture(scope="module")
+def store_kind() -> str:
+    """Where a module's ``served`` server keeps its games: the embedded store, unless a folder
+    or module overrides this fixture (``tests/integration`` runs on each store)."""
+    return "memory"
+
+
+@pytest.fixture(scope="module")
+def served(request: pytest.FixtureRequest, store_kind: str) -> Iterator[Served]:
+    """A real server in this process for the module's tests, on the ``store_kind`` store, and a
+    test client of it. A module that wants other options overrides this fixture with its own
+    :func:`~tests.servers.running_server` call."""
+    with running_server(**store_fields(request, store_kind)) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def client(served: Served) -> Client:
+    """The ``served`` server's test client."""
+    return served.client
 
 
 @pytest.fixture(scope="session")

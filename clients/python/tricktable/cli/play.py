@@ -36,6 +36,7 @@ from tricktable.cli.common import (
     tls_options,
 )
 from tricktable.cli.local_server import local_server
+from tricktable.cli.ticking import Ticking
 from tricktable.client import Client, Seat, time_control
 from tricktable.errors import IllegalMove, StaleVersion, TricktableError
 from tricktable.move_text import MoveInputError, NotLegalNow, parse_move
@@ -50,6 +51,7 @@ from tricktable.render import (
     result_text,
     sentence,
 )
+from tricktable.server_time import ServerTime
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import moves_pb2, views_pb2
 
@@ -229,6 +231,9 @@ class Player:
         self.names = list(names)
         self.seats = Seats(seat.seat, names)
         self._stream: PlayStream | None = None
+        self.server_time = ServerTime()
+        self.ticking = Ticking(console, self.seats, self.server_time)
+        self._learnt = -1  # the version of the last view the server time was learnt from
 
     def run(self) -> None:
         try:
@@ -247,6 +252,7 @@ class Player:
                 if stream.ended:  # after the game's last events and the final view
                     return
                 turn = stream.view
+                self._learn(turn)
                 # A view at which this seat is to act and has not acted, already received (with
                 # the answer to its last move, say), or the next message from the server.
                 if turn is not None and not turn.view.finished and stream.turn_ready():
@@ -255,7 +261,14 @@ class Player:
                     else:
                         stream.skip(turn.version)  # only optional moves: not asked
                     continue
-                stream.receive()
+                with self.ticking.waiting(turn.view if turn is not None else None):
+                    stream.receive()
+
+    def _learn(self, state: pb.PlayView | None) -> None:
+        """The server's time, from each view as it arrives."""
+        if state is not None and state.version != self._learnt:
+            self._learnt = state.version
+            self.server_time.learn(state.view)
 
     def _must_act(self, state: State) -> bool:
         """The game waits on this seat. A seat whose only moves are optional (a Sixty-Six claim
@@ -292,7 +305,8 @@ class Player:
         legal = list(state.view.legal_moves)
         while True:
             try:
-                text = self.read(prompt(state.view, self.seat.seat))
+                with self.ticking.at_prompt(state.view):
+                    text = self.read(prompt(state.view, self.seat.seat, self.server_time.now_ms()))
             except (EOFError, KeyboardInterrupt):
                 raise Quit from None
             word = text.strip().lower()
@@ -362,12 +376,15 @@ class Player:
             self.console.print(result_text(final.view, self.names), soft_wrap=True)
 
 
-def prompt(view: views_pb2.View, seat: int) -> str:
-    """The prompt, with the time the seat's clock has left when one runs."""
+def prompt(view: views_pb2.View, seat: int, now_ms: int | None = None) -> str:
+    """The prompt, with the time the seat's clock has left when one runs: at server time
+    ``now_ms``, or as the view was taken."""
     for clock in view.clocks:
         if clock.seat == seat and clock.running:
-            left = duration(clock.move_ms_left + clock.bank_ms_left)
-            return f"Your move ({left} left)> "
+            ms = clock.move_ms_left + clock.bank_ms_left
+            if now_ms is not None:
+                ms = clock.deadline_ms - now_ms
+            return f"Your move ({duration(ms)} left)> "
     return PROMPT
 
 

@@ -47,10 +47,16 @@ def ensure_venv() -> None:
     subprocess.run([*pip, "install", "-c", "requirements.lock", "pip"], cwd=ROOT, check=True)
     # "compat" editable mode puts the repo root on sys.path (a .pth file), so packages added
     # later are importable without reinstalling.
-    # The generated protocol (clients/python) is a distribution of its own, so that a client
-    # installs it alone; the server imports it too.
+    # The client (clients/python: the protocol, the SDK and the `tricktable` command) is a
+    # distribution of its own, so that a player installs it alone; the server depends on it and
+    # adds its commands to `tricktable` through entry points.
     install = ["install", "-c", "requirements.lock", "--config-settings", "editable_mode=compat"]
     subprocess.run([*pip, *install, "-e", ".[dev]", "-e", "clients/python"], cwd=ROOT, check=True)
+    if not _bin("tricktable").exists():
+        # The `tricktable` script moved from the server's distribution to the client's: pip,
+        # upgrading a .venv made before, removes the old owner's copy after writing the new one.
+        client = [*install, "--no-deps", "--force-reinstall", "-e", "clients/python"]
+        subprocess.run([*pip, *client], cwd=ROOT, check=True)
     STAMP.write_text(want)
 
 

@@ -1,33 +1,34 @@
-"""The ``tricktable`` command. Each subcommand is a module with ``register(subparsers)``."""
+"""The server's commands of ``tricktable``: ``serve``, ``simulate``, ``bench`` and ``health``.
+
+The ``tricktable`` command itself is the client package's (:mod:`tricktable.cli`); this package
+adds these commands to it through the entry point group ``tricktable.commands`` (pyproject.toml),
+each entry point loading only its own module. :func:`main` is the whole command with them, for
+the server's own processes (``serve --workers`` starts its workers so) and tests, whether or not
+the entry points are installed.
+"""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 
-from service.cli import bench, health, play, replay, serve, simulate, tournament, watch
+import tricktable.cli
 
-SUBCOMMANDS = (simulate, bench, serve, health, play, watch, tournament, replay)
+
+def server_commands() -> dict[str, tricktable.cli.Register]:
+    from service.cli import bench, health, serve, simulate  # noqa: PLC0415 (see above)
+
+    return {
+        "serve": serve.register,
+        "simulate": simulate.register,
+        "bench": bench.register,
+        "health": health.register,
+    }
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="tricktable", description="Tricktable: a game server for trick-taking card games."
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in SUBCOMMANDS:
-        module.register(sub)
-    return parser
+    return tricktable.cli.build_parser(server_commands())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    args.argv = list(sys.argv[1:] if argv is None else argv)  # serve --workers passes them on
-    code: int = args.run(args)
-    return code
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return tricktable.cli.main(argv, server_commands())

@@ -12,8 +12,7 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from tricktable import tls
-
-from service.cli.common import add_tls_arguments, tls_options
+from tricktable.cli.common import add_tls_arguments, tls_options
 
 
 def register(sub: Any) -> None:

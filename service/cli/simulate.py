@@ -7,17 +7,13 @@ import json
 import random
 from typing import Any
 
+from tricktable.cli.common import add_option_argument, parse_options
+
 from engine import get_rules
 from engine.core.errors import EngineError
 from engine.core.options import options_to_data
 from engine.playout import random_playout
-from service.cli.common import (
-    add_game_argument,
-    add_option_argument,
-    derive_seed,
-    fail,
-    parse_options,
-)
+from service.cli.common import add_game_argument, derive_seed, fail
 
 
 def register(sub: Any) -> None:

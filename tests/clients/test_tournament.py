@@ -25,6 +25,8 @@ from tricktable.bots import RandomBot, make_bot, serve_bot
 from tricktable.bots.base import Move, View, may_wait
 from tricktable.bots.runner import BotError
 from tricktable.bots.service import BotServer
+from tricktable.cli import main
+from tricktable.cli.tournament import _seconds
 from tricktable.client import Client
 from tricktable.tournament import (
     Entrant,
@@ -41,8 +43,6 @@ from tricktable.tournament import (
 )
 from tricktable.v1 import moves_pb2
 
-from service.cli import main
-from service.cli.tournament import _seconds
 from service.running import ServerThread
 from tests.conftest import free_port
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from tricktable.cli import main
 from tricktable.client import Client as SdkClient
 from tricktable.errors import TricktableError
 from tricktable.v1 import clocks_pb2
@@ -18,7 +19,6 @@ from tricktable.v1 import game_service_pb2 as pb
 
 from engine import game_names, get_rules
 from engine.record import verify
-from service.cli import main
 from service.records import record_from_json, record_from_proto, record_to_json
 from tests.servers import Served
 from tests.service.support import Client, error_info, play_random_game

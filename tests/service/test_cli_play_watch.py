@@ -24,11 +24,11 @@ from rich.console import Console
 from tricktable import cards as C
 from tricktable.bots import make_bot
 from tricktable.bots.runner import play_seats
+from tricktable.cli import build_parser, main, play, watch
 from tricktable.client import Client, Seat, time_control
 from tricktable.v1 import events_pb2
 from tricktable.v1 import game_service_pb2 as pb
 
-from service.cli import build_parser, main, play, watch
 from service.config import ServerConfig
 from service.running import ServerThread
 from tests.clients.test_render import CardKey, cards_in, cards_shown

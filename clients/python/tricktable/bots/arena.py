@@ -4,8 +4,8 @@ given seed (game seeds and random bots' seeds derive from it), so a result can b
 
     python -m tricktable.bots.arena --address localhost:50051 --games 200
     python -m tricktable.bots.arena --bot grpc://localhost:50061   # a bot behind BotService
-    python -m tricktable.bots.arena --games 200      # an in-process server, when the server
-                                                      # package (tricktable) is installed
+    tricktable-arena --bot mybots:make --games 200    # a server of its own (tricktable serve,
+                                                      # when the server package is installed)
 
 Prints one JSON object per game type: games, wins (shared wins count a share), the win rate,
 what a random bot would expect (1 / seats) and the one-sided binomial p-value of doing at least
@@ -18,12 +18,12 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 from tricktable.bots import make_bot
 from tricktable.bots.runner import play_game
+from tricktable.cli.local_server import local_server
 from tricktable.client import Client, OptionValue
 
 #: Each game's seat count.
@@ -92,21 +92,11 @@ def measure(
     )
 
 
-@contextmanager
-def _in_process_server() -> Iterator[str]:
-    try:
-        from service.logs import configure  # noqa: PLC0415
-        from service.running import ServerThread  # noqa: PLC0415
-    except ImportError:  # the client package alone: there is no server to start
-        raise SystemExit("arena: give --address (the server package is not installed)") from None
-    configure(json=True, level="warning")
-    with ServerThread() as server:
-        yield server.address
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Measure a bot against random bots.")
-    parser.add_argument("--address", help="a running server (default: start one in-process)")
+    parser.add_argument(
+        "--address", help="a running server (default: start one, when the server is installed)"
+    )
     parser.add_argument("--game", action="append", choices=sorted(SEATS), help="(default: all)")
     parser.add_argument("--games", type=int, default=100, help="games per game type")
     parser.add_argument("--bot", default="heuristic", help="the bot measured")
@@ -128,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.address:
         run(args.address)
     else:
-        with _in_process_server() as address:
+        with local_server("arena") as address:
             run(address)
     return 0
 

@@ -1,8 +1,9 @@
-"""Host a bot as a ``BotService`` process (the ``tricktable-bot`` command): a reference bot, or
-your own by import path, so that any tournament can enter it by address.
+"""Host a bot as a ``BotService`` process (``tricktable bot``, or the ``tricktable-bot``
+command): a reference bot, or your own by import path, so that any tournament can enter it by
+address.
 
-    python -m tricktable.bots.serve --bot heuristic --port 50061
-    tricktable-bot --bot mybots:make --port 50062       # mybots.py in the current directory
+    tricktable bot --bot heuristic --port 50061
+    tricktable bot --bot mybots:make --port 50062       # mybots.py in the current directory
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ from tricktable.bots import HEURISTIC, REMOTE_PREFIX, make_bot
 from tricktable.bots.service import serve_bot
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Serve a bot as a BotService.")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bot",
         default="heuristic",
@@ -30,7 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=50061)
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.bot.startswith(REMOTE_PREFIX):
         parser.error("--bot names a bot to host here, not the address of another service")
     games = sorted(args.game or HEURISTIC)
@@ -48,6 +50,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"serving the {args.name or args.bot} bot at {server.address}", flush=True)
     server.wait()
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Serve a bot as a BotService.")
+    add_arguments(parser)
+    return run(parser.parse_args(argv), parser)
 
 
 if __name__ == "__main__":

@@ -15,13 +15,13 @@ from typing import Any
 
 from rich.console import Console
 from rich.text import Text
+
 from tricktable.bots.runner import is_over
+from tricktable.cli.common import add_tls_arguments, tls_options
 from tricktable.client import Client
 from tricktable.errors import TricktableError
 from tricktable.render import TITLES, Seats, event_line, render_view, result_text, sentence
 from tricktable.v1 import game_service_pb2 as pb
-
-from service.cli.common import add_tls_arguments, tls_options
 
 #: Events after which the table is drawn again.
 BOUNDARIES = frozenset({"trick_won", "deal_scored", "deal_started", "game_over"})

@@ -5,13 +5,13 @@ the server's own (``CreateGame`` bot seats): the server plays them, a short dela
 comes, as it would for a person alone at a web page. Any other bot (``grpc://``, an import path)
 runs here, each on a thread of its own through the bot SDK
 (:class:`tricktable.bots.runner.BotRunner`); the player and such bots play on their seats' play
-streams. Without ``--address`` a server is started in this
-process. With ``--move-time`` the game has a clock: the table shows every seat's time left, the
-prompt the player's, and a player who takes too long has a move played for them. The player follows
-the game's event stream as their seat sees it: the events since the last prompt are printed one per
-line, then the table, the numbered legal moves and a prompt. A move the server refuses
-(``MUST_FOLLOW_SUIT``...) is explained and the prompt repeats. ``q``, end of input or Ctrl-C leaves
-the game, which resigns it once it has started.
+streams. Without ``--address`` a server of its own is started (``tricktable serve``, which needs
+the server package). With ``--move-time`` the game has a clock: the table shows every seat's time
+left, the clocks tick while the player waits or thinks, and a player who takes too long has a
+move played for them. The player follows the game's event stream as their seat sees it: the events
+since the last prompt are printed one per line, then the table, the numbered legal moves and a
+prompt. A move the server refuses (``MUST_FOLLOW_SUIT``...) is explained and the prompt repeats.
+``q``, end of input or Ctrl-C leaves the game, which resigns it once it has started.
 """
 
 from __future__ import annotations
@@ -24,9 +24,19 @@ from typing import Any
 
 from rich.console import Console
 from rich.text import Text
+
 from tricktable.bots import make_bot
 from tricktable.bots.base import Bot, may_wait
 from tricktable.bots.runner import BotRunner
+from tricktable.cli.common import (
+    add_game_argument,
+    add_option_argument,
+    add_tls_arguments,
+    parse_options,
+    tls_options,
+)
+from tricktable.cli.local_server import local_server
+from tricktable.cli.ticking import Ticking
 from tricktable.client import Client, Seat, time_control
 from tricktable.errors import IllegalMove, StaleVersion, TricktableError
 from tricktable.move_text import MoveInputError, NotLegalNow, parse_move
@@ -41,18 +51,9 @@ from tricktable.render import (
     result_text,
     sentence,
 )
+from tricktable.server_time import ServerTime
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import moves_pb2, views_pb2
-
-from service.cli.common import (
-    add_game_argument,
-    add_option_argument,
-    add_tls_arguments,
-    parse_options,
-    tls_options,
-)
-from service.logs import configure
-from service.running import ServerThread
 
 Read = Callable[[str], str]
 #: The game as a seat sees it: a GetGame answer, or a view its play stream brought.
@@ -89,7 +90,7 @@ def register(sub: Any) -> None:
         "--address",
         default=None,
         metavar="HOST:PORT",
-        help="play on this server (default: start one in this process)",
+        help="play on this server (default: start one, when the server package is installed)",
     )
     add_option_argument(p)
     p.add_argument("--seed", default=None, help="deal the same cards (and random bot moves) again")
@@ -117,8 +118,7 @@ def run(
     if args.address:
         with Client(args.address, **tls_options(args)) as client:
             return play(client, args, console, ask)
-    configure(json=False, level="warning")  # the server's per-move log lines would bury the table
-    with ServerThread() as server, Client(server.address) as client:
+    with local_server("play") as address, Client(address) as client:
         return play(client, args, console, ask)
 
 
@@ -140,7 +140,7 @@ def play(client: Client, args: argparse.Namespace, console: Console, read: Read)
     served = {n: spec for n, (spec, _) in bots.items() if spec in SERVER_BOTS}
     clock = time_control(args.move_time, args.bank) if args.move_time is not None else None
     try:
-        options = {name: str(value) for name, value in parse_options(args.option).items()}
+        options = parse_options(args.option)
         game = client.create(args.game, options, seed, clock=clock, bot_seats=served)
     except TricktableError as error:
         console.print(f"tricktable: {error.message} [{error.reason}]", markup=False)
@@ -231,6 +231,9 @@ class Player:
         self.names = list(names)
         self.seats = Seats(seat.seat, names)
         self._stream: PlayStream | None = None
+        self.server_time = ServerTime()
+        self.ticking = Ticking(console, self.seats, self.server_time)
+        self._learnt = -1  # the version of the last view the server time was learnt from
 
     def run(self) -> None:
         try:
@@ -249,6 +252,7 @@ class Player:
                 if stream.ended:  # after the game's last events and the final view
                     return
                 turn = stream.view
+                self._learn(turn)
                 # A view at which this seat is to act and has not acted, already received (with
                 # the answer to its last move, say), or the next message from the server.
                 if turn is not None and not turn.view.finished and stream.turn_ready():
@@ -257,7 +261,14 @@ class Player:
                     else:
                         stream.skip(turn.version)  # only optional moves: not asked
                     continue
-                stream.receive()
+                with self.ticking.waiting(turn.view if turn is not None else None):
+                    stream.receive()
+
+    def _learn(self, state: pb.PlayView | None) -> None:
+        """The server's time, from each view as it arrives."""
+        if state is not None and state.version != self._learnt:
+            self._learnt = state.version
+            self.server_time.learn(state.view)
 
     def _must_act(self, state: State) -> bool:
         """The game waits on this seat. A seat whose only moves are optional (a Sixty-Six claim
@@ -294,7 +305,8 @@ class Player:
         legal = list(state.view.legal_moves)
         while True:
             try:
-                text = self.read(prompt(state.view, self.seat.seat))
+                with self.ticking.at_prompt(state.view):
+                    text = self.read(prompt(state.view, self.seat.seat, self.server_time.now_ms()))
             except (EOFError, KeyboardInterrupt):
                 raise Quit from None
             word = text.strip().lower()
@@ -364,12 +376,15 @@ class Player:
             self.console.print(result_text(final.view, self.names), soft_wrap=True)
 
 
-def prompt(view: views_pb2.View, seat: int) -> str:
-    """The prompt, with the time the seat's clock has left when one runs."""
+def prompt(view: views_pb2.View, seat: int, now_ms: int | None = None) -> str:
+    """The prompt, with the time the seat's clock has left when one runs: at server time
+    ``now_ms``, or as the view was taken."""
     for clock in view.clocks:
         if clock.seat == seat and clock.running:
-            left = duration(clock.move_ms_left + clock.bank_ms_left)
-            return f"Your move ({left} left)> "
+            ms = clock.move_ms_left + clock.bank_ms_left
+            if now_ms is not None:
+                ms = clock.deadline_ms - now_ms
+            return f"Your move ({duration(ms)} left)> "
     return PROMPT
 
 

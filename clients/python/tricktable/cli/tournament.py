@@ -6,9 +6,19 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from tricktable.bots.runner import BotError, Stalled
+from tricktable.cli.common import (
+    add_game_argument,
+    add_option_argument,
+    add_tls_arguments,
+    parse_options,
+    tls_options,
+    typed_options,
+)
+from tricktable.cli.local_server import local_server
 from tricktable.client import Client, OptionValue
 from tricktable.errors import TricktableError
 from tricktable.tournament import (
@@ -18,17 +28,6 @@ from tricktable.tournament import (
     print_standings,
     progress_bar,
     run_tournament,
-)
-
-from engine import get_rules
-from engine.core.errors import EngineError
-from service.cli.common import (
-    add_game_argument,
-    add_option_argument,
-    add_tls_arguments,
-    fail,
-    parse_options,
-    tls_options,
 )
 
 DEFAULT_ENTRANTS = ["heuristic", "random"]
@@ -81,7 +80,10 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--parallel", type=int, default=4, help="games played at once (default 4)")
     p.add_argument("--seed", default="tournament", help="every deal and bot seed derives from it")
-    p.add_argument("--address", help="a running server (default: start one in this process)")
+    p.add_argument(
+        "--address",
+        help="a running server (default: start one, when the server package is installed)",
+    )
     p.add_argument("--json", metavar="FILE", help="write everything (config, games, standings)")
     p.add_argument("--csv", metavar="FILE", help="write the standings, one row per entrant")
     p.add_argument("--games-csv", metavar="FILE", help="write one row per seat of each game")
@@ -91,13 +93,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    rules = get_rules(args.game)
     raw = parse_options(args.option)
-    try:
-        resolved = rules.options(raw)
-    except EngineError as exc:
-        return fail(exc)
-    options: dict[str, OptionValue] = {name: getattr(resolved, name) for name in raw}
     try:
         entrants = tuple(Entrant.parse(text) for text in args.entrant or DEFAULT_ENTRANTS)
         config = TournamentConfig(
@@ -106,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
             rounds=args.rounds,
             duplicate=args.duplicate,
             seed=args.seed,
-            options=options,
+            options={},  # typed by the server's game type, once connected
             move_time_s=args.move_time,
             bank_s=args.bank,
             forfeit_after=args.forfeit_after,
@@ -118,6 +114,13 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("tricktable: --parallel must be at least 1")
     tls = tls_options(args) if args.address else {}  # a server started here is plaintext
     with _server(args.address) as address, Client(address, timeout_s=30.0, **tls) as client:
+        try:
+            config = replace(config, options=_options(client, args.game, raw))
+        except ValueError as error:
+            print(f"tricktable: {error}", flush=True)
+            return 2
+        except TricktableError as error:  # no server there
+            raise SystemExit(f"tricktable: {error}") from None
         try:
             with progress_bar(quiet=args.quiet) as hooks:
                 result = run_tournament(
@@ -152,15 +155,19 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a duration: {text!r} (e.g. 2s, 500ms)") from None
 
 
+def _options(client: Client, game: str, given: dict[str, str]) -> dict[str, OptionValue]:
+    """The options typed as the server's game declares them (ValueError: no such game or
+    option), so the tournament's files record 4, not "4"."""
+    types = {t.name: t for t in client.game_types()}
+    if game not in types:
+        raise ValueError(f"the server has no game {game!r} (it has {', '.join(sorted(types))})")
+    return typed_options(given, types[game])
+
+
 @contextmanager
 def _server(address: str | None) -> Iterator[str]:
     if address:
         yield address
-        return
-    # Imported here: talking to a remote server needs none of the server's machinery.
-    from service.logs import configure  # noqa: PLC0415
-    from service.running import ServerThread  # noqa: PLC0415
-
-    configure(json=True, level="warning")
-    with ServerThread() as server:
-        yield server.address
+    else:
+        with local_server("tournament") as started:
+            yield started

@@ -17,7 +17,7 @@ from tricktable.tournament import Entrant, TournamentConfig, run_tournament
 from service.running import ServerThread
 
 #: Short matches: whole games, a few deals each.
-SHORT = {
+SHORT: dict[str, dict[str, bool | int | str]] = {
     "ninety-nine": {"game_length_deals": 3},
     "counterpoint": {"target_score": 60},
     "sixty-six": {"target_game_points": 4},

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from tricktable.client import Client
+from tricktable.client import Client, OptionValue
 from tricktable.tournament import Entrant, TournamentConfig, run_tournament
 
 from service.running import ServerThread
 
 #: Short matches: whole games, a few deals each.
-SHORT: dict[str, dict[str, bool | int | str]] = {
+SHORT: dict[str, dict[str, OptionValue]] = {
     "ninety-nine": {"game_length_deals": 3},
     "counterpoint": {"target_score": 60},
     "sixty-six": {"target_game_points": 4},

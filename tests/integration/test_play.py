@@ -25,7 +25,7 @@ from engine.core.events import CardsLaidAside, DealStarted, Event
 from engine.core.fields import cards_in
 from service import convert
 from tests.servers import Served
-from tests.service.support import Client, Table, auth, error_info, play_random_game
+from tests.service.support import Client, Table, auth, clients, error_info, play_random_game
 
 PASS = moves_pb2.Move(call=moves_pb2.Call(call="pass"))
 
@@ -81,8 +81,7 @@ def test_two_clients_racing_the_same_move_exactly_one_wins(
 ) -> None:
     server, client = served
     table = client.table("counterpoint")
-    racers = [Client(server.address) for _ in range(2)]
-    try:
+    with clients(server.address, 2) as racers:
         for _ in range(5):
             public = client.get(table.game_id, table.tokens[0])
             seat = public.view.to_act[0]
@@ -97,9 +96,6 @@ def test_two_clients_racing_the_same_move_exactly_one_wins(
             assert losses[0].code() == grpc.StatusCode.ABORTED
             assert error_info(losses[0]).metadata["current_version"] == str(version + 1)
             assert client.get(table.game_id).game.version == version + 1
-    finally:
-        for racer in racers:
-            racer.close()
 
 
 def test_players_racing_for_one_seat_exactly_one_gets_it(
@@ -107,13 +103,9 @@ def test_players_racing_for_one_seat_exactly_one_gets_it(
 ) -> None:
     server, client = served
     game = client.create("ninety-nine")
-    racers = [Client(server.address) for _ in range(6)]
-    try:
-        request = pb.JoinGameRequest(game_id=game.game_id, seat=1)
+    request = pb.JoinGameRequest(game_id=game.game_id, seat=1)
+    with clients(server.address, 6) as racers:
         outcomes = _race([partial(r.stub.JoinGame, request) for r in racers])
-    finally:
-        for racer in racers:
-            racer.close()
     joined = [o for o in outcomes if isinstance(o, pb.JoinGameResponse)]
     refused: list[Any] = [o for o in outcomes if isinstance(o, grpc.RpcError)]
     assert len(joined) == 1 and len(refused) == 5

@@ -232,6 +232,13 @@ def test_a_resent_request_is_answered_with_its_first_result_and_applied_once(
     assert len(moves) == 1
 
 
+def _first_move_on_the_stream(line: PlayLine) -> None:
+    """The stream's seat plays its first legal move at version 0 and hears the result."""
+    opening, _ = line.until("view")
+    line.move(opening.view.view.legal_moves[0], 0)
+    line.until("result")
+
+
 def _other_seat_moves(client: Client, table: Table) -> None:
     client.play_first(table.game_id, table.tokens[1])
 
@@ -239,9 +246,7 @@ def _other_seat_moves(client: Client, table: Table) -> None:
 def test_other_seats_moves_arrive_as_events_with_the_view_when_to_act(
     client: Client, table: Table, line: PlayLine
 ) -> None:
-    opening, _ = line.until("view")
-    line.move(opening.view.view.legal_moves[0], 0)
-    line.until("result")
+    _first_move_on_the_stream(line)
     # Seat 1 lays aside through the unary call: seat 0's stream gets version 2's events, and
     # in the same step its view if the play makes it the leader.
     _other_seat_moves(client, table)
@@ -257,9 +262,7 @@ def test_other_seats_moves_arrive_as_events_with_the_view_when_to_act(
 def test_a_stream_resumes_from_a_version_and_misses_nothing(
     client: Client, table: Table, line: PlayLine
 ) -> None:
-    opening, _ = line.until("view")
-    line.move(opening.view.view.legal_moves[0], 0)
-    line.until("result")
+    _first_move_on_the_stream(line)
     line.close()  # gone before hearing of seat 1's move
     _other_seat_moves(client, table)
     resumed = PlayLine(client, table.game_id, table.tokens[0], from_version=2)

@@ -14,7 +14,7 @@ import pytest
 from service.config import REDIS_URL_ENV
 from service.workers import worker_args
 from tests.servers import ROOT, SERVE, serve_process
-from tests.service.support import Client
+from tests.service.support import clients
 
 
 def _children(pid: int) -> list[int]:
@@ -42,15 +42,11 @@ def test_workers_share_one_port_and_stop_together(redis_url: str) -> None:
         assert len(workers) == 2
         # Each connection reaches one worker or the other; every game is in the shared Redis,
         # so a game made through one connection is played through another.
-        clients = [Client(served.address, own_connection=True) for _ in range(6)]
-        try:
-            table = clients[0].table("counterpoint", seed=b"workers")
-            for n, client in enumerate(clients[1:3]):
+        with clients(served.address, 6) as connected:
+            table = connected[0].table("counterpoint", seed=b"workers")
+            for n, client in enumerate(connected[1:3]):
                 client.play_first(table.game_id, table.tokens[n], n)
-            assert clients[5].get(table.game_id).game.version == 2
-        finally:
-            for client in clients:
-                client.close()
+            assert connected[5].get(table.game_id).game.version == 2
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0
         assert not any(Path(f"/proc/{pid}").exists() for pid in workers)

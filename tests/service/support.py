@@ -7,7 +7,8 @@ from __future__ import annotations
 import queue
 import random
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import grpc
@@ -96,6 +97,18 @@ class Client:
         mine = self.get(game_id, token)
         expected = mine.game.version if version is None else version
         return self.move(game_id, token, mine.view.legal_moves[0], expected)
+
+
+@contextmanager
+def clients(address: str, count: int) -> Iterator[list[Client]]:
+    """``count`` clients of the server at ``address``, each on a connection of its own (as
+    separate players are), closed afterwards."""
+    made = [Client(address, own_connection=True) for _ in range(count)]
+    try:
+        yield made
+    finally:
+        for client in made:
+            client.close()
 
 
 def seat_view(response: pb.GetGameResponse) -> views_pb2.View:

@@ -7,7 +7,9 @@ is written follows the proto field's type:
 - ``Card`` ⇄ a card id; ``CardList`` (presence) ⇄ a tuple of cards or None (hidden);
   ``repeated Card`` ⇄ a tuple of cards; ``repeated SeatCards`` ⇄ one entry per seat, None when
   the viewer may not see that seat's cards;
-- ``Suit`` ⇄ a suit 0..3, or None as ``SUIT_UNSPECIFIED``;
+- ``Suit`` ⇄ a suit 0..3, or None as ``SUIT_UNSPECIFIED``; another enum ⇄ the lower-case
+  name of its value without the enum's prefix (``SIXTY_SIX_REASON_FALSE_OUT`` ⇄
+  ``"false_out"``), or None as the value 0 (``…_UNSPECIFIED``);
 - ``repeated OptionalInt32/OptionalBool/OptionalString`` ⇄ a tuple whose entries may be None;
 - ``Move`` ⇄ an engine move (the ``kind`` oneof's case is the move's ``kind``);
 - a oneof named like a dataclass field (``View.detail``) ⇄ a dataclass of the case's type;
@@ -197,6 +199,9 @@ def _writer(desc: Any, name: str) -> Writer:
         return lambda msg, value: getattr(msg, name).extend([suit_to_proto(s) for s in value])
     if _is_suit(field):
         return lambda msg, value: setattr(msg, name, suit_to_proto(value))
+    if field.enum_type is not None:
+        numbers = {word: number for number, word in _enum_words(field.enum_type).items()}
+        return lambda msg, value: setattr(msg, name, numbers[value])
     if field.is_repeated:
         return lambda msg, value: getattr(msg, name).extend(value)
     return lambda msg, value: setattr(msg, name, value)
@@ -227,6 +232,13 @@ def _is_suit(field: Any) -> bool:
     return field.enum_type is not None and field.enum_type.full_name == _SUIT_ENUM
 
 
+def _enum_words(enum: Any) -> dict[int, str]:
+    """An enum's values as the engine names them: ``SIXTY_SIX_REASON_FALSE_OUT`` is
+    ``"false_out"`` (the prefix is the name of the value 0 without ``UNSPECIFIED``)."""
+    prefix = enum.values_by_number[0].name.removesuffix("UNSPECIFIED")
+    return {v.number: v.name.removeprefix(prefix).lower() for v in enum.values if v.number}
+
+
 def from_proto(msg: Message) -> Any:
     """The engine dataclass of a message's name (raises InvalidRequest on a malformed card)."""
     cls = _ENGINE_TYPES[msg.DESCRIPTOR.name]
@@ -245,7 +257,11 @@ def _read(msg: Any, name: str) -> Any:
             return tuple(suit_from_proto(s) for s in raw) if _is_suit(field) else tuple(raw)
         if field.has_presence and not msg.HasField(name):
             return None
-        return suit_from_proto(raw) if _is_suit(field) else raw
+        if _is_suit(field):
+            return suit_from_proto(raw)
+        if field.enum_type is not None:
+            return _enum_words(field.enum_type).get(raw)  # 0 (unspecified) or unknown: None
+        return raw
     if field.is_repeated:
         return tuple(_read_message(item) for item in raw)
     return _read_message(raw) if msg.HasField(name) else None

@@ -9,9 +9,10 @@ records are readable and do not depend on internal card ids.
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from engine.core import cards as C
 from engine.core.errors import InvalidMove, Reason
@@ -76,13 +77,29 @@ def from_data(data: Mapping[str, Any], registry: Mapping[str, type[T]]) -> T:
                 continue
             raise InvalidMove(Reason.MALFORMED_MOVE, f"{kind}: missing field {f.name!r}")
         try:
-            kwargs[f.name] = _decode(data[f.name], card_kind(f))
+            value = data[f.name]
+            if isinstance(value, Mapping):  # a nested message (a deal's result): by its type
+                kwargs[f.name] = from_data(value, _nested_types(cast(type, cls), f.name))
+                continue
+            kwargs[f.name] = _decode(value, card_kind(f))
         except (ValueError, TypeError) as exc:
             raise InvalidMove(Reason.MALFORMED_MOVE, f"{kind}.{f.name}: {exc}") from None
     extra = set(data) - {"type"} - {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     if extra:
         raise InvalidMove(Reason.MALFORMED_MOVE, f"{kind}: unknown field {sorted(extra)[0]!r}")
     return cls(**kwargs)
+
+
+@cache
+def _nested_types(cls: type, name: str) -> dict[str, type]:
+    """The message classes field ``name`` of ``cls`` may hold, by kind (from its type hint)."""
+    return {t.kind: t for t in _dataclasses_in(typing.get_type_hints(cls)[name])}
+
+
+def _dataclasses_in(hint: Any) -> list[Any]:
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return [hint]
+    return [c for arg in typing.get_args(hint) for c in _dataclasses_in(arg)]
 
 
 def _decode(value: Any, kind: str | None) -> Any:

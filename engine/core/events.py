@@ -119,12 +119,86 @@ class TrickWon(_Public):
     points: int = 0  # card points in the trick, for point-trick games
 
 
+# -- a deal's result, in each game's own terms -------------------------------------------------
+# Each game fills its own result where it scores a deal; ``DealScored.result`` carries it. The
+# rules each field follows are in the game's module and in proto/tricktable/v1/events.proto.
+
+
+@dataclass(frozen=True, slots=True)
+class NinetyNineDealResult:
+    """A Ninety-Nine deal (§7). ``bids``/``bid_cards`` hold None where the bid stays hidden."""
+
+    kind: ClassVar[str] = "ninety_nine"
+    bids: tuple[int | None, ...]
+    tricks: tuple[int, ...]
+    made: tuple[bool, ...]
+    contract_bonus: int  # to each seat that made its bid
+    premium_seat: int | None
+    premium: str | None  # "declare" or "reveal"
+    premium_value: int
+    bid_cards: tuple[tuple[int, ...] | None, ...] = per_seat_cards_field()
+
+
+@dataclass(frozen=True, slots=True)
+class CounterpointDealResult:
+    """A Counterpoint deal (§5): ``bids`` are the readings scored."""
+
+    kind: ClassVar[str] = "counterpoint"
+    bids: tuple[int, ...]
+    card_points: tuple[int, ...]
+    errors: tuple[int, ...]
+    bonuses: tuple[int, ...]
+    bid_cards: tuple[tuple[int, ...] | None, ...] = per_seat_cards_field()
+
+
+@dataclass(frozen=True, slots=True)
+class SixtySixDealResult:
+    """A Sixty-Six deal (§8, §9): ``reason`` names the row of the scoring table that applied
+    (``out``, ``false_out``, ``closer_judged_out``, ``closer_judged_false_out``,
+    ``closer_failed``, ``false_out_by_closer``, ``out_after_close``, ``no_claim``,
+    ``higher_total``, ``drawn``)."""
+
+    kind: ClassVar[str] = "sixty_six"
+    reason: str
+    counts: tuple[int, ...]
+    tricks: tuple[int, ...]
+    claimant: int | None
+    closer: int | None
+    scorer: int | None
+    award: int  # game points by the table, before the carry
+    carry_taken: int  # the carry the scorer took with the award
+    carry: int  # the carry after this deal
+
+
+@dataclass(frozen=True, slots=True)
+class NominationsDealResult:
+    """A Nominations deal (§7, §8), or one everybody passed (§4: abandoned, scores nothing)."""
+
+    kind: ClassVar[str] = "nominations"
+    all_passed: bool
+    declarer: int | None
+    contract: str | None  # "tricks", "misere" or "open_misere"
+    bid_tricks: int | None
+    partner: int | None
+    made: bool
+    value: int  # the contract's value before the multiplier
+    multiplier: int
+    tricks: tuple[int, ...]
+
+
+DealResult = (
+    NinetyNineDealResult | CounterpointDealResult | SixtySixDealResult | NominationsDealResult
+)
+
+
 @dataclass(frozen=True, slots=True)
 class DealScored(_Public):
     """The end of a deal: everything here is public by the rules of every game.
 
-    ``bids``/``bid_cards`` hold None for a seat whose bid stays hidden (Ninety-Nine with
-    ``show_all_bids_at_end = false``). ``taken`` is tricks or card points, per game.
+    ``points`` are what each seat scored in the deal and ``totals`` the totals after it;
+    ``result`` is the deal's result in the game's own terms. The other fields are the protocol's
+    older, per-game-ambiguous form, still filled for existing clients: ``bids``/``bid_cards``
+    hold None for a seat whose bid stays hidden; ``taken`` is tricks or card points, per game.
     """
 
     kind: ClassVar[str] = "deal_scored"
@@ -138,6 +212,7 @@ class DealScored(_Public):
     premium_seat: int | None = None
     premium: str | None = None
     note: str = ""
+    result: DealResult | None = None
 
 
 @dataclass(frozen=True, slots=True)

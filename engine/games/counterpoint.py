@@ -18,6 +18,7 @@ from engine.core import cards as C
 from engine.core.cards import SUIT_MASK
 from engine.core.events import (
     CardsLaidAside,
+    CounterpointDealResult,
     DealScored,
     Event,
     TrickWon,
@@ -269,6 +270,13 @@ class Counterpoint(Rules[CounterpointState]):
             points=tuple(points),
             totals=tuple(s.scores),
             bid_cards=tuple(asides),
+            result=CounterpointDealResult(
+                bids=tuple(readings),
+                bid_cards=tuple(asides),
+                card_points=tuple(s.points_taken),
+                errors=tuple(diffs),
+                bonuses=tuple(accuracy_bonus(d) for d in diffs),
+            ),
         )
         self.close_deal(s, scored, events)
 

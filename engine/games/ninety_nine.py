@@ -25,6 +25,7 @@ from engine.core.events import (
     CardsLaidAside,
     DealScored,
     Event,
+    NinetyNineDealResult,
     SeatChosen,
     TrickWon,
     Viewer,
@@ -195,6 +196,11 @@ def effective(s: NinetyNineState, c: int) -> int:
 def bid_value(s: NinetyNineState, aside: int) -> int:
     """♣3 ♥2 ♠1 ♦0 summed over the bid cards; the Joker counts as the turn-up (§4.1)."""
     return sum(3 - (effective(s, c) >> 4) for c in C.iter_cards(aside))
+
+
+def contract_bonus(made: list[bool]) -> int:
+    """§7.2: the bonus each seat that made its bid gets, by how many made theirs."""
+    return _CONTRACT_BONUS.get(sum(made), 0)
 
 
 def allowed_calls(s: NinetyNineState) -> tuple[str, ...]:
@@ -435,8 +441,8 @@ class NinetyNine(Rules[NinetyNineState]):
     ) -> tuple[list[int], list[bool]]:
         """§7: 1 per trick, 30/20/10 contract bonus, then the premium. Returns (points, made)."""
         made = [t == b for t, b in zip(tricks, bids, strict=True)]
-        k = sum(made)
-        points = [t + (_CONTRACT_BONUS[k] if m else 0) for t, m in zip(tricks, made, strict=True)]
+        bonus = contract_bonus(made)
+        points = [t + (bonus if m else 0) for t, m in zip(tricks, made, strict=True)]
         if premium_seat is not None and premium is not None:
             value = _PREMIUM_VALUE[premium]
             if made[premium_seat]:
@@ -458,18 +464,30 @@ class NinetyNine(Rules[NinetyNineState]):
         shown = [
             o.show_all_bids_at_end or made[seat] or seat == s.premium_seat for seat in range(_SEATS)
         ]
+        shown_bids = tuple(b if shown[i] else None for i, b in enumerate(bids))
+        shown_cards = tuple(
+            tuple(C.cards_of(a)) if shown[i] else None for i, a in enumerate(s.aside)
+        )
         scored = DealScored(
             deal_no=s.deal_no,
-            bids=tuple(b if shown[i] else None for i, b in enumerate(bids)),
+            bids=shown_bids,
             taken=tuple(s.tricks_won),
             made=tuple(made),
             points=tuple(points),
             totals=tuple(s.scores),
-            bid_cards=tuple(
-                tuple(C.cards_of(a)) if shown[i] else None for i, a in enumerate(s.aside)
-            ),
+            bid_cards=shown_cards,
             premium_seat=s.premium_seat,
             premium=s.premium,
+            result=NinetyNineDealResult(
+                bids=shown_bids,
+                bid_cards=shown_cards,
+                tricks=tuple(s.tricks_won),
+                made=tuple(made),
+                contract_bonus=contract_bonus(made),
+                premium_seat=s.premium_seat,
+                premium=s.premium,
+                premium_value=_PREMIUM_VALUE[s.premium] if s.premium is not None else 0,
+            ),
         )
         s.prev_successes = sum(made)
         self.close_deal(s, scored, events)

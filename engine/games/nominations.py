@@ -29,6 +29,7 @@ from engine.core.events import (
     ContractDeclared,
     DealScored,
     Event,
+    NominationsDealResult,
     PackCut,
     PartnerNotice,
     PartnerRevealed,
@@ -655,21 +656,45 @@ class Nominations(Rules[NominationsState]):
             self._expose(s, events)
 
     def _all_passed(self, s: NominationsState, events: list[Event]) -> None:
-        """§3.2 / §4: nobody bid. The dealer stays and deals again."""
+        """§3.2 / §4: nobody bid. The deal is abandoned and scores nothing (it is not a played
+        deal, so the game's end is not checked); the dealer stays and deals again."""
         o = s.options
+        abandoned_multiplier = s.multiplier
         if o.all_pass == "redeal":  # §16.3: a fresh shuffle, no multiplier, not counted
             s.double_run = 0
             s.multiplier = 1
-            events.append(AllPassed(s.deal_no, s.dealer, "redeal", 1))
-            s.deal_no += 1
+        else:
+            assert o.all_pass == "double_hand"  # dealer_forced never lets the fourth pass
+            s.double_run += 1
+            m = o.double_hand_multiplier
+            s.multiplier = m**s.double_run if o.double_hand_stacking else m
+        events.append(AllPassed(s.deal_no, s.dealer, o.all_pass, s.multiplier))
+        s.last_result = DealScored(
+            deal_no=s.deal_no,
+            bids=(None,) * _SEATS,
+            taken=(0,) * _SEATS,
+            made=(None,) * _SEATS,
+            points=(0,) * _SEATS,
+            totals=tuple(s.scores),
+            bid_cards=(None,) * _SEATS,
+            note="all passed",
+            result=NominationsDealResult(
+                all_passed=True,
+                declarer=None,
+                contract=None,
+                bid_tricks=None,
+                partner=None,
+                made=False,
+                value=0,
+                multiplier=abandoned_multiplier,
+                tricks=(0,) * _SEATS,
+            ),
+        )
+        events.append(s.last_result)
+        s.deal_no += 1
+        if o.all_pass == "redeal":
             self.deal(s, s.chance.shuffled(f"pack:{s.deal_no}", _DECK), events)
             return
-        assert o.all_pass == "double_hand"  # dealer_forced never lets the fourth pass
-        s.double_run += 1
-        m = o.double_hand_multiplier
-        s.multiplier = m**s.double_run if o.double_hand_stacking else m
-        events.append(AllPassed(s.deal_no, s.dealer, "double_hand", s.multiplier))
-        s.deal_no += 1
         pack = stacked_pack(s.hands, s.dealer)
         if o.double_hand_cut == "none":
             self.deal(s, pack, events)
@@ -807,6 +832,17 @@ class Nominations(Rules[NominationsState]):
             premium_seat=declarer,
             premium=label,
             note="; ".join(note),
+            result=NominationsDealResult(
+                all_passed=False,
+                declarer=declarer,
+                contract=contract,
+                bid_tricks=s.bid_tricks if contract == TRICKS else None,
+                partner=partner,
+                made=made,
+                value=value,
+                multiplier=s.multiplier,
+                tricks=tuple(s.tricks_won),
+            ),
         )
         self.close_deal(s, scored, events)
 

@@ -59,6 +59,7 @@ from engine.core.events import (
     DealScored,
     Event,
     MarriageDeclared,
+    SixtySixDealResult,
     StockClosed,
     TrickWon,
     TrumpExchanged,
@@ -393,6 +394,22 @@ def failed_claim_award(rule: str, claimant_tricks: int, opponent_tricks: int) ->
     return 3 if three else 2
 
 
+#: The reasons a deal scores as it does (``SixtySixDealResult.reason``), each with the words the
+#: deal's note gives it.
+REASON_NOTES: Final = {
+    "out": "out",
+    "false_out": "false out",
+    "closer_judged_out": "the closer judged as claimant: out",
+    "closer_judged_false_out": "the closer judged as claimant: false out",
+    "closer_failed": "the closer did not go out",
+    "false_out_by_closer": "false out by the closer",
+    "out_after_close": "out after the opponent's close",
+    "no_claim": "played out, nobody claimed",
+    "higher_total": "higher total",
+    "drawn": "drawn deal",
+}
+
+
 def score_deal(
     opts: SixtySixOptions,
     counts: Sequence[int],
@@ -402,33 +419,34 @@ def score_deal(
     closer: int | None,
     closer_opp_tricks: int,
 ) -> tuple[int | None, int, str]:
-    """The deal's result before the carry: (seat scoring, game points, why) — §9.2 to §9.5.
+    """The deal's result before the carry: (seat scoring, game points, reason) — §9.2 to §9.5;
+    the reasons are the keys of ``REASON_NOTES``.
 
     ``claimant`` is None when nobody claimed; counts already follow §8 (marriages only with a
     trick, the last-trick 10 only if earned).
     """
-    judged = ""
+    judged = False
     if claimant is None and closer is not None:
         if opts.unclaimed_closed_deal == "closer_fails":  # §9.5: the closer never went out
-            return 1 - closer, 3 if closer_opp_tricks == 0 else 2, "the closer did not go out"
+            return 1 - closer, 3 if closer_opp_tricks == 0 else 2, "closer_failed"
         claimant = closer  # §9.3: the closer is judged as if he had claimed
-        judged = "the closer judged as claimant: "
+        judged = True
     if claimant is not None:
         c, o = claimant, 1 - claimant
         if counts[c] >= GOAL:
             if closer is not None and c != closer and opts.non_closer_out_points == "flat2":
-                return c, 2, "out after the opponent's close"
-            return c, win_award(counts[o], tricks[o]), judged + "out"
+                return c, 2, "out_after_close"
+            return c, win_award(counts[o], tricks[o]), "closer_judged_out" if judged else "out"
         if c == closer and opts.unclaimed_closed_deal == "closer_fails":  # §16.6
-            return o, 3 if closer_opp_tricks == 0 else 2, "false out by the closer"
+            return o, 3 if closer_opp_tricks == 0 else 2, "false_out_by_closer"
         award = failed_claim_award(opts.failed_claim_points, tricks[c], tricks[o])
-        return o, award, judged + "false out"
+        return o, award, "closer_judged_false_out" if judged else "false_out"
     if opts.unclaimed_open_deal == "no_score":
-        return None, 0, "played out, nobody claimed"
+        return None, 0, "no_claim"
     if counts[0] == counts[1]:
-        return None, 0, "drawn deal"
+        return None, 0, "drawn"
     hi = 0 if counts[0] > counts[1] else 1
-    return hi, win_award(counts[1 - hi], tricks[1 - hi]), "higher total"
+    return hi, win_award(counts[1 - hi], tricks[1 - hi]), "higher_total"
 
 
 def with_carry(scorer: int | None, award: int, carry: int, carry_over: bool) -> tuple[int, int]:
@@ -917,7 +935,7 @@ class SixtySix(Rules[SixtySixState]):
                     CardsExposed(seat=seat, what="hand", cards=tuple(C.cards_of(s.hands[seat])))
                 )
         counts = (count(s, 0), count(s, 1))
-        scorer, award, why = score_deal(
+        scorer, award, reason = score_deal(
             o,
             counts,
             s.tricks_won,
@@ -925,6 +943,7 @@ class SixtySix(Rules[SixtySixState]):
             closer=s.closer,
             closer_opp_tricks=s.closer_opp_tricks,
         )
+        carry_before = s.carry
         gained, s.carry = with_carry(scorer, award, s.carry, o.carry_over)
         points: tuple[int, int] = (0, 0)
         if scorer is not None:
@@ -937,7 +956,7 @@ class SixtySix(Rules[SixtySixState]):
             ok = counts[claimant] >= GOAL
             made = (ok, None) if claimant == 0 else (None, ok)
         # taken: each seat's final count (§8); made: the claimant's success (None for the other
-        # seat, and for both when nobody claimed); note: the reason for the result.
+        # seat, and for both when nobody claimed); note: the reason in words.
         scored = DealScored(
             deal_no=s.deal_no,
             bids=(None, None),
@@ -946,7 +965,18 @@ class SixtySix(Rules[SixtySixState]):
             points=points,
             totals=tuple(s.scores),
             bid_cards=(None, None),
-            note=why,
+            note=REASON_NOTES[reason],
+            result=SixtySixDealResult(
+                reason=reason,
+                counts=counts,
+                tricks=tuple(s.tricks_won),
+                claimant=claimant,
+                closer=s.closer,
+                scorer=scorer,
+                award=award,
+                carry_taken=carry_before if scorer is not None else 0,
+                carry=s.carry,
+            ),
         )
         self.close_deal(s, scored, events)
 

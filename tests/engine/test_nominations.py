@@ -6,7 +6,7 @@ partner) are in ``test_nominations_properties.py``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -23,6 +23,7 @@ from engine.core.events import (
     DealStarted,
     Event,
     GameOver,
+    NominationsDealResult,
     PackCut,
     PartnerNotice,
     PartnerRevealed,
@@ -727,7 +728,15 @@ def test_an_all_pass_deal_does_not_count_towards_a_fixed_number_of_deals() -> No
     assert [e.dealer for e in of_type(all_events, DealStarted)] == [1, 1, 2, 3]
     assert dealers == [0, 1, 1, 2, 3]
     assert state.played_deals == 4 and state.deal_no == 5
-    assert len(of_type(all_events, DealScored)) == 4
+    # The abandoned deal has its (empty) result too: five deals scored, four of them played.
+    results = [cast(DealScored, e).result for e in of_type(all_events, DealScored)]
+    assert [cast(NominationsDealResult, r).all_passed for r in results] == [
+        False,
+        True,
+        False,
+        False,
+        False,
+    ]
 
 
 def test_a_lower_target_score_ends_the_game_sooner() -> None:

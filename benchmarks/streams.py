@@ -35,7 +35,8 @@ import redis
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc
 
-from benchmarks.service import _RUN_CLI, _free_port, _process, _temporary_redis, cpu_seconds
+from benchmarks.redis_server import free_port
+from benchmarks.service import _RUN_CLI, _process, _temporary_redis, cpu_seconds
 from service.logs import configure
 
 #: Limits raised for the run: the benchmark deliberately opens far more streams from one
@@ -139,7 +140,7 @@ def commandstats(client: redis.Redis) -> dict[str, int]:
 
 def measure(args: argparse.Namespace, redis_url: str) -> dict[str, Any]:
     streams, connections, clients = args.streams, args.connections, max(1, args.clients)
-    port = _free_port()
+    port = free_port()
     serve = ["-c", _RUN_CLI, "serve", "--port", str(port), *_SERVER_FLAGS]
     inspector = redis.Redis.from_url(redis_url)
     with _process(serve, redis_url, port) as server_pid:

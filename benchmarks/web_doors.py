@@ -33,7 +33,8 @@ from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc
 from tricktable.v1.game_service_connect import GameServiceClient
 
-from benchmarks.service import _free_port, _process, cpu_seconds
+from benchmarks.redis_server import free_port
+from benchmarks.service import _process, cpu_seconds
 
 DOORS = ("grpc", "connect-binary", "connect-json", "grpc-web")
 _RUN_CLI = "import sys; from service.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -141,7 +142,7 @@ async def play(call: Call, tables: int, seconds: float, game: str) -> int:
 async def measure(
     games: int, seconds: float, game: str, doors: tuple[str, ...]
 ) -> list[dict[str, Any]]:
-    grpc_port, web_port = _free_port(), _free_port()
+    grpc_port, web_port = free_port(), free_port()
     args = ["-c", _RUN_CLI, "serve", "--port", str(grpc_port), "--web-port", str(web_port)]
     args += ["--log-level", "warning"]  # per-move info lines would be what we measure
     results: list[dict[str, Any]] = []

@@ -971,9 +971,18 @@ class GameService:
         recheck_s = self._stream_recheck_s
         if seat is not None:
             recheck_s = min(recheck_s, self._stream_wait_s)
+        delivered = False
         while not self._closing.is_set():
             await self._touch(game_id, seat)
+            if delivered:
+                # Caught up: wait before reading again. The wait returns at once when this
+                # replica has heard of a later version meanwhile, so a read that would find
+                # nothing (one per stream per commit, 10,000 spectators) is never made.
+                waiting = self.store.wait_for_version(game_id, next_version - 1, recheck_s)
+                if await self._unless_closing(waiting) is None:
+                    continue  # shutting down, or a recheck that found nothing new
             batches = await self._feed.read(game_id, next_version)
+            delivered = bool(batches)
             if not batches:
                 waiting = self.store.wait_for_version(game_id, next_version - 1, recheck_s)
                 await self._unless_closing(waiting)

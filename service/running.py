@@ -50,6 +50,9 @@ class ServerThread:
         return self
 
     def stop(self) -> None:
+        """Stop the server and its loop; again, when a test stopped it already, does nothing."""
+        if self._loop.is_closed():
+            return
         if self.server is not None:
             server = self.server
             self.call(server.stop)

@@ -117,7 +117,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         result = await self._games.submit_move(
             request.game_id,
             _token(context),
-            convert.incoming_move(request.move),
+            convert.move_from_proto(request.move),
             expected_version=request.expected_version,
             request_id=request.request_id,
             seat=request.seat if request.HasField("seat") else None,
@@ -172,5 +172,5 @@ async def _moves(requests: AsyncIterator[pb.PlayRequest]) -> AsyncIterator[Incom
 def _move_ask(request: pb.PlayMove) -> MoveAsk:
     validate.play_move(request)
     return MoveAsk(
-        convert.incoming_move(request.move), request.expected_version, request.request_id
+        convert.move_from_proto(request.move), request.expected_version, request.request_id
     )

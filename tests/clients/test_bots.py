@@ -10,7 +10,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
@@ -244,30 +245,34 @@ def test_a_bot_served_over_bot_service_plays_a_whole_game(client: Client) -> Non
         hosted.stop()
 
 
-def test_the_bot_command_serves_a_reference_bot_as_a_process_of_its_own() -> None:
-    port = free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "tricktable.bots.serve",
-        "--bot",
-        "random",
-        "--port",
-        str(port),
-    ]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+@contextmanager
+def bot_command(*args: str, cwd: Path | None = None) -> Iterator[tuple[str, str, RemoteBot]]:
+    """``python -m tricktable.bots.serve`` with ``args`` on a free port, in a process of its
+    own: the line it printed first, its address, and a RemoteBot of it."""
+    address = f"127.0.0.1:{free_port()}"
+    command = [sys.executable, "-m", "tricktable.bots.serve", *args]
+    command += ["--port", address.rsplit(":", 1)[1]]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=cwd)
     try:
         assert process.stdout is not None
-        assert process.stdout.readline().strip() == f"serving the random bot at 127.0.0.1:{port}"
-        remote = RemoteBot(f"127.0.0.1:{port}")
+        first = process.stdout.readline().strip()
+        remote = RemoteBot(address)
+        try:
+            yield first, address, remote
+        finally:
+            remote.close()
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def test_the_bot_command_serves_a_reference_bot_as_a_process_of_its_own() -> None:
+    with bot_command("--bot", "random") as (first, address, remote):
+        assert first == f"serving the random bot at {address}"
         assert remote.describe().name == "random"
         legal = [Move(claim=moves_pb2.Claim())]
         view = View(game="sixty-six", viewer=0, to_act=[0], legal_moves=legal)
         assert remote(view, legal) == legal[0]
-        remote.close()
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 def test_bot_service_refuses_a_spectators_view_and_games_it_does_not_play() -> None:
@@ -300,23 +305,14 @@ def test_the_bot_command_hosts_a_bot_by_import_path(tmp_path: Path) -> None:
         "    assert game == 'counterpoint'\n"
         "    return lambda view, legal: legal[0]\n"
     )
-    port = free_port()
-    command = [sys.executable, "-m", "tricktable.bots.serve", "--bot", "firstbots:make"]
-    command += ["--game", "counterpoint", "--name", "first", "--port", str(port)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=tmp_path)
-    try:
-        assert process.stdout is not None
-        assert process.stdout.readline().strip() == f"serving the first bot at 127.0.0.1:{port}"
-        remote = RemoteBot(f"127.0.0.1:{port}")
+    args = ("--bot", "firstbots:make", "--game", "counterpoint", "--name", "first")
+    with bot_command(*args, cwd=tmp_path) as (first, address, remote):
+        assert first == f"serving the first bot at {address}"
         described = remote.describe()
         assert (described.name, list(described.games)) == ("first", ["counterpoint"])
         legal = [Move(play_card=moves_pb2.PlayCard()), Move(call=moves_pb2.Call(call="x"))]
         view = View(game="counterpoint", viewer=0, to_act=[0], legal_moves=legal)
         assert remote(view, legal) == legal[0]
-        remote.close()
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 @pytest.mark.parametrize("spec", ["nomodule_here:make", "grpc://127.0.0.1:1", "clever"])

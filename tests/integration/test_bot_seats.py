@@ -17,12 +17,11 @@ from tricktable.v1 import game_types_pb2
 
 from engine import game_names, get_rules
 from engine.record import timed_out, verify
-from service.config import REDIS_URL_ENV, ServerConfig
+from service.config import REDIS_URL_ENV
 from service.records import record_from_proto
 from service.running import ServerThread
-from service.store.redis import RedisStore
 from tests.integration.test_clocks import record_of, watch_until
-from tests.integration.test_serve import serve
+from tests.servers import running_server, serve_process, store_fields
 
 SHORT: dict[str, dict[str, bool | int | str]] = {
     "ninety-nine": {"game_length_deals": 2},
@@ -34,13 +33,8 @@ SHORT: dict[str, dict[str, bool | int | str]] = {
 
 @pytest.fixture(scope="module", params=["memory", "redis"])
 def server(request: pytest.FixtureRequest) -> Iterator[ServerThread]:
-    config = ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.2, bot_delay_s=0.01)
-    factory = None
-    if request.param == "redis":
-        url = request.getfixturevalue("redis_url")
-        factory = lambda: RedisStore.from_url(url)  # noqa: E731
-    with ServerThread(config, factory) as running:
-        yield running
+    with running_server(bot_delay_s=0.01, **store_fields(request, request.param)) as served:
+        yield served.server
 
 
 @pytest.mark.parametrize("game", game_names())
@@ -69,7 +63,8 @@ def test_one_person_finishes_a_game_against_server_bots(server: ServerThread, ga
 def test_bots_play_on_when_a_replica_is_killed(redis_url: str) -> None:
     env = {REDIS_URL_ENV: redis_url}
     args = ("--bot-delay", "0.05")
-    with serve(env, *args) as (doomed, first), serve(env, *args) as (_, second):
+    with serve_process(*args, env=env) as doomed, serve_process(*args, env=env) as other:
+        first, second = doomed.client, other.client
         request = pb.CreateGameRequest(
             game_type="counterpoint",
             options={"target_score": game_types_pb2.OptionValue(int_value=40)},
@@ -78,8 +73,8 @@ def test_bots_play_on_when_a_replica_is_killed(redis_url: str) -> None:
         created = first.stub.CreateGame(request).game
         assert created.status == pb.GAME_STATUS_PLAYING  # every seat a bot: play begins now
         watch_until(first, created.game_id, 4)
-        doomed.send_signal(signal.SIGKILL)
-        doomed.wait(10)
+        doomed.proc.send_signal(signal.SIGKILL)
+        doomed.proc.wait(10)
         ended = watch_until(second, created.game_id, 10**9, limit_s=120)
         assert ended.game.status == pb.GAME_STATUS_FINISHED
         record = record_of(second, created.game_id)

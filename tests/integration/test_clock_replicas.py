@@ -15,7 +15,7 @@ from engine.core.events import TimedOut
 from engine.record import timed_out, verify
 from service.config import REDIS_URL_ENV
 from tests.integration.test_clocks import clocked_table, record_of, watch_until
-from tests.integration.test_serve import serve
+from tests.servers import serve_process
 from tests.service.support import auth
 
 MOVE_MS = 300
@@ -24,13 +24,14 @@ MOVE_MS = 300
 def test_a_killed_replica_stops_no_clock_and_each_timeout_fires_once(redis_url: str) -> None:
     env = {REDIS_URL_ENV: redis_url}
     tc = clocks_pb2.TimeControl(move_ms=MOVE_MS, on_timeout=clocks_pb2.TIMEOUT_POLICY_AUTO_MOVE)
-    with serve(env) as (doomed, first), serve(env) as (_, second):
+    with serve_process(env=env) as doomed, serve_process(env=env) as other:
+        first, second = doomed.client, other.client
         table = clocked_table(first, "sixty-six", tc)
         started = time.monotonic()
         # Both replicas sweep while both live: still one firing per timeout.
         watch_until(first, table.game_id, 2)
-        doomed.send_signal(signal.SIGKILL)
-        doomed.wait(10)
+        doomed.proc.send_signal(signal.SIGKILL)
+        doomed.proc.wait(10)
         reached = watch_until(second, table.game_id, 8)
         elapsed = time.monotonic() - started
         assert reached.game.version >= 8

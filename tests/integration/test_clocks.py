@@ -41,11 +41,7 @@ def clocked_table(
         pb.CreateGameRequest(game_type=game, seed=seed, time_control=tc)
     ).game
     assert created.time_control == tc
-    table = Table(created.game_id)
-    for seat in range(len(created.seats)):
-        joined = client.stub.JoinGame(pb.JoinGameRequest(game_id=created.game_id, seat=seat))
-        table.tokens.append(joined.seat_token)
-    return table
+    return client.seat_all(created)
 
 
 def watch_until(client: Client, game_id: str, version: int, limit_s: float = 60) -> Any:

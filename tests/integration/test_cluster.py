@@ -29,7 +29,7 @@ from service.store.base import RequestSeen, SeatRecord
 from service.store.redis import RedisStore
 from service.store.redis_cluster import key_slot
 from tests.conftest import ClusterNode, RedisCluster, redis_cluster
-from tests.integration.test_serve import serve
+from tests.servers import serve_process
 from tests.store.test_contract import OPENING, new_record, step
 
 #: Patient enough to ride out a failover (about 2-5 s with a 1 s node timeout) on a busy machine,
@@ -179,10 +179,9 @@ def _cluster_server(cluster: RedisCluster, *args: str) -> Iterator[str]:
     """``tricktable serve`` on the cluster, in a process of its own (the cluster from the
     environment, as an operator sets it): its address."""
     env = {REDIS_URL_ENV: cluster.url, REDIS_CLUSTER_ENV: "1"}
-    with serve(env, "--log-level", "warning", *args) as (proc, _):
-        assert isinstance(proc.args, list)
-        yield f"127.0.0.1:{proc.args[proc.args.index('--port') + 1]}"
-        assert proc.poll() is None, "the server died"
+    with serve_process("--log-level", "warning", *args, env=env) as served:
+        yield served.address
+        assert served.proc.poll() is None, f"the server died: {served.log()}"
 
 
 def test_a_master_killed_mid_play_fails_over_and_play_resumes_by_itself() -> None:

@@ -5,14 +5,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from service.config import ServerConfig
 from service.readiness import LIVENESS
-from service.running import ServerThread
-from service.store.redis import RedisStore
 from tests.conftest import redis_server
+from tests.servers import running_server
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
@@ -26,29 +23,25 @@ def _eventually(check: Callable[[], bool], timeout_s: float = 20.0) -> None:
 
 
 def test_readiness_follows_redis_and_liveness_does_not() -> None:
-    config = ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.2, health_interval_s=0.1)
-    with redis_server() as (url, redis_proc):
+    with (
+        redis_server() as (url, redis_proc),
+        running_server(redis_url=url, health_interval_s=0.1) as served,
+    ):
         port = int(url.rsplit(":", 1)[1].split("/")[0])
-        server = ServerThread(config, lambda: RedisStore.from_url(url)).start()
-        try:
-            channel = grpc.insecure_channel(server.address)
-            health = health_pb2_grpc.HealthStub(channel)
+        health = health_pb2_grpc.HealthStub(served.client.channel)
 
-            def status(name: str) -> int:
-                reply = health.Check(health_pb2.HealthCheckRequest(service=name), timeout=5)
-                return int(reply.status)
+        def status(name: str) -> int:
+            reply = health.Check(health_pb2.HealthCheckRequest(service=name), timeout=5)
+            return int(reply.status)
 
-            def readiness(wanted: int) -> bool:
-                return all(status(n) == wanted for n in ("", "tricktable.v1.GameService"))
+        def readiness(wanted: int) -> bool:
+            return all(status(n) == wanted for n in ("", "tricktable.v1.GameService"))
 
-            assert readiness(SERVING) and status(LIVENESS) == SERVING
-            redis_proc.terminate()
-            redis_proc.wait(10)
-            _eventually(lambda: readiness(NOT_SERVING))
-            assert status(LIVENESS) == SERVING  # a liveness probe must not restart the replica
-            with redis_server(port):
-                _eventually(lambda: readiness(SERVING))
-                assert status(LIVENESS) == SERVING
-            channel.close()
-        finally:
-            server.stop()
+        assert readiness(SERVING) and status(LIVENESS) == SERVING
+        redis_proc.terminate()
+        redis_proc.wait(10)
+        _eventually(lambda: readiness(NOT_SERVING))
+        assert status(LIVENESS) == SERVING  # a liveness probe must not restart the replica
+        with redis_server(port):
+            _eventually(lambda: readiness(SERVING))
+            assert status(LIVENESS) == SERVING

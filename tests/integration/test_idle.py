@@ -7,34 +7,22 @@ import pytest
 from tricktable.v1 import game_service_pb2 as pb
 
 from engine.record import verify
-from service.config import ServerConfig
-from service.running import ServerThread
-from service.store.redis import RedisStore
 from tests.integration.test_clocks import record_of, watch_until
 from tests.integration.test_play import _stream
-from tests.service.support import Client
+from tests.servers import running_server, store_fields
 
 
 @pytest.mark.parametrize("store", ["memory", "redis"])
 def test_a_full_game_nobody_plays_ends_as_abandoned(
     store: str, request: pytest.FixtureRequest
 ) -> None:
-    config = ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.2, idle_ttl_s=0.4)
-    factory = None
-    if store == "redis":
-        url = request.getfixturevalue("redis_url")
-        factory = lambda: RedisStore.from_url(url)  # noqa: E731
-    with ServerThread(config, factory) as server:
-        client = Client(server.address)
-        try:
-            table = client.table("nominations")
-            waiting = client.create("counterpoint")  # never full: not ended for idleness
-            ended = watch_until(client, table.game_id, 1)
-            assert ended.game.status == pb.GAME_STATUS_ABANDONED
-            assert not ended.game.HasField("resigned_seat")
-            batches = list(_stream(client, table.game_id, None))  # ends with the game
-            assert batches[-1].events[0].game_abandoned.reason == "idle"
-            assert verify(record_of(client, table.game_id)) is None
-            assert client.get(waiting.game_id).game.status == pb.GAME_STATUS_WAITING
-        finally:
-            client.close()
+    with running_server(idle_ttl_s=0.4, **store_fields(request, store)) as (_, client):
+        table = client.table("nominations")
+        waiting = client.create("counterpoint")  # never full: not ended for idleness
+        ended = watch_until(client, table.game_id, 1)
+        assert ended.game.status == pb.GAME_STATUS_ABANDONED
+        assert not ended.game.HasField("resigned_seat")
+        batches = list(_stream(client, table.game_id, None))  # ends with the game
+        assert batches[-1].events[0].game_abandoned.reason == "idle"
+        assert verify(record_of(client, table.game_id)) is None
+        assert client.get(waiting.game_id).game.status == pb.GAME_STATUS_WAITING

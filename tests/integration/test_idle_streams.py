@@ -12,10 +12,8 @@ import redis
 from tricktable.v1 import game_service_pb2 as pb
 
 from benchmarks.streams import commandstats
-from service.config import ServerConfig
-from service.running import ServerThread
-from service.store.redis import RedisStore
 from tests.conftest import redis_server
+from tests.servers import Served, running_server
 from tests.service.support import Client
 
 #: Commands a replica sends on its own whatever its streams do: readiness' PING, the deadline
@@ -40,13 +38,10 @@ def inspector(own_redis_url: str) -> Iterator[redis.Redis]:
 
 
 @pytest.fixture
-def replica(own_redis_url: str) -> Iterator[tuple[ServerThread, Client]]:
+def replica(own_redis_url: str) -> Iterator[Served]:
     # stream_recheck_s is the default (minutes), as deployed: the test must not rely on it.
-    config = ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.2)
-    with ServerThread(config, lambda: RedisStore.from_url(own_redis_url)) as server:
-        client = Client(server.address)
-        yield server, client
-        client.close()
+    with running_server(redis_url=own_redis_url) as served:
+        yield served
 
 
 def _open(client: Client, game_id: str, count: int) -> list[Any]:
@@ -56,9 +51,7 @@ def _open(client: Client, game_id: str, count: int) -> list[Any]:
     return streams
 
 
-def test_idle_streams_cost_no_redis_command(
-    replica: tuple[ServerThread, Client], inspector: redis.Redis
-) -> None:
+def test_idle_streams_cost_no_redis_command(replica: Served, inspector: redis.Redis) -> None:
     _, client = replica
     table = client.table("counterpoint", seed=b"idle")
     streams = _open(client, table.game_id, 30)
@@ -73,8 +66,7 @@ def test_idle_streams_cost_no_redis_command(
             if calls != before.get(name, 0) and name not in _NOT_STREAMS
         }
         assert spent == {}
-        mine = client.get(table.game_id, table.tokens[0])
-        client.move(table.game_id, table.tokens[0], mine.view.legal_moves[0], 0)
+        client.play_first(table.game_id, table.tokens[0], 0)
         assert [next(s).version for s in streams] == [1] * 30
     finally:
         for s in streams:
@@ -82,7 +74,7 @@ def test_idle_streams_cost_no_redis_command(
 
 
 def test_no_move_is_missed_across_a_dropped_subscription(
-    replica: tuple[ServerThread, Client], inspector: redis.Redis
+    replica: Served, inspector: redis.Redis
 ) -> None:
     _, client = replica
     table = client.table("counterpoint", seed=b"resubscribe")
@@ -94,8 +86,7 @@ def test_no_move_is_missed_across_a_dropped_subscription(
             # by the read every waiter makes once the subscription is back.
             assert inspector.client_kill_filter(_type="pubsub") >= 1
             token = table.tokens[version - 1]
-            mover = client.get(table.game_id, token)
-            client.move(table.game_id, token, mover.view.legal_moves[0], version - 1)
+            client.play_first(table.game_id, token, version - 1)
             assert [next(s).version for s in streams] == [version] * 10
     finally:
         for s in streams:

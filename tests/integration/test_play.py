@@ -24,8 +24,8 @@ from engine import game_names, get_rules
 from engine.core.events import CardsLaidAside, DealStarted, Event
 from engine.core.fields import cards_in
 from service import convert
-from service.running import ServerThread
-from tests.service.support import Client, Table, auth, error_info, play_random_game
+from tests.servers import Served
+from tests.service.support import Client, Table, auth, clients, error_info, play_random_game
 
 PASS = moves_pb2.Move(call=moves_pb2.Call(call="pass"))
 
@@ -77,12 +77,11 @@ def _race(calls: list[Callable[[], object]]) -> list[object]:
 
 
 def test_two_clients_racing_the_same_move_exactly_one_wins(
-    served: tuple[ServerThread, Client],
+    served: Served,
 ) -> None:
     server, client = served
     table = client.table("counterpoint")
-    racers = [Client(server.address) for _ in range(2)]
-    try:
+    with clients(server.address, 2) as racers:
         for _ in range(5):
             public = client.get(table.game_id, table.tokens[0])
             seat = public.view.to_act[0]
@@ -97,23 +96,16 @@ def test_two_clients_racing_the_same_move_exactly_one_wins(
             assert losses[0].code() == grpc.StatusCode.ABORTED
             assert error_info(losses[0]).metadata["current_version"] == str(version + 1)
             assert client.get(table.game_id).game.version == version + 1
-    finally:
-        for racer in racers:
-            racer.close()
 
 
 def test_players_racing_for_one_seat_exactly_one_gets_it(
-    served: tuple[ServerThread, Client],
+    served: Served,
 ) -> None:
     server, client = served
     game = client.create("ninety-nine")
-    racers = [Client(server.address) for _ in range(6)]
-    try:
-        request = pb.JoinGameRequest(game_id=game.game_id, seat=1)
+    request = pb.JoinGameRequest(game_id=game.game_id, seat=1)
+    with clients(server.address, 6) as racers:
         outcomes = _race([partial(r.stub.JoinGame, request) for r in racers])
-    finally:
-        for racer in racers:
-            racer.close()
     joined = [o for o in outcomes if isinstance(o, pb.JoinGameResponse)]
     refused: list[Any] = [o for o in outcomes if isinstance(o, grpc.RpcError)]
     assert len(joined) == 1 and len(refused) == 5
@@ -158,14 +150,14 @@ def test_a_stream_that_disconnects_resumes_without_gaps_or_repeats(client: Clien
 
 
 def test_idle_streams_hold_no_store_connection_each_and_all_see_the_next_move(
-    served: tuple[ServerThread, Client], request: pytest.FixtureRequest
+    served: Served, store_kind: str, request: pytest.FixtureRequest
 ) -> None:
     """Open streams wait for a commit the way turn waiters do: with Redis, woken by the
     replica's one subscription rather than a blocking read per stream, so many spectators do
     not cost a Redis connection each."""
     client = served[1]
     table = client.table("counterpoint", seed=b"idle streams")
-    on_redis = request.node.callspec.params["served"] == "redis"
+    on_redis = store_kind == "redis"
     inspector = redis.Redis.from_url(request.getfixturevalue("redis_url")) if on_redis else None
 
     def redis_clients() -> int:
@@ -181,8 +173,7 @@ def test_idle_streams_hold_no_store_connection_each_and_all_see_the_next_move(
             # One connection per waiting stream would add twelve; the replica's subscription
             # (and a pooled connection or two) may be new.
             assert redis_clients() - before < 6
-        mine = client.get(table.game_id, table.tokens[0])
-        client.move(table.game_id, table.tokens[0], mine.view.legal_moves[0], 0)
+        client.play_first(table.game_id, table.tokens[0], 0)
         assert [next(s).version for s in streams] == [1] * 12
     finally:
         for s in streams:

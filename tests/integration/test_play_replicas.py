@@ -19,14 +19,15 @@ from tricktable.v1 import game_service_pb2 as pb
 
 from service.config import REDIS_URL_ENV
 from tests.integration.test_play_stream import Seen, play_seat
-from tests.integration.test_serve import serve
+from tests.servers import serve_process
 from tests.service.support import Client, PlayLine, Table
 
 
 @pytest.fixture(scope="module")
 def replicas(redis_url: str) -> Iterator[tuple[Client, Client]]:
-    with serve({REDIS_URL_ENV: redis_url}) as (_, a), serve({REDIS_URL_ENV: redis_url}) as (_, b):
-        yield a, b
+    env = {REDIS_URL_ENV: redis_url}
+    with serve_process(env=env) as a, serve_process(env=env) as b:
+        yield a.client, b.client
 
 
 def test_seats_on_two_replicas_play_a_whole_game_on_their_streams(

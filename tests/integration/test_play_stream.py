@@ -29,6 +29,7 @@ from engine.core.moves import move_from_data
 from service import convert
 from service.running import ServerThread
 from tests.integration.test_play import _hidden_from
+from tests.servers import Served
 from tests.service.support import Client, PlayLine, Table, seat_view
 
 EMPTY = moves_pb2.Move()
@@ -121,7 +122,7 @@ def _options(game: str) -> dict[str, object]:
 
 @pytest.mark.parametrize("game", game_names())
 def test_seats_play_whole_games_on_their_streams_and_see_only_their_projection(
-    served: tuple[ServerThread, Client], game: str
+    served: Served, game: str
 ) -> None:
     server, client = served
     table = client.table(game, _options(game), seed=f"play stream:{game}".encode())
@@ -215,7 +216,7 @@ def test_a_refused_move_is_answered_with_its_status_and_the_stream_goes_on(
 
 
 def test_a_resent_request_is_answered_with_its_first_result_and_applied_once(
-    served: tuple[ServerThread, Client], table: Table, line: PlayLine
+    served: Served, table: Table, line: PlayLine
 ) -> None:
     server = served[0]
     opening, _ = line.until("view")
@@ -231,17 +232,21 @@ def test_a_resent_request_is_answered_with_its_first_result_and_applied_once(
     assert len(moves) == 1
 
 
+def _first_move_on_the_stream(line: PlayLine) -> None:
+    """The stream's seat plays its first legal move at version 0 and hears the result."""
+    opening, _ = line.until("view")
+    line.move(opening.view.view.legal_moves[0], 0)
+    line.until("result")
+
+
 def _other_seat_moves(client: Client, table: Table) -> None:
-    mine = client.get(table.game_id, table.tokens[1])
-    client.move(table.game_id, table.tokens[1], mine.view.legal_moves[0], mine.game.version)
+    client.play_first(table.game_id, table.tokens[1])
 
 
 def test_other_seats_moves_arrive_as_events_with_the_view_when_to_act(
     client: Client, table: Table, line: PlayLine
 ) -> None:
-    opening, _ = line.until("view")
-    line.move(opening.view.view.legal_moves[0], 0)
-    line.until("result")
+    _first_move_on_the_stream(line)
     # Seat 1 lays aside through the unary call: seat 0's stream gets version 2's events, and
     # in the same step its view if the play makes it the leader.
     _other_seat_moves(client, table)
@@ -257,9 +262,7 @@ def test_other_seats_moves_arrive_as_events_with_the_view_when_to_act(
 def test_a_stream_resumes_from_a_version_and_misses_nothing(
     client: Client, table: Table, line: PlayLine
 ) -> None:
-    opening, _ = line.until("view")
-    line.move(opening.view.view.legal_moves[0], 0)
-    line.until("result")
+    _first_move_on_the_stream(line)
     line.close()  # gone before hearing of seat 1's move
     _other_seat_moves(client, table)
     resumed = PlayLine(client, table.game_id, table.tokens[0], from_version=2)

@@ -20,7 +20,7 @@ from tricktable.v1 import game_service_pb2 as pb
 from engine import game_names, get_rules
 from engine.record import verify
 from service.records import record_from_json, record_from_proto, record_to_json
-from service.running import ServerThread
+from tests.servers import Served
 from tests.service.support import Client, error_info, play_random_game
 
 SHORT: dict[str, dict[str, object]] = {
@@ -33,7 +33,7 @@ SEED = b"a secret seed, never in a record"
 
 
 @pytest.fixture
-def sdk(served: tuple[ServerThread, Client]) -> Iterator[SdkClient]:
+def sdk(served: Served) -> Iterator[SdkClient]:
     with SdkClient(served[0].address) as connected:
         yield connected
 
@@ -113,8 +113,7 @@ def test_an_abandoned_game_has_a_record_with_the_resignation(
     table = client.table("counterpoint", {}, seed=SEED)
     state = client.get(table.game_id, table.tokens[0])
     seat = state.view.to_act[0]
-    mine = client.get(table.game_id, table.tokens[seat])
-    client.move(table.game_id, table.tokens[seat], mine.view.legal_moves[0], mine.game.version)
+    client.play_first(table.game_id, table.tokens[seat])
     sdk.leave(table.game_id, table.tokens[1])
     record = sdk.record(table.game_id)
     assert record.status == pb.GAME_STATUS_ABANDONED
@@ -124,7 +123,7 @@ def test_an_abandoned_game_has_a_record_with_the_resignation(
 
 
 def test_replay_command_exports_and_checks(
-    served: tuple[ServerThread, Client], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    served: Served, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server, client = served
     table = client.table("sixty-six", _options("sixty-six"), seed=SEED)
@@ -149,7 +148,7 @@ def test_replay_command_exports_and_checks(
 
 
 def test_replay_command_refuses_a_running_game_and_bad_use(
-    served: tuple[ServerThread, Client], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    served: Served, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server, client = served
     table = client.table("counterpoint", {}, seed=SEED)
@@ -164,7 +163,7 @@ def test_replay_command_refuses_a_running_game_and_bad_use(
 
 
 def test_replay_command_checks_a_game_the_clock_played_and_forfeited(
-    served: tuple[ServerThread, Client], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    served: Served, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server, client = served
     clock = clocks_pb2.TimeControl(move_ms=100, forfeit_after=3)

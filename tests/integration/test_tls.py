@@ -4,11 +4,6 @@ with --tls-ca. A plaintext client, or one that does not trust the certificate, g
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,38 +13,15 @@ from tricktable.client import Client
 from tricktable.errors import TricktableError
 
 from service.cli import main
-from tests.conftest import free_port
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.servers import serve_process
 
 
 @pytest.fixture(scope="module")
 def tls_server(certificate: tuple[Path, Path]) -> Iterator[str]:
     cert, key = certificate
-    port = free_port()
-    env = {**os.environ, "TRICKTABLE_TLS_KEY": str(key)}  # one of the two by its variable
-    proc = subprocess.Popen(
-        [
-            sys.executable, "-c", "import sys; from service.cli import main; sys.exit(main())",
-            "serve", "--port", str(port), "--tls-cert", str(cert), "--grace", "1",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    address = f"127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while main(["health", "--address", address, "--tls-ca", str(cert)]) != 0:
-            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-            assert time.monotonic() < deadline, "the TLS server did not start"
-            time.sleep(0.1)
-        yield address
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(15)
+    env = {"TRICKTABLE_TLS_KEY": str(key)}  # one of the two by its variable
+    with serve_process("--tls-cert", str(cert), "--grace", "1", env=env, ca=cert) as served:
+        yield served.address
 
 
 def test_the_client_plays_over_tls(tls_server: str, certificate: tuple[Path, Path]) -> None:

@@ -6,21 +6,15 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from service.config import REDIS_URL_ENV
 from service.workers import worker_args
-from tests.conftest import free_port
-from tests.service.support import Client
-
-ROOT = Path(__file__).resolve().parents[2]
-RUN = "import sys; from service.cli import main; sys.exit(main())"
+from tests.servers import ROOT, SERVE, serve_process
+from tests.service.support import clients
 
 
 def _children(pid: int) -> list[int]:
@@ -36,60 +30,26 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def _healthy(address: str, timeout_s: float = 30.0) -> None:
-    channel = grpc.insecure_channel(address)
-    deadline = time.monotonic() + timeout_s
-    try:
-        while True:
-            try:
-                reply = health_pb2_grpc.HealthStub(channel).Check(
-                    health_pb2.HealthCheckRequest(), timeout=0.5
-                )
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.RpcError:
-                pass
-            assert time.monotonic() < deadline, "the workers did not become healthy"
-            time.sleep(0.1)
-    finally:
-        channel.close()
-
-
 def test_workers_share_one_port_and_stop_together(redis_url: str) -> None:
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-c", RUN, "serve", "--port", str(port), "--workers", "2", "--grace", "1"],
-        cwd=ROOT,
-        env={**os.environ, REDIS_URL_ENV: redis_url},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        _healthy(f"127.0.0.1:{port}")
+    with serve_process("--workers", "2", "--grace", "1", env={REDIS_URL_ENV: redis_url}) as served:
+        proc = served.proc
+        # Both workers serving (their own log lines say so), not only started: one still
+        # starting when SIGTERM comes would not yet handle it.
         deadline = time.monotonic() + 30
-        while len(_children(proc.pid)) < 2 and time.monotonic() < deadline:
+        while served.log().count('"event": "serving"') < 2 and time.monotonic() < deadline:
             time.sleep(0.1)
         workers = _children(proc.pid)
         assert len(workers) == 2
         # Each connection reaches one worker or the other; every game is in the shared Redis,
         # so a game made through one connection is played through another.
-        clients = [Client(f"127.0.0.1:{port}") for _ in range(6)]
-        try:
-            table = clients[0].table("counterpoint", seed=b"workers")
-            for n, client in enumerate(clients[1:3]):
-                mine = client.get(table.game_id, table.tokens[n])
-                client.move(table.game_id, table.tokens[n], mine.view.legal_moves[0], n)
-            assert clients[5].get(table.game_id).game.version == 2
-        finally:
-            for client in clients:
-                client.close()
+        with clients(served.address, 6) as connected:
+            table = connected[0].table("counterpoint", seed=b"workers")
+            for n, client in enumerate(connected[1:3]):
+                client.play_first(table.game_id, table.tokens[n], n)
+            assert connected[5].get(table.game_id).game.version == 2
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0
         assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
 
 
 @pytest.mark.parametrize(
@@ -105,7 +65,7 @@ def test_workers_are_refused_without_what_they_need(
 ) -> None:
     environ = {k: v for k, v in os.environ.items() if k != REDIS_URL_ENV}
     done = subprocess.run(
-        [sys.executable, "-c", RUN, "serve", *args],
+        [*SERVE, "serve", *args],
         cwd=ROOT,
         env={**environ, **env},
         capture_output=True,

@@ -1,24 +1,21 @@
-"""Helpers for tests that talk to a real server: a typed client, error details, random bots."""
+"""The tests' own client of a real server (over the generated stub, so that what it checks is the
+server, not the SDK) and its helpers: error details, a seat's play stream, random play. The
+servers themselves are :mod:`tests.servers`."""
 
 from __future__ import annotations
 
 import queue
 import random
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 import grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc, game_types_pb2, moves_pb2, views_pb2
-
-from service.config import ServerConfig
-from service.running import ServerThread
-from service.store.base import GameStore
 
 
 def auth(token: str | None) -> list[tuple[str, str]]:
@@ -36,8 +33,11 @@ class Table:
 class Client:
     """A thin synchronous client over the generated stub."""
 
-    def __init__(self, address: str) -> None:
-        self.channel = grpc.insecure_channel(address)
+    def __init__(self, address: str, *, own_connection: bool = False) -> None:
+        # own_connection: a subchannel pool of its own, so a connection of its own rather than
+        # one shared with every other channel to the address (grpc's default).
+        options = [("grpc.use_local_subchannel_pool", 1)] if own_connection else []
+        self.channel = grpc.insecure_channel(address, options=options)
         self.stub = game_service_pb2_grpc.GameServiceStub(self.channel)
 
     def close(self) -> None:
@@ -48,19 +48,17 @@ class Client:
     ) -> pb.GameSummary:
         request = pb.CreateGameRequest(game_type=game_type, seed=seed)
         for name, value in (options or {}).items():
-            if isinstance(value, bool):
-                request.options[name].bool_value = value
-            elif isinstance(value, int):
-                request.options[name].int_value = value
-            else:
-                request.options[name].string_value = str(value)
+            request.options[name].CopyFrom(option_value(value))
         response: pb.CreateGameResponse = self.stub.CreateGame(request)
         return response.game
 
     def table(
         self, game_type: str, options: Mapping[str, object] | None = None, seed: bytes = b""
     ) -> Table:
-        game = self.create(game_type, options, seed)
+        return self.seat_all(self.create(game_type, options, seed))
+
+    def seat_all(self, game: pb.GameSummary) -> Table:
+        """Every seat of ``game`` joined (player names bot0, bot1, ...)."""
         table = Table(game.game_id)
         for seat in range(len(game.seats)):
             joined = self.stub.JoinGame(
@@ -91,6 +89,26 @@ class Client:
         )
         response: pb.SubmitMoveResponse = self.stub.SubmitMove(request, metadata=auth(token))
         return response
+
+    def play_first(
+        self, game_id: str, token: str, version: int | None = None
+    ) -> pb.SubmitMoveResponse:
+        """The seat's first legal move, expecting ``version`` (None: the version it reads)."""
+        mine = self.get(game_id, token)
+        expected = mine.game.version if version is None else version
+        return self.move(game_id, token, mine.view.legal_moves[0], expected)
+
+
+@contextmanager
+def clients(address: str, count: int) -> Iterator[list[Client]]:
+    """``count`` clients of the server at ``address``, each on a connection of its own (as
+    separate players are), closed afterwards."""
+    made = [Client(address, own_connection=True) for _ in range(count)]
+    try:
+        yield made
+    finally:
+        for client in made:
+            client.close()
 
 
 def seat_view(response: pb.GetGameResponse) -> views_pb2.View:
@@ -141,29 +159,12 @@ def play_random_game(
     raise AssertionError(f"the game did not end within {max_moves} moves")
 
 
-@contextmanager
-def running_server(
-    store_factory: Callable[[], GameStore] | None = None,
-    config: ServerConfig | None = None,
-    **config_fields: Any,
-) -> Iterator[tuple[ServerThread, Client]]:
-    """A real server on a free port (its store built on the server's own loop): ``config``, or
-    the tests' default with ``config_fields`` set (``web_port=0``: the web door too)."""
-    config = config or ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.2, **config_fields)
-    with ServerThread(config, store_factory) as server:
-        client = Client(server.address)
-        try:
-            yield server, client
-        finally:
-            client.close()
-
-
-def option_value(value: bool | int | str) -> game_types_pb2.OptionValue:
+def option_value(value: object) -> game_types_pb2.OptionValue:
     if isinstance(value, bool):
         return game_types_pb2.OptionValue(bool_value=value)
     if isinstance(value, int):
         return game_types_pb2.OptionValue(int_value=value)
-    return game_types_pb2.OptionValue(string_value=value)
+    return game_types_pb2.OptionValue(string_value=str(value))
 
 
 class PlayLine:

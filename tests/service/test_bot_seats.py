@@ -17,7 +17,7 @@ from service.game_service import GameService
 from service.scheduler import Scheduler
 from service.store.base import ACTIVE, FINISHED
 from service.store.memory import MemoryStore
-from tests.service.test_timeouts import FakeClock
+from tests.service.games import FakeClock
 
 
 def test_bots_fill_their_seats_at_once_and_hold_no_token() -> None:

@@ -28,9 +28,9 @@ from tricktable.client import Client, Seat, time_control
 from tricktable.v1 import events_pb2
 from tricktable.v1 import game_service_pb2 as pb
 
-from service.config import ServerConfig
 from service.running import ServerThread
 from tests.clients.test_render import CardKey, cards_in, cards_shown
+from tests.servers import running_server
 
 #: The shortest game of each kind: one deal, or a match to one game point.
 SHORT: dict[str, list[str]] = {
@@ -45,9 +45,8 @@ GAMES = sorted(SHORT)
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerThread]:
     # Server bots move at once: whole games stay quick (a person is given a delay to follow).
-    config = ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.2, bot_delay_s=0.0)
-    with ServerThread(config) as running:
-        yield running
+    with running_server(bot_delay_s=0.0) as served:
+        yield served.server
 
 
 @pytest.fixture

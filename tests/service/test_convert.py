@@ -156,68 +156,6 @@ def test_game_types_publish_every_option_with_its_default(game: str) -> None:
         assert presets == {k: dict(v) for k, v in spec.sets.items()}
 
 
-def test_legal_moves_joined_from_cached_wire_bytes_equal_the_moves_one_by_one() -> None:
-    rules = get_rules("ninety-nine")
-    state = rules.new_game({}, b"wire-bytes")
-    view = rules.view(state, 0)
-    assert len(view.legal_moves) > 100  # every way to lay the bid cards aside
-    msg = convert.view_to_proto(view)
-    assert list(msg.legal_moves) == [convert.move_to_proto(m) for m in view.legal_moves]
-    assert convert.view_from_proto(msg).legal_moves == tuple(view.legal_moves)
-    assert [convert._varint(n) for n in (1, 127, 128, 300)] == [
-        b"\x01",
-        b"\x7f",
-        b"\x80\x01",
-        b"\xac\x02",
-    ]
-
-
-@pytest.mark.parametrize("game", game_names())
-def test_views_from_cached_wire_bytes_equal_views_built_message_by_message(game: str) -> None:
-    # Legal moves and completed tricks are written from cached bytes (lay-asides from their
-    # cards' bytes); the wire must be byte for byte what filling one message each would give.
-    rules = get_rules(game)
-    rng = random.Random(11)
-    state = rules.new_game({}, game.encode())
-    checked, tricks = 0, 0
-    while not state.finished and checked < 400:
-        for seat in range(rules.seats):
-            view = rules.view(state, seat)
-            msg = convert.view_to_proto(view)
-            expected = views_pb2.View()
-            expected.CopyFrom(msg)
-            del expected.legal_moves[:]
-            del expected.tricks[:]
-            expected.legal_moves.extend([convert.move_to_proto(m) for m in view.legal_moves])
-            for t in view.tricks:
-                expected.tricks.add().MergeFromString(convert.to_proto(t).SerializeToString())
-            assert msg.SerializeToString() == expected.SerializeToString()
-            checked += 1
-            tricks += len(view.tricks)
-        seat = rules.to_act(state)[0]
-        moves = rules.legal_moves(state, seat)
-        state, _ = rules.apply(state, seat, moves[rng.randrange(len(moves))])
-    if game in ("ninety-nine", "counterpoint", "nominations"):  # Sixty-Six keeps tricks hidden
-        assert tricks > 0
-
-
-def test_moves_of_different_kinds_with_equal_values_keep_their_own_bytes() -> None:
-    # The bytes cache is keyed by a move's values, one table per kind: ChooseSeat(1), Cut(1)
-    # and the same card played or laid aside must not be mistaken for one another.
-    moves: list[Move] = [
-        ChooseSeat(1),
-        Cut(1),
-        PlayCard(C.card(14, 0)),
-        LayAside((C.card(14, 0),)),
-        ChooseSeat(1),
-        CloseStock(),
-        Claim(),
-    ]
-    msg = views_pb2.View()
-    msg.MergeFromString(convert._moves_bytes(11, moves))
-    assert list(msg.legal_moves) == [convert.move_to_proto(m) for m in moves]
-
-
 @pytest.mark.parametrize("game", game_names())
 def test_responses_filled_in_place_equal_responses_built_from_copied_messages(game: str) -> None:
     # SubmitMove and GetGame answers are written straight into the response; the bytes must be
@@ -267,20 +205,18 @@ def test_responses_filled_in_place_equal_responses_built_from_copied_messages(ga
         assert got_game.SerializeToString() == expected_game.SerializeToString()
 
 
-def test_incoming_moves_are_read_by_their_bytes_and_malformed_ones_still_refused() -> None:
-    move = LayAside((C.card(2, 0), C.card(3, 0), C.card(14, 3)))
-    msg = convert.move_to_proto(move)
-    assert convert.incoming_move(msg) == move
-    assert convert.incoming_move(moves_pb2.Move.FromString(msg.SerializeToString())) is (
-        convert.incoming_move(msg)
-    )
-    assert convert.incoming_move(convert.move_to_proto(PlayCard(C.card(5, 1)))) == PlayCard(
-        C.card(5, 1)
-    )
+def test_moves_of_different_kinds_with_equal_values_keep_their_own_messages() -> None:
+    # Moves' messages are cached by move: ChooseSeat(1) and Cut(1), or the same card played and
+    # laid aside, are equal in value but never one message.
+    moves: list[Move] = [ChooseSeat(1), Cut(1), PlayCard(C.card(14, 0)), LayAside((C.card(14, 0),))]
+    moves += [ChooseSeat(1), CloseStock(), Claim()]
+    messages = [convert.move_to_proto(m) for m in moves]
+    assert [m.WhichOneof("kind") for m in messages] == [m.kind for m in moves]
+    assert [convert.move_from_proto(m) for m in messages] == moves
+
+
+def test_a_move_with_a_malformed_card_is_refused() -> None:
     bad = moves_pb2.Move()
     bad.play_card.card.rank = cards_pb2.Rank.ValueType(99)
-    for _ in range(2):  # a refused move is not remembered as anything
-        with pytest.raises(InvalidRequest):
-            convert.incoming_move(bad)
     with pytest.raises(InvalidRequest):
-        convert.incoming_move(moves_pb2.Move())
+        convert.move_from_proto(bad)

@@ -15,8 +15,8 @@ import yaml
 from service.cli import build_parser, main
 from service.config import REDIS_URL_ENV
 from service.readiness import LIVENESS
-from service.running import ServerThread
 from service.server import SERVICE_NAME
+from tests.servers import running_server
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -159,8 +159,8 @@ def test_kubernetes_manifests_probe_grpc_health_and_read_the_redis_url_from_a_co
 def test_the_health_command_reports_a_serving_server_and_an_absent_one(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    with ServerThread() as server:
-        address = server.address
+    with running_server() as served:
+        address = served.address
         assert main(["health", "--address", address]) == 0
         assert main(["health", "--address", address, "--service", SERVICE_NAME]) == 0
     assert "SERVING" in capsys.readouterr().out

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -18,15 +18,9 @@ from engine.core.errors import Reason
 from service.errors import ERROR_DOMAIN, GENERIC_MESSAGE, STATUS_CODES
 from service.interceptors import ErrorInterceptor
 from service.store.memory import MemoryStore
-from service.store.redis import RedisStore
 from tests.conftest import redis_server
-from tests.service.support import Client, Table, auth, error_info, game_bytes, running_server
-
-
-@pytest.fixture(scope="module")
-def client() -> Iterator[Client]:
-    with running_server() as (_, client):
-        yield client
+from tests.servers import running_server
+from tests.service.support import Client, Table, auth, error_info, game_bytes
 
 
 def everything(client: Client, table: Table) -> list[bytes]:
@@ -333,13 +327,7 @@ def test_an_unexpected_error_is_internal_with_a_generic_message() -> None:
 
 
 def test_a_store_that_goes_down_is_unavailable() -> None:
-    with (
-        redis_server() as (url, proc),
-        running_server(lambda: RedisStore.from_url(url)) as (
-            _,
-            client,
-        ),
-    ):
+    with redis_server() as (url, proc), running_server(redis_url=url) as (_, client):
         game = client.create("counterpoint")
         proc.kill()
         proc.wait()

@@ -3,7 +3,6 @@ moves the seat's view listed as legal, and a rejected move changes nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -13,7 +12,7 @@ from hypothesis import strategies as st
 from tricktable.v1 import cards_pb2, moves_pb2
 
 from engine import game_names
-from tests.service.support import Client, game_bytes, running_server
+from tests.service.support import Client, game_bytes
 
 WORDS = [
     "pass",
@@ -33,12 +32,6 @@ ACCEPTED_ERRORS = {
     grpc.StatusCode.FAILED_PRECONDITION,
     grpc.StatusCode.PERMISSION_DENIED,
 }
-
-
-@pytest.fixture(scope="module")
-def client() -> Iterator[Client]:
-    with running_server() as (_, client):
-        yield client
 
 
 def cards() -> st.SearchStrategy[cards_pb2.Card]:

@@ -20,9 +20,9 @@ from grpc_health.v1 import health_pb2
 from grpc_reflection.v1alpha import reflection_pb2
 from tricktable.v1 import game_service_pb2 as pb
 
-from service.config import ServerConfig
 from service.limits import LimitsConfig, Rate
-from tests.service.support import Client, running_server
+from tests.servers import Served, running_server
+from tests.service.support import Client
 
 COUNT = int(os.environ.get("TRICKTABLE_FUZZ_BYTES", "150"))
 TIMEOUT_S = 5.0
@@ -131,7 +131,7 @@ def _call(channel: grpc.Channel, path: str, kind: str) -> Callable[[bytes], tupl
 
 
 @pytest.fixture(scope="module")
-def client() -> Iterator[Client]:
+def served() -> Iterator[Served]:
     # This test floods on purpose: the call rates are not what it checks.
     unlimited = LimitsConfig(
         create_game=Rate(0, 1),
@@ -139,9 +139,8 @@ def client() -> Iterator[Client]:
         submit_move=Rate(0, 1),
         stream_events=Rate(0, 1),
     )
-    config = ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.2, limits=unlimited)
-    with running_server(config=config) as (_, client):
-        yield client
+    with running_server(limits=unlimited) as served:
+        yield served
 
 
 @pytest.mark.parametrize(("path", "kind", "request_class"), METHODS, ids=[m[0] for m in METHODS])

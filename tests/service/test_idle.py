@@ -13,13 +13,7 @@ from service.game_service import GameService
 from service.scheduler import Scheduler
 from service.store.base import ABANDONED, ACTIVE
 from service.store.memory import MemoryStore
-from tests.service.test_timeouts import FakeClock
-
-
-async def _seated(games: GameService) -> tuple[str, list[str]]:
-    record = await games.create_game("counterpoint", {}, b"idle")
-    tokens = [(await games.join_game(record.game_id, n, f"p{n}"))[1] for n in range(2)]
-    return record.game_id, tokens
+from tests.service.games import FakeClock, seated
 
 
 def test_a_deserted_full_game_ends_as_abandoned_and_its_record_says_so() -> None:
@@ -28,7 +22,7 @@ def test_a_deserted_full_game_ends_as_abandoned_and_its_record_says_so() -> None
         games = GameService(MemoryStore(), clock=clock, idle_ttl_s=3600)
         sweeper = Scheduler(games, clock=clock)
         open_game = await games.create_game("counterpoint", {}, b"open")
-        game_id, _ = await _seated(games)
+        game_id, _ = await seated(games, seed=b"idle")
         clock.now += 3599
         await sweeper.sweep()
         assert (await games.store.load(game_id)).status == ACTIVE
@@ -52,7 +46,7 @@ def test_a_game_that_moves_is_watched_again_from_its_last_move() -> None:
         clock = FakeClock()
         games = GameService(MemoryStore(), clock=clock, idle_ttl_s=100)
         sweeper = Scheduler(games, clock=clock)
-        game_id, tokens = await _seated(games)
+        game_id, tokens = await seated(games, seed=b"idle")
         clock.now += 60
         _, mine = await games.get_game(game_id, tokens[0])
         await games.submit_move(
@@ -75,7 +69,7 @@ def test_a_move_racing_the_idle_end_exactly_one_wins() -> None:
     async def main() -> None:
         clock = FakeClock()
         games = GameService(MemoryStore(), clock=clock, idle_ttl_s=10)
-        game_id, tokens = await _seated(games)
+        game_id, tokens = await seated(games, seed=b"idle")
         _, mine = await games.get_game(game_id, tokens[0])
         clock.now += 10
         moved = await games.submit_move(

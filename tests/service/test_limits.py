@@ -16,15 +16,10 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from tricktable.v1 import game_service_pb2 as pb
-from tricktable.v1 import game_service_pb2_grpc
 
-from service.config import ServerConfig
 from service.limits import Buckets, LimitsConfig, Rate, address_of
-from tests.service.support import auth, error_info, play_random_game, running_server
-
-
-def _config(**limits: Any) -> ServerConfig:
-    return ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.2, limits=LimitsConfig(**limits))
+from tests.servers import running_server
+from tests.service.support import Client, auth, error_info, play_random_game
 
 
 def _retry_after_s(err: Any) -> float:
@@ -75,7 +70,7 @@ def test_a_burst_of_2000_create_game_calls_meets_the_default_limit() -> None:
 
 
 def test_a_seat_token_has_its_own_move_rate() -> None:
-    with running_server(config=_config(seat_submit_move=Rate(1, 3))) as (_, client):
+    with running_server(limits=LimitsConfig(seat_submit_move=Rate(1, 3))) as (_, client):
         table = client.table("counterpoint")
         bad = pb.SubmitMoveRequest(game_id=table.game_id, request_id="r")  # no move: invalid
 
@@ -96,7 +91,7 @@ def test_a_seat_token_has_its_own_move_rate() -> None:
 
 
 def test_open_games_per_address_count_only_games_still_waiting_for_players() -> None:
-    with running_server(config=_config(open_games=3)) as (_, client):
+    with running_server(limits=LimitsConfig(open_games=3)) as (_, client):
         games = [client.create("counterpoint") for _ in range(3)]
         with pytest.raises(grpc.RpcError) as caught:
             client.create("counterpoint")
@@ -122,28 +117,22 @@ def _stream_refused(stub: Any, game_id: str) -> None:
     _refused(caught.value, "TOO_MANY_STREAMS")
 
 
-def _connection(address: str) -> tuple[grpc.Channel, Any]:
-    # A subchannel pool of its own: a connection of its own, not one shared with the client's.
-    channel = grpc.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)])
-    return channel, game_service_pb2_grpc.GameServiceStub(channel)
-
-
 def test_open_streams_per_connection_and_per_replica() -> None:
-    config = _config(streams_per_connection=2, streams_per_replica=3)
-    with running_server(config=config) as (server, client):
+    limits = LimitsConfig(streams_per_connection=2, streams_per_replica=3)
+    with running_server(limits=limits) as (server, client):
         game_id = client.create("counterpoint").game_id
-        one, one_stub = _connection(server.address)
-        two, two_stub = _connection(server.address)
+        one = Client(server.address, own_connection=True)
+        two = Client(server.address, own_connection=True)
         try:
-            a, b = _stream(one_stub, game_id), _stream(one_stub, game_id)
-            _stream_refused(one_stub, game_id)  # the connection's two are open
-            c = _stream(two_stub, game_id)  # another connection: the replica's third
-            _stream_refused(two_stub, game_id)  # the replica's three are open
+            a, b = _stream(one.stub, game_id), _stream(one.stub, game_id)
+            _stream_refused(one.stub, game_id)  # the connection's two are open
+            c = _stream(two.stub, game_id)  # another connection: the replica's third
+            _stream_refused(two.stub, game_id)  # the replica's three are open
             a.cancel()  # a stream that ends frees its place
             deadline = time.monotonic() + 10
             while True:
                 try:
-                    d = _stream(one_stub, game_id)
+                    d = _stream(one.stub, game_id)
                     break
                 except grpc.RpcError:
                     assert time.monotonic() < deadline, "a cancelled stream kept its place"
@@ -156,8 +145,9 @@ def test_open_streams_per_connection_and_per_replica() -> None:
 
 
 def test_an_idle_connection_is_closed_and_the_client_reconnects() -> None:
-    with running_server(config=_config(max_connection_idle_s=0.3)) as (server, _):
-        channel, stub = _connection(server.address)
+    with running_server(limits=LimitsConfig(max_connection_idle_s=0.3)) as (server, _):
+        own = Client(server.address, own_connection=True)
+        channel, stub = own.channel, own.stub
         states: list[grpc.ChannelConnectivity] = []
         went_idle = threading.Event()
 
@@ -175,7 +165,7 @@ def test_an_idle_connection_is_closed_and_the_client_reconnects() -> None:
             stub.ListGameTypes(pb.ListGameTypesRequest(), timeout=10)  # reconnects by itself
         finally:
             channel.unsubscribe(seen)
-            channel.close()
+            own.close()
 
 
 def test_normal_play_stays_under_the_default_limits() -> None:
@@ -218,7 +208,7 @@ def test_rates_parse_from_flags() -> None:
 
 def test_limits_reach_a_real_client_over_the_wire_with_its_own_address() -> None:
     # The refusal names the address the server saw: the client's, not the server's.
-    with running_server(config=_config(create_game=Rate(1, 1))) as (_, client):
+    with running_server(limits=LimitsConfig(create_game=Rate(1, 1))) as (_, client):
         client.create("counterpoint")
         with pytest.raises(grpc.RpcError) as caught:
             client.create("counterpoint")
@@ -230,7 +220,7 @@ def test_the_client_waits_as_the_server_says_and_its_move_goes_through() -> None
     from tricktable.client import Client as GameClient
     from tricktable.errors import RateLimited
 
-    with running_server(config=_config(submit_move=Rate(1, 1))) as (server, _):
+    with running_server(limits=LimitsConfig(submit_move=Rate(1, 1))) as (server, _):
         client = GameClient(server.address)
         with client:
             game = client.create("counterpoint")

@@ -15,12 +15,12 @@ from tricktable.v1 import clocks_pb2, views_pb2
 from tricktable.v1 import game_service_pb2 as pb
 
 from service.cli import build_parser
-from service.config import ServerConfig
 from service.errors import StoreUnavailable
 from service.metrics import method_name
 from service.running import ServerThread
 from service.store.base import GameRecord
 from service.store.memory import MemoryStore
+from tests.servers import running_server
 from tests.service.support import Client, auth
 
 
@@ -38,13 +38,8 @@ class FlakyStore(MemoryStore):
 @pytest.fixture
 def served() -> Iterator[tuple[ServerThread, Client, FlakyStore]]:
     store = FlakyStore()
-    config = ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.1, metrics_port=0)
-    with ServerThread(config, lambda: store) as server:
-        client = Client(server.address)
-        try:
-            yield server, client, store
-        finally:
-            client.close()
+    with running_server(lambda: store, stream_wait_s=0.1, metrics_port=0) as (server, client):
+        yield server, client, store
 
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
@@ -67,26 +62,14 @@ def value(samples: Samples, name: str, **labels: str) -> float:
     return samples.get((name, frozenset(labels.items())), 0.0)
 
 
-def play(client: Client, game_id: str, token: str, version: int) -> pb.SubmitMoveResponse:
-    mine = client.get(game_id, token)
-    request = pb.SubmitMoveRequest(
-        game_id=game_id,
-        move=mine.view.legal_moves[0],
-        expected_version=version,
-        request_id=uuid.uuid4().hex,
-    )
-    response: pb.SubmitMoveResponse = client.stub.SubmitMove(request, metadata=auth(token))
-    return response
-
-
 def test_the_metrics_endpoint_counts_rpcs_games_latency_and_store_errors(
     served: tuple[ServerThread, Client, FlakyStore],
 ) -> None:
     server, client, store = served
     table = client.table("counterpoint", seed=b"metrics")
-    play(client, table.game_id, table.tokens[0], 0)
+    client.play_first(table.game_id, table.tokens[0], 0)
     with pytest.raises(grpc.RpcError) as stale:  # seat 1 decided on version 0
-        play(client, table.game_id, table.tokens[1], 0)
+        client.play_first(table.game_id, table.tokens[1], 0)
     assert stale.value.code() == grpc.StatusCode.ABORTED
     with pytest.raises(grpc.RpcError):
         client.get("no-such-game")
@@ -137,7 +120,7 @@ def test_the_metrics_endpoint_times_each_fired_deadline(
 
 
 def test_there_is_no_metrics_endpoint_unless_asked_for() -> None:
-    with ServerThread(ServerConfig(port=0, grace_s=1.0)) as server:
+    with running_server() as (server, _):
         assert server.server is not None and server.server.metrics_port is None
 
 

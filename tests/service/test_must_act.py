@@ -11,23 +11,13 @@ import uuid
 from engine.core.moves import Claim
 from service.game_service import GameService
 from service.store.memory import MemoryStore
-
-
-async def _seated(
-    games: GameService, game_type: str, options: dict[str, bool | int | str]
-) -> tuple[str, list[str]]:
-    record = await games.create_game(game_type, options, b"must-act")
-    tokens = []
-    for seat in range(record.seat_count):
-        _, token, _ = await games.join_game(record.game_id, seat, f"p{seat}")
-        tokens.append(token)
-    return record.game_id, tokens
+from tests.service.games import seated
 
 
 def test_a_seat_with_only_an_optional_claim_is_not_woken_until_it_must_act() -> None:
     async def main() -> None:
         games = GameService(MemoryStore(), stream_wait_s=0.05)
-        game_id, tokens = await _seated(games, "sixty-six", {"preset": "gamefarm"})
+        game_id, tokens = await seated(games, "sixty-six", {"preset": "gamefarm"}, b"must-act")
         record, public = await games.get_game(game_id, None)
         (leader,) = public.to_act
         other = 1 - leader
@@ -57,7 +47,7 @@ def test_a_seat_with_only_an_optional_claim_is_not_woken_until_it_must_act() -> 
 def test_after_version_lets_a_spectator_wait_for_the_next_change() -> None:
     async def main() -> None:
         games = GameService(MemoryStore(), stream_wait_s=0.05)
-        game_id, tokens = await _seated(games, "counterpoint", {})
+        game_id, tokens = await seated(games, "counterpoint", {}, b"must-act")
         record, public = await games.get_game(game_id, None)
         # Nothing new: the answer comes when the wait runs out, at the same version.
         started = time.monotonic()

@@ -13,7 +13,8 @@ from engine.core.events import event_from_data
 from service.game_service import GameService
 from service.play import Incoming, MoveAsk, PlaySession, PlayStep
 from service.store.base import EventBatch
-from tests.service.test_replicas import run_replicas, seated
+from tests.service.games import seated
+from tests.service.test_replicas import run_replicas
 
 
 class CountingReads:

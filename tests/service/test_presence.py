@@ -7,7 +7,7 @@ import asyncio
 
 from service.game_service import PRESENCE_WINDOW_MS, GameService, SeatPresenceView
 from service.store.memory import MemoryStore
-from tests.service.test_timeouts import FakeClock
+from tests.service.games import FakeClock
 
 
 def test_a_seat_is_connected_while_it_calls_or_streams() -> None:

@@ -5,29 +5,19 @@ from __future__ import annotations
 
 import subprocess
 import sysconfig
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
 import pytest
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from service.running import ServerThread
-from tests.service.support import Client, running_server
+from tests.servers import Served
 
 BUF = str(Path(sysconfig.get_path("scripts")) / "buf")
 
 
-@pytest.fixture(scope="module")
-def served() -> Iterator[tuple[ServerThread, Client]]:
-    with running_server() as pair:
-        yield pair
-
-
 @pytest.mark.parametrize("protocol", ["grpc-v1", "grpc-v1alpha"])
-def test_buf_curl_lists_and_describes_the_service(
-    served: tuple[ServerThread, Client], protocol: str
-) -> None:
+def test_buf_curl_lists_and_describes_the_service(served: Served, protocol: str) -> None:
     server, _ = served
     base = ("--protocol", "grpc", "--http2-prior-knowledge", "--reflect-protocol", protocol)
     url = f"http://{server.address}"
@@ -54,7 +44,7 @@ def test_buf_curl_lists_and_describes_the_service(
     assert "ninety-nine" in called.stdout
 
 
-def test_the_v1_service_describes_itself(served: tuple[ServerThread, Client]) -> None:
+def test_the_v1_service_describes_itself(served: Served) -> None:
     _, client = served
     # v1's messages are v1alpha's under another package: the same stub, on the v1 path.
     stub = client.channel.stream_stream(
@@ -70,7 +60,7 @@ def test_the_v1_service_describes_itself(served: tuple[ServerThread, Client]) ->
     assert b"grpc.reflection.v1" in reply.file_descriptor_response.file_descriptor_proto[0]
 
 
-def test_v1alpha_stub_still_lists_both(served: tuple[ServerThread, Client]) -> None:
+def test_v1alpha_stub_still_lists_both(served: Served) -> None:
     _, client = served
     stub = reflection_pb2_grpc.ServerReflectionStub(client.channel)
     replies = stub.ServerReflectionInfo(

@@ -21,6 +21,7 @@ from service.game_service import GameService, StateCache
 from service.store.base import GameRecord, GameStore, SeatRecord
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
+from tests.service.games import seated
 
 Body = Callable[[GameService, GameService], Awaitable[None]]
 
@@ -51,15 +52,6 @@ def run_replicas(redis_url: str, body: Body) -> None:
     asyncio.run(main())
 
 
-async def seated(games: GameService, seed: bytes = b"replicas") -> tuple[str, list[str]]:
-    record = await games.create_game("counterpoint", {}, seed)
-    tokens = []
-    for seat in range(record.seat_count):
-        _, token, _ = await games.join_game(record.game_id, seat, f"p{seat}")
-        tokens.append(token)
-    return record.game_id, tokens
-
-
 async def legal(games: GameService, game_id: str, token: str) -> tuple[Move, int, int]:
     """The first legal move of the token's seat, the game's version and that seat."""
     record, view = await games.get_game(game_id, token)
@@ -78,7 +70,7 @@ def rid() -> str:
 
 def test_a_replica_moves_from_its_cache_without_reading_the_store(redis_url: str) -> None:
     async def body(a: GameService, b: GameService) -> None:
-        game_id, tokens = await seated(a)
+        game_id, tokens = await seated(a, seed=b"replicas")
         counting = CountingStore(a.store)
         for _ in range(6):
             seat = await a_seat_to_act(a, game_id, tokens)
@@ -97,7 +89,7 @@ def test_a_replica_moves_from_its_cache_without_reading_the_store(redis_url: str
 
 def test_a_stale_cache_costs_an_aborted_move_never_a_wrong_one(redis_url: str) -> None:
     async def body(a: GameService, b: GameService) -> None:
-        game_id, tokens = await seated(a)
+        game_id, tokens = await seated(a, seed=b"replicas")
         seat = await a_seat_to_act(a, game_id, tokens)
         move, version, _ = await legal(a, game_id, tokens[seat])
         assert a.cache.get(game_id, version) is not None  # A holds the game at `version`
@@ -128,7 +120,7 @@ def test_a_retry_sent_to_a_replica_with_a_stale_cache_returns_the_first_result(
     redis_url: str,
 ) -> None:
     async def body(a: GameService, b: GameService) -> None:
-        game_id, tokens = await seated(a)
+        game_id, tokens = await seated(a, seed=b"replicas")
         seat = await a_seat_to_act(a, game_id, tokens)
         move, version, _ = await legal(a, game_id, tokens[seat])
         request_id = rid()
@@ -150,7 +142,7 @@ def test_an_illegal_move_is_refused_the_same_way_with_or_without_a_cached_copy(
     redis_url: str,
 ) -> None:
     async def body(a: GameService, b: GameService) -> None:
-        game_id, tokens = await seated(a)
+        game_id, tokens = await seated(a, seed=b"replicas")
         seat = await a_seat_to_act(a, game_id, tokens)
         _, version, _ = await legal(a, game_id, tokens[seat])
         _, view = await a.get_game(game_id, tokens[seat])
@@ -175,7 +167,7 @@ def test_a_waiting_seat_on_one_replica_wakes_on_a_move_made_through_another(
     redis_url: str,
 ) -> None:
     async def body(a: GameService, b: GameService) -> None:
-        game_id, tokens = await seated(a)
+        game_id, tokens = await seated(a, seed=b"replicas")
         # Both seats lay their bid cards aside; then exactly one seat leads.
         for seat in (0, 1):
             move, version, _ = await legal(a, game_id, tokens[seat])
@@ -201,7 +193,7 @@ def test_a_waiting_seat_on_one_replica_wakes_on_a_move_made_through_another(
 def test_submit_move_with_a_wait_answers_when_the_mover_is_to_act_again() -> None:
     async def main() -> None:
         games = GameService(MemoryStore(), stream_wait_s=0.05)
-        game_id, tokens = await seated(games)
+        game_id, tokens = await seated(games, seed=b"replicas")
         for seat in (0, 1):  # bid cards: both seats act at once
             move, version, _ = await legal(games, game_id, tokens[seat])
             await games.submit_move(
@@ -241,7 +233,7 @@ def test_submit_move_with_a_wait_answers_when_the_mover_is_to_act_again() -> Non
 def test_a_wait_ends_after_its_limit_with_the_current_view() -> None:
     async def main() -> None:
         games = GameService(MemoryStore(), stream_wait_s=0.05)
-        game_id, tokens = await seated(games)
+        game_id, tokens = await seated(games, seed=b"replicas")
         for seat in (0, 1):
             move, version, _ = await legal(games, game_id, tokens[seat])
             await games.submit_move(
@@ -287,7 +279,7 @@ def test_the_cache_keeps_only_full_tables_newest_versions_and_a_bounded_number()
 
 def test_one_request_sent_twice_at_once_to_two_replicas_is_applied_once(redis_url: str) -> None:
     async def body(a: GameService, b: GameService) -> None:
-        game_id, tokens = await seated(a)
+        game_id, tokens = await seated(a, seed=b"replicas")
         seat = await a_seat_to_act(a, game_id, tokens)
         move, version, _ = await legal(a, game_id, tokens[seat])
         request_id = rid()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import gc
 import hashlib
-from collections.abc import Iterator
 
 import grpc
 import pytest
@@ -15,21 +14,10 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from tricktable.v1 import game_service_pb2 as pb
 
 from engine import game_names, get_rules
-from service.running import ServerThread
 from service.server import GC_GEN0_THRESHOLD, tune_runtime
 from service.store.memory import MemoryStore
-from tests.service.support import Client, auth, running_server
-
-
-@pytest.fixture(scope="module")
-def served() -> Iterator[tuple[ServerThread, Client]]:
-    with running_server() as pair:
-        yield pair
-
-
-@pytest.fixture
-def client(served: tuple[ServerThread, Client]) -> Client:
-    return served[1]
+from tests.servers import Served
+from tests.service.support import Client, auth
 
 
 def test_list_game_types_publishes_every_game_with_seats_and_option_defaults(
@@ -164,7 +152,7 @@ def test_resigning_abandons_the_game_and_ends_its_stream(client: Client) -> None
     assert batches[-1].resigned_seat == 0
 
 
-def test_the_seed_never_leaves_the_server(served: tuple[ServerThread, Client]) -> None:
+def test_the_seed_never_leaves_the_server(served: Served) -> None:
     server, client = served
     seed = b"tournament-seed-0042"
     table = client.table("ninety-nine", seed=seed)
@@ -194,7 +182,7 @@ def test_the_seed_never_leaves_the_server(served: tuple[ServerThread, Client]) -
     assert record.seed == seed  # it is stored, just never sent
 
 
-def test_only_a_hash_of_each_seat_token_is_stored(served: tuple[ServerThread, Client]) -> None:
+def test_only_a_hash_of_each_seat_token_is_stored(served: Served) -> None:
     server, client = served
     table = client.table("counterpoint")
     record = server.call(lambda: server.server.store.load(table.game_id))  # type: ignore[union-attr]
@@ -205,7 +193,7 @@ def test_only_a_hash_of_each_seat_token_is_stored(served: tuple[ServerThread, Cl
 
 
 def test_an_unreadable_snapshot_is_rebuilt_from_the_moves(
-    served: tuple[ServerThread, Client],
+    served: Served,
 ) -> None:
     server, client = served
     table = client.table("counterpoint")
@@ -229,7 +217,7 @@ def test_an_unreadable_snapshot_is_rebuilt_from_the_moves(
 
 
 def test_health_reports_serving_and_reflection_lists_the_service(
-    served: tuple[ServerThread, Client],
+    served: Served,
 ) -> None:
     _, client = served
     health = health_pb2_grpc.HealthStub(client.channel)

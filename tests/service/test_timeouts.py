@@ -21,17 +21,7 @@ from service.game_service import GameService
 from service.scheduler import Scheduler
 from service.store.base import ABANDONED, ACTIVE
 from service.store.memory import MemoryStore
-
-T0 = 1_700_000_000.0
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> float:
-        return self.now
-
+from tests.service.games import FakeClock, seated
 
 Body = Callable[[GameService, Scheduler, FakeClock], Awaitable[None]]
 
@@ -45,15 +35,8 @@ def run(body: Body) -> None:
     asyncio.run(main())
 
 
-async def seated(
-    games: GameService, game_type: str, tc: TimeControl, seed: bytes = b"timeouts"
-) -> tuple[str, list[str]]:
-    record = await games.create_game(game_type, {}, seed, time_control=tc)
-    tokens = []
-    for seat in range(record.seat_count):
-        _, token, _ = await games.join_game(record.game_id, seat, f"p{seat}")
-        tokens.append(token)
-    return record.game_id, tokens
+async def clocked(games: GameService, game_type: str, tc: TimeControl) -> tuple[str, list[str]]:
+    return await seated(games, game_type, seed=b"timeouts", time_control=tc)
 
 
 def test_clocks_start_when_the_table_fills_and_are_shown_to_everyone() -> None:
@@ -75,7 +58,7 @@ def test_clocks_start_when_the_table_fills_and_are_shown_to_everyone() -> None:
 
 def test_a_clock_that_runs_out_auto_moves_once_by_the_documented_policy() -> None:
     async def body(games: GameService, sweeper: Scheduler, clock: FakeClock) -> None:
-        game_id, _ = await seated(games, "counterpoint", TimeControl(move_ms=500, bank_ms=500))
+        game_id, _ = await clocked(games, "counterpoint", TimeControl(move_ms=500, bank_ms=500))
         record, public = await games.get_game(game_id, None)
         assert public.to_act == (0, 1)  # both lay aside at once: the lowest seat's clock first
         seat = 0
@@ -114,7 +97,7 @@ def test_forfeit_abandons_the_game_with_the_seat_as_loser(policy: str) -> None:
             if policy == "forfeit"
             else TimeControl(move_ms=100, forfeit_after=2)
         )
-        game_id, _ = await seated(games, "sixty-six", tc)
+        game_id, _ = await clocked(games, "sixty-six", tc)
         timeouts = 0
         while (record := await games.store.load(game_id)).status == ACTIVE:
             clock.now += 0.1
@@ -139,7 +122,7 @@ def test_forfeit_abandons_the_game_with_the_seat_as_loser(policy: str) -> None:
 
 def test_a_deserted_game_is_played_to_its_end_by_the_clock_and_its_record_verifies() -> None:
     async def body(games: GameService, sweeper: Scheduler, clock: FakeClock) -> None:
-        game_id, _ = await seated(games, "counterpoint", TimeControl(move_ms=100))
+        game_id, _ = await clocked(games, "counterpoint", TimeControl(move_ms=100))
         for _ in range(5000):
             record = await games.store.load(game_id)
             if record.status != ACTIVE:
@@ -158,7 +141,7 @@ def test_a_deserted_game_is_played_to_its_end_by_the_clock_and_its_record_verifi
 def test_a_move_racing_its_timeout_exactly_one_wins() -> None:
     async def body(games: GameService, sweeper: Scheduler, clock: FakeClock) -> None:
         for first in ("move", "clock"):
-            game_id, tokens = await seated(games, "sixty-six", TimeControl(move_ms=100))
+            game_id, tokens = await clocked(games, "sixty-six", TimeControl(move_ms=100))
             record, public = await games.get_game(game_id, None)
             (seat,) = public.to_act  # the one clock running
             _, mine = await games.get_game(game_id, tokens[seat])
@@ -187,7 +170,7 @@ def test_a_move_racing_its_timeout_exactly_one_wins() -> None:
 
 def test_a_resignation_stops_every_clock() -> None:
     async def body(games: GameService, sweeper: Scheduler, clock: FakeClock) -> None:
-        game_id, tokens = await seated(games, "counterpoint", TimeControl(move_ms=100))
+        game_id, tokens = await clocked(games, "counterpoint", TimeControl(move_ms=100))
         await games.leave_game(game_id, tokens[0])
         record = await games.store.load(game_id)
         assert record.timing is not None and record.timing.deadline_ms is None

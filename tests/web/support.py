@@ -161,6 +161,13 @@ class WebClient:
                 headers["connect-timeout-ms"] = str(timeout_ms)
         return headers
 
+    def _content_type(self, streaming: bool) -> str:
+        """gRPC-Web's one type; Connect's codec, enveloped (``connect+``) on a stream."""
+        if self.protocol == "grpc-web":
+            return "application/grpc-web+proto"
+        codec = self.protocol.removeprefix("connect-")
+        return f"application/connect+{codec}" if streaming else f"application/{codec}"
+
     def _encode(self, request: Message) -> bytes:
         if self.protocol == "connect-json":
             return json_format.MessageToJson(request).encode()
@@ -182,10 +189,7 @@ class WebClient:
         timeout_ms: int | None = None,
     ) -> M:
         """A unary call with ``body`` sent as it is (already encoded; enveloped for gRPC-Web)."""
-        if self.protocol == "grpc-web":
-            content_type = "application/grpc-web+proto"
-        else:
-            content_type = f"application/{self.protocol.removeprefix('connect-')}"
+        content_type = self._content_type(streaming=False)
         reply = self.http.post(
             f"/{SERVICE}/{method}",
             content=body,
@@ -243,10 +247,7 @@ class WebClient:
     ) -> Iterator[M]:
         """A server stream's messages as they arrive; a failed end raises :class:`WebError`."""
         body = envelope(self._encode(request))
-        if self.protocol == "grpc-web":
-            content_type = "application/grpc-web+proto"
-        else:
-            content_type = f"application/connect+{self.protocol.removeprefix('connect-')}"
+        content_type = self._content_type(streaming=True)
         with self.http.stream(
             "POST",
             f"/{SERVICE}/{method}",

@@ -34,12 +34,10 @@ from tricktable.cards import label as card_label
 from tricktable.v1 import cards_pb2
 from tricktable.v1 import game_service_pb2 as pb
 
-from service.config import ServerConfig
-from service.running import ServerThread
-from service.store.redis import RedisStore
 from service.web.app import STATIC
 from tests.conftest import free_port
-from tests.service.support import Client, Table, running_server
+from tests.servers import Served, running_server
+from tests.service.support import Client, Table
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 if not Path(CHROMIUM).exists():
@@ -64,10 +62,10 @@ PATIENCE_MS = 30_000
 
 
 @pytest.fixture(scope="module")
-def served() -> Iterator[tuple[ServerThread, Client]]:
+def served() -> Iterator[Served]:
     # Server bots move quickly here: the tests play whole games against them.
-    with running_server(web_port=0, bot_delay_s=0.05) as pair:
-        yield pair
+    with running_server(web_port=0, bot_delay_s=0.05) as served:
+        yield served
 
 
 @pytest.fixture(scope="module")
@@ -86,12 +84,8 @@ def browser() -> Iterator[BrowserContext]:
 
 
 @pytest.fixture
-def open_page(
-    browser: BrowserContext, served: tuple[ServerThread, Client]
-) -> Iterator[Callable[..., Page]]:
+def open_page(browser: BrowserContext, served: Served) -> Iterator[Callable[..., Page]]:
     """Opens a new tab (its own sessionStorage: its own seat) at a path of the web port."""
-    server = served[0].server
-    assert server is not None
     pages: list[Page] = []
     errors: list[str] = []
 
@@ -99,7 +93,7 @@ def open_page(
         page = browser.new_page()
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         query = f"?protocol={protocol}" if protocol else ""
-        page.goto(f"http://127.0.0.1:{server.web_port}/{query}#{path}")
+        page.goto(f"{served.web_url}/{query}#{path}")
         pages.append(page)
         return page
 
@@ -243,7 +237,7 @@ def play_until(
 
 
 def test_a_whole_counterpoint_game_from_two_pages(
-    open_page: Callable[..., Page], served: tuple[ServerThread, Client]
+    open_page: Callable[..., Page], served: Served
 ) -> None:
     native = served[1]
     ada = open_page("/")
@@ -276,7 +270,7 @@ def test_a_whole_counterpoint_game_from_two_pages(
 
 
 def test_a_whole_counterpoint_game_against_a_server_bot(
-    open_page: Callable[..., Page], served: tuple[ServerThread, Client]
+    open_page: Callable[..., Page], served: Served
 ) -> None:
     native = served[1]
     ada = open_page("/")
@@ -291,7 +285,7 @@ def test_a_whole_counterpoint_game_against_a_server_bot(
 
 
 def test_a_clock_ticks_and_a_waiting_person_times_out(
-    open_page: Callable[..., Page], served: tuple[ServerThread, Client]
+    open_page: Callable[..., Page], served: Served
 ) -> None:
     native = served[1]
     ada = open_page("/")
@@ -334,7 +328,7 @@ def test_a_seat_whose_player_left_is_shown_waiting_for_a_reconnect(
 
 
 def test_an_optional_move_is_offered_without_being_your_turn(
-    open_page: Callable[..., Page], served: tuple[ServerThread, Client]
+    open_page: Callable[..., Page], served: Served
 ) -> None:
     """Sixty-Six: the seat not on lead holding the trump nine may exchange it (may_act), but the
     game waits only for the leader."""
@@ -368,13 +362,12 @@ def test_an_optional_move_is_offered_without_being_your_turn(
 def test_a_game_nobody_moves_in_is_abandoned_and_the_page_says_so(
     browser: BrowserContext,
 ) -> None:
-    with running_server(web_port=0, idle_ttl_s=1.0) as (server, _native):
-        assert server.server is not None
+    with running_server(web_port=0, idle_ttl_s=1.0) as served:
         page = browser.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         try:
-            page.goto(f"http://127.0.0.1:{server.server.web_port}/#/")
+            page.goto(f"{served.web_url}/#/")
             create_and_sit(page, "counterpoint", "Ada", bots={1: "random"})
             page.wait_for_selector("#log li:has-text('The game was abandoned: nobody moved')")
             page.wait_for_selector("#status:text-is('Abandoned')")
@@ -384,7 +377,7 @@ def test_a_game_nobody_moves_in_is_abandoned_and_the_page_says_so(
 
 
 def test_a_ninety_nine_deal_with_the_lay_aside_bid(
-    open_page: Callable[..., Page], served: tuple[ServerThread, Client]
+    open_page: Callable[..., Page], served: Served
 ) -> None:
     native = served[1]
     first = open_page("/", protocol="grpc-web")
@@ -442,7 +435,7 @@ _PREFER: dict[str, list[tuple[str, ...]]] = {
 )
 def test_sixty_six_and_nominations_play_to_the_end_in_the_browser(
     open_page: Callable[..., Page],
-    served: tuple[ServerThread, Client],
+    served: Served,
     game_type: str,
     seats: int,
     options: dict[str, str],
@@ -482,7 +475,7 @@ def _hidden_cards(native: Client, table: Table) -> set[str]:
 
 
 def test_a_spectator_receives_moves_live_and_never_a_hidden_card(
-    open_page: Callable[..., Page], served: tuple[ServerThread, Client]
+    open_page: Callable[..., Page], served: Served
 ) -> None:
     native = served[1]
     table = native.table("counterpoint")
@@ -510,7 +503,7 @@ def test_a_spectator_receives_moves_live_and_never_a_hidden_card(
 
 
 def test_a_reload_resumes_the_seat_and_the_stream(
-    open_page: Callable[..., Page], served: tuple[ServerThread, Client]
+    open_page: Callable[..., Page], served: Served
 ) -> None:
     native = served[1]
     ada = open_page("/", protocol="connect-json")
@@ -538,7 +531,7 @@ def test_a_reload_resumes_the_seat_and_the_stream(
 
 
 def test_an_illegal_move_shows_the_servers_reason(
-    open_page: Callable[..., Page], served: tuple[ServerThread, Client]
+    open_page: Callable[..., Page], served: Served
 ) -> None:
     native = served[1]
     ada = open_page("/")
@@ -578,33 +571,26 @@ def test_a_page_resumes_after_the_server_restarts(browser: BrowserContext, redis
     """Games live in Redis; the server goes away and comes back on the same web port: the
     pages say so, then carry on from where their stream stopped, with nothing replayed."""
     web_port = free_port()
-    config = ServerConfig(port=0, web_port=web_port, grace_s=1.0, stream_wait_s=0.2)
-
-    def server() -> ServerThread:
-        return ServerThread(config, lambda: RedisStore.from_url(redis_url)).start()
-
-    first = server()
+    server = partial(running_server, redis_url=redis_url, web_port=web_port)
     pages = [browser.new_page() for _ in range(2)]
     try:
-        pages[0].goto(f"http://127.0.0.1:{web_port}/#/")
-        game_id = create_and_sit(pages[0], "counterpoint", "Ada")
-        pages[1].goto(f"http://127.0.0.1:{web_port}/#/game/{game_id}")
-        take_seat(pages[1], "Bob")
-        pages[0].wait_for_selector("#lay-aside")
-        lay_aside_by_picking(pages[0])
-        pages[1].wait_for_selector(".seat[data-seat='0']:has-text('3 aside')")
-        first.stop()
-        pages[1].wait_for_selector("#note")  # the page says it lost the server
-        second = server()
-        try:
-            pages[1].wait_for_selector("#note", state="detached")  # and finds it again
-            lay_aside_by_picking(pages[1])
-            wait_for_version_above(pages[0], 1)  # Ada's page follows the new server's stream
-            log = pages[0].locator("#log li").all_inner_texts()
-            assert sum(line.startswith("Deal 1") for line in log) == 1
-            assert "Bob (seat 1) lays 3 cards aside face down" in log
-        finally:
-            second.stop()
+        with server() as first:
+            pages[0].goto(f"http://127.0.0.1:{web_port}/#/")
+            game_id = create_and_sit(pages[0], "counterpoint", "Ada")
+            pages[1].goto(f"http://127.0.0.1:{web_port}/#/game/{game_id}")
+            take_seat(pages[1], "Bob")
+            pages[0].wait_for_selector("#lay-aside")
+            lay_aside_by_picking(pages[0])
+            pages[1].wait_for_selector(".seat[data-seat='0']:has-text('3 aside')")
+            first.server.stop()
+            pages[1].wait_for_selector("#note")  # the page says it lost the server
+            with server():
+                pages[1].wait_for_selector("#note", state="detached")  # and finds it again
+                lay_aside_by_picking(pages[1])
+                wait_for_version_above(pages[0], 1)  # Ada's page follows the new server's stream
+                log = pages[0].locator("#log li").all_inner_texts()
+                assert sum(line.startswith("Deal 1") for line in log) == 1
+                assert "Bob (seat 1) lays 3 cards aside face down" in log
     finally:
         for page in pages:
             page.close()
@@ -631,10 +617,9 @@ def test_a_page_from_another_site_plays_only_from_an_allowed_origin(
     with (
         static_site() as allowed,
         static_site() as other,
-        running_server(web_port=0, web_origins=(allowed,)) as (thread, native),
+        running_server(web_port=0, web_origins=(allowed,)) as served,
     ):
-        assert thread.server is not None
-        api = f"http://127.0.0.1:{thread.server.web_port}"
+        native, api = served.client, served.web_url
         page = browser.new_page()
         refused = browser.new_page()
         try:

@@ -22,34 +22,27 @@ from google.protobuf.message import Message
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc, moves_pb2
 
-from service.running import ServerThread
+from tests.servers import Served, running_server
 from tests.service.support import Client, Table, auth, error_info
-from tests.service.support import running_server as running
 from tests.web.support import PROTOCOLS, SERVICE, WebClient, WebError, envelope, envelopes
 
 ORIGIN = "https://cards.example.com"
 
 
 @pytest.fixture(scope="module")
-def served() -> Iterator[tuple[ServerThread, Client]]:
-    with running(web_port=0, web_origins=(ORIGIN,)) as pair:
-        yield pair
+def served() -> Iterator[Served]:
+    with running_server(web_port=0, web_origins=(ORIGIN,)) as served:
+        yield served
 
 
 @pytest.fixture
-def native(served: tuple[ServerThread, Client]) -> Client:
+def native(served: Served) -> Client:
     return served[1]
 
 
-def base_url(served: tuple[ServerThread, Client]) -> str:
-    server = served[0].server
-    assert server is not None and server.web_port
-    return f"http://127.0.0.1:{server.web_port}"
-
-
 @pytest.fixture(params=PROTOCOLS)
-def web(request: pytest.FixtureRequest, served: tuple[ServerThread, Client]) -> Iterator[WebClient]:
-    client = WebClient(base_url(served), request.param)
+def web(request: pytest.FixtureRequest, served: Served) -> Iterator[WebClient]:
+    client = WebClient(served.web_url, request.param)
     yield client
     client.close()
 
@@ -145,8 +138,7 @@ def _table_after_bids(native: Client) -> tuple[Table, int]:
     """A Counterpoint table past the bids (laid aside by both seats): its seat to play."""
     table = native.table("counterpoint")
     for token in table.tokens:
-        mine = native.get(table.game_id, token)
-        native.move(table.game_id, token, mine.view.legal_moves[0], mine.game.version)
+        native.play_first(table.game_id, token)
     return table, native.get(table.game_id).view.to_act[0]
 
 
@@ -186,8 +178,7 @@ def test_wait_for_turn_holds_the_answer_until_the_seat_is_to_act(
     )
     time.sleep(0.3)
     assert waited.empty(), "the waiting seat was answered before its turn"
-    mine = native.get(table.game_id, table.tokens[first])
-    native.move(table.game_id, table.tokens[first], mine.view.legal_moves[0], mine.game.version)
+    native.play_first(table.game_id, table.tokens[first])
     got = waited.get(timeout=30)
     assert isinstance(got, pb.GetGameResponse), got
     assert other in got.view.to_act
@@ -377,10 +368,8 @@ def test_a_rejected_move_changes_nothing(web: WebClient, native: Client) -> None
         ("grpc-web", b"\x00\x00\x00\x00\x04\xff\xff\xff\xff"),
     ],
 )
-def test_malformed_bytes_are_invalid_argument(
-    served: tuple[ServerThread, Client], protocol: str, body: bytes
-) -> None:
-    web = WebClient(base_url(served), protocol)
+def test_malformed_bytes_are_invalid_argument(served: Served, protocol: str, body: bytes) -> None:
+    web = WebClient(served.web_url, protocol)
     try:
         with pytest.raises(WebError) as caught:
             web.call_raw("GetGame", body, pb.GetGameResponse)
@@ -401,11 +390,11 @@ def test_an_oversized_request_is_resource_exhausted(web: WebClient) -> None:
     assert caught.value.code == 8
 
 
-def test_the_readme_curl_call_works(served: tuple[ServerThread, Client]) -> None:
+def test_the_readme_curl_call_works(served: Served) -> None:
     """``curl -H 'content-type: application/json' -d '{}' .../ListGameTypes``: no Connect
     header at all, as curl sends it."""
     reply = httpx.post(
-        f"{base_url(served)}/{SERVICE}/ListGameTypes",
+        f"{served.web_url}/{SERVICE}/ListGameTypes",
         content=b"{}",
         headers={"content-type": "application/json"},
     )
@@ -419,11 +408,9 @@ CONNECT_HEADERS = "authorization,content-type,connect-protocol-version,connect-t
 GRPC_WEB_HEADERS = "authorization,content-type,x-grpc-web,x-user-agent,grpc-timeout"
 
 
-def _preflight(
-    served: tuple[ServerThread, Client], origin: str, headers: str, **more: str
-) -> httpx.Response:
+def _preflight(served: Served, origin: str, headers: str, **more: str) -> httpx.Response:
     return httpx.options(
-        f"{base_url(served)}/{SERVICE}/SubmitMove",
+        f"{served.web_url}/{SERVICE}/SubmitMove",
         headers={
             "origin": origin,
             "access-control-request-method": "POST",
@@ -434,9 +421,7 @@ def _preflight(
 
 
 @pytest.mark.parametrize("headers", [CONNECT_HEADERS, GRPC_WEB_HEADERS])
-def test_a_preflight_from_an_allowed_origin_names_that_origin(
-    served: tuple[ServerThread, Client], headers: str
-) -> None:
+def test_a_preflight_from_an_allowed_origin_names_that_origin(served: Served, headers: str) -> None:
     reply = _preflight(served, ORIGIN, headers)
     assert reply.status_code == 200
     assert reply.headers["access-control-allow-origin"] == ORIGIN
@@ -450,18 +435,16 @@ def test_a_preflight_from_an_allowed_origin_names_that_origin(
 @pytest.mark.parametrize(
     "origin", ["https://evil.example.com", "https://cards.example.com.evil.com", "null"]
 )
-def test_a_preflight_from_another_origin_is_refused(
-    served: tuple[ServerThread, Client], origin: str
-) -> None:
+def test_a_preflight_from_another_origin_is_refused(served: Served, origin: str) -> None:
     host = origin.removeprefix("https://")
     reply = _preflight(served, origin, CONNECT_HEADERS, host=host)  # never the Host header
     assert reply.status_code == 400
     assert "access-control-allow-origin" not in reply.headers
 
 
-def test_an_allowed_origin_may_read_the_status_headers(served: tuple[ServerThread, Client]) -> None:
+def test_an_allowed_origin_may_read_the_status_headers(served: Served) -> None:
     for protocol in PROTOCOLS:
-        web = WebClient(base_url(served), protocol, origin=ORIGIN)
+        web = WebClient(served.web_url, protocol, origin=ORIGIN)
         try:
             with pytest.raises(WebError) as caught:
                 web.call(
@@ -475,8 +458,8 @@ def test_an_allowed_origin_may_read_the_status_headers(served: tuple[ServerThrea
         assert {"grpc-status", "grpc-message", "grpc-status-details-bin"} <= exposed
 
 
-def test_another_origin_gets_no_cors_grant(served: tuple[ServerThread, Client]) -> None:
-    web = WebClient(base_url(served), "connect-json", origin="https://evil.example.com")
+def test_another_origin_gets_no_cors_grant(served: Served) -> None:
+    web = WebClient(served.web_url, "connect-json", origin="https://evil.example.com")
     try:
         web.call("ListGameTypes", pb.ListGameTypesRequest(), pb.ListGameTypesResponse)
         assert "access-control-allow-origin" not in web.last_headers
@@ -515,19 +498,18 @@ class Watcher:
 
 @pytest.mark.parametrize("protocol", ["connect-json", "connect-proto", "grpc-web"])
 def test_stream_events_arrive_live_projected_as_natively(
-    served: tuple[ServerThread, Client], native: Client, protocol: str
+    served: Served, native: Client, protocol: str
 ) -> None:
     table = native.table("counterpoint")
     watchers = {
-        token: Watcher(WebClient(base_url(served), protocol), table.game_id, token)
+        token: Watcher(WebClient(served.web_url, protocol), table.game_id, token)
         for token in (None, table.tokens[0])
     }
     try:
         for watcher in watchers.values():
             assert watcher.next().version == 0
         for seat, bidder in enumerate(table.tokens):  # each bid arrives as it is made
-            bid = native.get(table.game_id, bidder)
-            native.move(table.game_id, bidder, bid.view.legal_moves[0], bid.game.version)
+            native.play_first(table.game_id, bidder)
             for watcher in watchers.values():
                 batch = watcher.next()
                 assert (batch.version, batch.seat) == (seat + 1, seat)
@@ -558,10 +540,8 @@ def test_stream_events_arrive_live_projected_as_natively(
 
 
 @pytest.mark.parametrize("protocol", ["connect-json", "connect-proto", "grpc-web"])
-def test_a_stream_error_carries_its_error_info(
-    served: tuple[ServerThread, Client], protocol: str
-) -> None:
-    web = WebClient(base_url(served), protocol)
+def test_a_stream_error_carries_its_error_info(served: Served, protocol: str) -> None:
+    web = WebClient(served.web_url, protocol)
     request = pb.StreamEventsRequest(game_id="0123456789abcdef")
     try:
         with pytest.raises(WebError) as caught:
@@ -576,59 +556,60 @@ async def _tasks() -> int:
     return len(asyncio.all_tasks())
 
 
-def test_a_watcher_that_leaves_ends_its_stream(
-    served: tuple[ServerThread, Client], native: Client
-) -> None:
-    server = served[0]
-    table = native.table("counterpoint")
-    idle = server.call(_tasks)
-    web = WebClient(base_url(served), "connect-proto")
-    request = pb.StreamEventsRequest(game_id=table.game_id, from_version=0)
-    stream: Any = web.stream("StreamEvents", request, pb.StreamEventsResponse)
-    assert next(stream).version == 0
-    assert server.call(_tasks) > idle
-    stream.close()
-    web.close()
-    deadline = time.monotonic() + 20
-    while server.call(_tasks) > idle:
-        assert time.monotonic() < deadline, "the departed watcher's stream still runs"
-        time.sleep(0.05)
+def test_a_watcher_that_leaves_ends_its_stream() -> None:
+    # A server of its own: on the module's, other tests' calls end at their own pace and move
+    # the count of tasks both ways.
+    with running_server(web_port=0) as served:
+        server, native = served
+        table = native.table("counterpoint")
+        idle = server.call(_tasks)
+        web = WebClient(served.web_url, "connect-proto")
+        request = pb.StreamEventsRequest(game_id=table.game_id, from_version=0)
+        stream: Any = web.stream("StreamEvents", request, pb.StreamEventsResponse)
+        assert next(stream).version == 0
+        assert server.call(_tasks) > idle
+        stream.close()
+        web.close()
+        deadline = time.monotonic() + 20
+        while server.call(_tasks) > idle:
+            assert time.monotonic() < deadline, "the departed watcher's stream still runs"
+            time.sleep(0.05)
 
 
-def test_the_web_port_speaks_http2_too(served: tuple[ServerThread, Client], native: Client) -> None:
+def test_the_web_port_speaks_http2_too(served: Served, native: Client) -> None:
     """HTTP/2 without TLS (prior knowledge), for Connect and for a plain gRPC client."""
     with httpx.Client(http1=False, http2=True) as h2:
         reply = h2.post(
-            f"{base_url(served)}/{SERVICE}/ListGameTypes",
+            f"{served.web_url}/{SERVICE}/ListGameTypes",
             content=b"{}",
             headers={"content-type": "application/json"},
         )
     assert (reply.http_version, reply.status_code) == ("HTTP/2", 200)
-    address = base_url(served).removeprefix("http://")
+    address = served.web_url.removeprefix("http://")
     with grpc.insecure_channel(address) as channel:
         stub = game_service_pb2_grpc.GameServiceStub(channel)
         types = stub.ListGameTypes(pb.ListGameTypesRequest(), timeout=30)
     assert types == native.stub.ListGameTypes(pb.ListGameTypesRequest())
 
 
-def test_the_web_table_is_served_at_the_root(served: tuple[ServerThread, Client]) -> None:
-    page = httpx.get(f"{base_url(served)}/")
+def test_the_web_table_is_served_at_the_root(served: Served) -> None:
+    page = httpx.get(f"{served.web_url}/")
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
     assert 'src="app.js"' in page.text
-    script = httpx.get(f"{base_url(served)}/app.js")
+    script = httpx.get(f"{served.web_url}/app.js")
     assert script.status_code == 200 and "javascript" in script.headers["content-type"]
-    assert httpx.get(f"{base_url(served)}/no-such-file.png").status_code == 404
-    assert httpx.get(f"{base_url(served)}/../pyproject.toml").status_code == 404
+    assert httpx.get(f"{served.web_url}/no-such-file.png").status_code == 404
+    assert httpx.get(f"{served.web_url}/../pyproject.toml").status_code == 404
 
 
 def test_the_play_stream_is_refused_on_the_web_port_with_where_to_play(
-    served: tuple[ServerThread, Client],
+    served: Served,
 ) -> None:
     """Both-ways streaming is the native port's: over the web a clear UNIMPLEMENTED says so."""
     opening = pb.PlayRequest(open=pb.PlayOpen(game_id="abc"))
     reply = httpx.post(
-        f"{base_url(served)}/{SERVICE}/Play",
+        f"{served.web_url}/{SERVICE}/Play",
         content=envelope(json_format.MessageToJson(opening).encode()),
         headers={"content-type": "application/connect+json"},
     )

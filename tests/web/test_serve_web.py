@@ -14,8 +14,7 @@ from tricktable.v1 import game_service_pb2 as pb
 from service.cli import build_parser
 from service.config import WEB_ORIGINS_ENV, WEB_PORT_ENV, ServerConfig
 from tests.conftest import free_port
-from tests.integration.test_serve import _log_lines, serve
-from tests.service.support import running_server
+from tests.servers import running_server, serve_process
 from tests.service.test_metrics import scrape, value
 from tests.web.support import WebClient, WebError
 
@@ -59,9 +58,9 @@ def test_a_malformed_web_port_is_refused() -> None:
 
 
 def test_web_calls_are_counted_like_native_ones() -> None:
-    with running_server(web_port=0, metrics_port=0) as (thread, native):
-        assert thread.server is not None
-        web = WebClient(f"http://127.0.0.1:{thread.server.web_port}", "connect-json")
+    with running_server(web_port=0, metrics_port=0) as served:
+        native = served.client
+        web = WebClient(served.web_url, "connect-json")
         try:
             web.call(
                 "CreateGame", pb.CreateGameRequest(game_type="counterpoint"), pb.CreateGameResponse
@@ -73,7 +72,7 @@ def test_web_calls_are_counted_like_native_ones() -> None:
                 )
         finally:
             web.close()
-        samples = scrape(thread)
+        samples = scrape(served.server)
     assert value(samples, "tricktable_rpcs_total", method="CreateGame", code="OK") == 2
     assert value(samples, "tricktable_rpcs_total", method="GetGame", code="NOT_FOUND") == 1
     assert value(samples, "tricktable_games_created_total", game_type="counterpoint") == 2
@@ -82,7 +81,8 @@ def test_web_calls_are_counted_like_native_ones() -> None:
 def test_one_process_serves_both_doors_and_sigterm_ends_web_streams_cleanly() -> None:
     web_port = free_port()
     env = {WEB_PORT_ENV: str(web_port), WEB_ORIGINS_ENV: "https://cards.example.com"}
-    with serve(env) as (proc, native):
+    with serve_process(env=env) as served:
+        proc, native = served.proc, served.client
         web = WebClient(f"http://127.0.0.1:{web_port}", "grpc-web")
         table = native.table("counterpoint")  # made natively, seen through the web door
         got = web.call("GetGame", pb.GetGameRequest(game_id=table.game_id), pb.GetGameResponse)
@@ -108,7 +108,7 @@ def test_one_process_serves_both_doors_and_sigterm_ends_web_streams_cleanly() ->
         watcher.join(10)
         web.close()
         assert ended == [0, "clean"]
-        serving = next(line for line in _log_lines(proc) if line["event"] == "serving")
+        serving = next(line for line in served.log_lines() if line["event"] == "serving")
         assert serving["web_port"] == web_port
 
 

@@ -11,18 +11,15 @@ from pathlib import Path
 import httpx
 import pytest
 
-from service.config import ServerConfig
-from service.running import ServerThread
+from tests.servers import running_server
 from tests.web.support import SERVICE
 
 
 @pytest.fixture(scope="module")
 def tls_web(certificate: tuple[Path, Path]) -> Iterator[int]:
     cert, key = certificate
-    config = ServerConfig(port=0, grace_s=1.0, web_port=0, tls_cert=str(cert), tls_key=str(key))
-    with ServerThread(config) as server:
-        assert server.server is not None and server.server.web_port
-        yield server.server.web_port
+    with running_server(web_port=0, tls_cert=str(cert), tls_key=str(key)) as served:
+        yield served.web_port
 
 
 def _list_game_types(client: httpx.Client, base: str) -> httpx.Response:

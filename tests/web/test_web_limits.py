@@ -13,10 +13,8 @@ import grpc
 import pytest
 from tricktable.v1 import game_service_pb2 as pb
 
-from service.config import ServerConfig
 from service.limits import LimitsConfig, Rate
-from service.running import ServerThread
-from tests.service.support import Client
+from tests.servers import Served, running_server
 from tests.web.support import PROTOCOLS, WebClient, WebError
 
 RESOURCE_EXHAUSTED = 8
@@ -25,16 +23,10 @@ SLOW = 0.001
 
 
 @pytest.fixture
-def limited(request: pytest.FixtureRequest) -> Iterator[tuple[ServerThread, Client, str]]:
-    """A server with the test's limits (its ``limited`` parameter); (server, native, web URL)."""
-    config = ServerConfig(port=0, grace_s=1.0, stream_wait_s=0.2, web_port=0, limits=request.param)
-    with ServerThread(config) as server:
-        assert server.server is not None and server.server.web_port
-        native = Client(server.address)
-        try:
-            yield server, native, f"http://127.0.0.1:{server.server.web_port}"
-        finally:
-            native.close()
+def limited(request: pytest.FixtureRequest) -> Iterator[Served]:
+    """A server with the test's limits (its ``limited`` parameter) and the web door."""
+    with running_server(web_port=0, limits=request.param) as served:
+        yield served
 
 
 def _refused(caught: Any, reason: str) -> WebError:
@@ -49,10 +41,8 @@ def _refused(caught: Any, reason: str) -> WebError:
 @pytest.mark.parametrize(
     "limited", [LimitsConfig(create_game=Rate(SLOW, 5), open_games=0)], indirect=True
 )
-def test_a_burst_of_create_game_meets_the_limit(
-    limited: tuple[ServerThread, Client, str], protocol: str
-) -> None:
-    web = WebClient(limited[2], protocol)
+def test_a_burst_of_create_game_meets_the_limit(limited: Served, protocol: str) -> None:
+    web = WebClient(limited.web_url, protocol)
     request = pb.CreateGameRequest(game_type="counterpoint")
     try:
         created = [web.call("CreateGame", request, pb.CreateGameResponse) for _ in range(5)]
@@ -73,9 +63,9 @@ def test_a_burst_of_create_game_meets_the_limit(
     "limited", [LimitsConfig(create_game=Rate(SLOW, 3), open_games=0)], indirect=True
 )
 def test_both_doors_draw_on_one_bucket_per_address(
-    limited: tuple[ServerThread, Client, str],
+    limited: Served,
 ) -> None:
-    _, native, url = limited
+    native, url = limited.client, limited.web_url
     for _ in range(2):
         native.create("counterpoint")
     web = WebClient(url, "connect-json")
@@ -93,8 +83,8 @@ def test_both_doors_draw_on_one_bucket_per_address(
 
 
 @pytest.mark.parametrize("limited", [LimitsConfig(seat_submit_move=Rate(SLOW, 2))], indirect=True)
-def test_submit_move_is_limited_per_seat_token(limited: tuple[ServerThread, Client, str]) -> None:
-    _, native, url = limited
+def test_submit_move_is_limited_per_seat_token(limited: Served) -> None:
+    native, url = limited.client, limited.web_url
     table = native.table("counterpoint")
     web = WebClient(url, "connect-json")
     # A move of nothing is refused as a bad request, but it is a call all the same.
@@ -117,9 +107,9 @@ def test_submit_move_is_limited_per_seat_token(limited: tuple[ServerThread, Clie
 
 @pytest.mark.parametrize("limited", [LimitsConfig(streams_per_replica=1)], indirect=True)
 def test_open_web_streams_are_counted_until_they_end(
-    limited: tuple[ServerThread, Client, str],
+    limited: Served,
 ) -> None:
-    _, native, url = limited
+    native, url = limited.client, limited.web_url
     table = native.table("counterpoint")
     request = pb.StreamEventsRequest(game_id=table.game_id, from_version=0)
     first, second = WebClient(url, "connect-proto"), WebClient(url, "grpc-web")

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-import structlog
 from rich.console import Console
 from tricktable.bots import RandomBot, make_bot, serve_bot
 from tricktable.bots.base import Move, View, may_wait
@@ -546,18 +545,6 @@ def test_the_csv_exports_hold_the_standings_and_each_seat_of_each_game(
 # -- the command ------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def restored_logging() -> Iterator[None]:
-    """The command's own server configures logging for the process, to this test's captured
-    stderr, which closes when the test ends: later tests in the process log as before."""
-    saved = structlog.get_config()
-    try:
-        yield
-    finally:
-        structlog.configure(**saved)
-
-
-@pytest.mark.usefixtures("restored_logging")
 def test_the_command_runs_a_tournament_on_its_own_server_and_writes_the_files(
     module_client: Client, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

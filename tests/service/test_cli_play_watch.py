@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 
 import pytest
-import structlog
 from rich.console import Console
 from tricktable import cards as C
 from tricktable.bots import make_bot
@@ -291,17 +290,8 @@ def test_a_choice_does_not_stand_once_the_deal_or_phase_changed() -> None:
     assert not play.still_stands(before, state(1, "play", [0], ["KS"]), move, 0)
 
 
-@pytest.fixture
-def restore_logging() -> Iterator[None]:
-    """``play`` without ``--address`` sets the (process-wide) log configuration for its own
-    server; put it back for the tests that follow."""
-    saved = structlog.get_config()
-    yield
-    structlog.configure(**saved)
-
-
 def test_play_starts_its_own_server_and_reads_stdin(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], restore_logging: None
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO("zz\n1\nq\n"))
     assert main(["play", "counterpoint", "--seed", "stdin"]) == 0

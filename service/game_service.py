@@ -1,23 +1,27 @@
 """The transport-free game service: what every RPC does, in engine and store terms.
 
 No gRPC and no protobuf here (the servicer converts), and no rule of any game (the engine decides).
-A move goes through the checks in a fixed order (STYLE.md §7): load → authenticate the seat →
-seen request id → expected version → the game accepts moves → the engine's phase, turn and
-legality → compare-and-set commit (which also publishes the events). Every rejection raises
-before the commit, so a rejected request changes nothing.
+A move goes through the checks in a fixed order (STYLE.md §7), written once
+(:meth:`GameService._decide`): load → authenticate the seat → seen request id → expected
+version → the game accepts moves → the engine's phase, turn and legality → compare-and-set
+commit (which also publishes the events). Every rejection raises before the commit, so a
+rejected request changes nothing. SubmitMove and the play stream (:mod:`service.play`) both make
+their moves through :meth:`GameService.move`.
 
 A replica keeps decoded copies of the games it serves (:class:`StateCache`). A move that its copy
-at the expected version accepts is committed straight away: the store's compare-and-set checks
-the request id and the version in the same atomic step, so a copy that is behind costs a refused
-commit and a fall back to the full path above, never a wrong answer. Anything unusual (no copy, a
-refusal, a retry) takes the full path, which answers as if there were no copy.
+at the expected version accepts is committed straight away: the same decision, with the request
+id left to the store's compare-and-set, which checks it and the version in the same atomic step,
+so a copy that is behind costs a refused commit and a fall back to the full path above, never a
+wrong answer. Anything unusual (no copy, a refusal, a retry) takes the full path, which answers
+as if there were no copy.
 
 ``wait_for_turn`` (GetGame and SubmitMove) holds the answer until the caller's seat is to act,
 woken when the game's version moves (``GameStore.wait_for_version``), so a bot needs one call
 per move.
 
-Everything that leaves is projected for its viewer by :meth:`GameService.project`: a seat, or
-None for a spectator. The seed never leaves.
+Everything that leaves is projected for its viewer, a seat or None for a spectator, by the
+game's rules: events by :func:`project_events` (``Rules.project``), the game by ``Rules.view``.
+The seed never leaves.
 
 Clocks and server bots (:mod:`service.clocks`, :mod:`service.turns`): in a game with a time
 control or bot seats every commit also writes what the game has scheduled (its clocks and next
@@ -64,11 +68,13 @@ from service.errors import (
     InvalidRequest,
     PermissionDenied,
     SeatUnavailable,
+    TricktableError,
     Unauthenticated,
     VersionAhead,
     VersionConflict,
 )
 from service.event_feed import EventFeed
+from service.logs import debug_logged
 from service.metrics import Metrics
 from service.store.base import (
     ABANDONED,
@@ -94,8 +100,6 @@ DEFAULT_CACHE_GAMES = 4096
 #: How often an idle event stream reads its game's version, only to notice a game that expired
 #: (a commit's notification wakes it otherwise): rare, so idle streams cost Redis next to nothing.
 DEFAULT_STREAM_RECHECK_S = 600.0
-#: Event-loop turns a woken waiter gives this replica's committing call (see ``_cached_soon``).
-_CACHE_PATIENCE = 4
 #: A seat counts as connected this long after it was last seen (a call, or an open stream).
 PRESENCE_WINDOW_MS = 5000
 #: A replica notes a seat as seen at most this often (presence is a store write).
@@ -207,13 +211,38 @@ class _MoveRequest:
     seat: int | None
 
 
-#: A committed move: the game's new record, its rules, new state, full events and the mover.
-_Committed = tuple[GameRecord, Rules[Any], Any, list[Event], int]
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """A move the game accepted: the ``version`` it makes, its ``mover`` and full ``events``
+    (not projected), and the game after it (``record``, ``rules``, ``state``). Decided, the
+    record is still the game the move was decided on; committed, the game the move made. A
+    ``retried`` request's is what its first try made, with the game as it is now."""
+
+    version: int
+    mover: int
+    events: list[Event]
+    record: GameRecord
+    rules: Rules[Any]
+    state: Any
+    retried: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    """A request id the store has seen: the version its first try made, by ``mover``."""
+
+    mover: int
+    version: int
+
+
+def project_events(rules: Rules[Any], events: list[Event], viewer: int | None) -> list[Event]:
+    """``events`` as ``viewer`` (a seat, or None for a spectator) may see them."""
+    return [rules.project(e, viewer) for e in events]
 
 
 def project_batch(rules: Rules[Any], batch: EventBatch, viewer: int | None) -> ProjectedBatch:
-    """A stored batch as ``viewer`` (a seat, or None for a spectator) may see it."""
-    events = [rules.project(event_from_data(e), viewer) for e in batch.events]
+    """A stored batch as ``viewer`` may see it."""
+    events = project_events(rules, [event_from_data(e) for e in batch.events], viewer)
     return ProjectedBatch(batch.version, batch.seat, events, batch.resigned_seat)
 
 
@@ -724,8 +753,10 @@ class GameService:
 
     async def game_at(self, game_id: str, version: int) -> tuple[GameRecord, Any]:
         """The game at ``version`` (just notified) or later: this replica's copy when it holds
-        that version, else the store's latest, then kept."""
-        cached = await self._cached_soon(game_id, version)
+        that version, else the store's latest, then kept. A move this replica committed is in
+        its copy before any waiter hears of it: the store wakes this process's waiters when the
+        commit returns, and the committing call keeps the new state before it next awaits."""
+        cached = self.cache.get(game_id, version)
         if cached is not None:
             return cached
         record = await self.store.load(game_id)
@@ -748,17 +779,6 @@ class GameService:
         self.cache.put(record, state)
         return record, state, seat
 
-    async def _cached_soon(self, game_id: str, version: int) -> tuple[GameRecord, Any] | None:
-        """The cached game at ``version``. Usually this replica committed that move itself, and
-        the store's reply to the commit is just behind the event that woke us: a few turns of the
-        event loop let that call put its state in the cache, which spares a load."""
-        for _ in range(_CACHE_PATIENCE):
-            cached = self.cache.get(game_id, version)
-            if cached is not None:
-                return cached
-            await asyncio.sleep(0)
-        return self.cache.get(game_id, version)
-
     async def submit_move(
         self,
         game_id: str,
@@ -770,128 +790,161 @@ class GameService:
         seat: int | None = None,
         wait_s: float = 0.0,
     ) -> MoveResult:
-        """Apply one move. With ``wait_s``, the view returned is the game once the mover is to
-        act again or it has ended (or when ``wait_s`` has passed); the move is committed first.
-        """
-        started = time.perf_counter()
-        asked = _MoveRequest(game_id, token, move, expected_version, request_id, seat)
-        committed: _Committed | MoveResult | None = await self._commit_from_cache(asked)
-        if committed is None:
-            committed = await self._commit_fresh(asked)
-        if isinstance(committed, MoveResult):  # a retried request: the first result
-            return committed
-        record, rules, new_state, events, mover = committed
-        version = record.version
-        self.metrics.move_committed(time.perf_counter() - started)
-        if record.status != ACTIVE:
-            self.metrics.game_ended(record.game_type, record.status)
-        # No bound logger per move: binding copies the context even when debug is filtered out.
-        log.debug(
-            "move accepted",
-            game_id=game_id,
+        """Apply one move (:meth:`move`) and answer as SubmitMove does. With ``wait_s``, the view
+        returned is the game once the mover is to act again or it has ended (or when ``wait_s``
+        has passed); the move is committed first."""
+        moved = await self.move(
+            game_id,
+            token,
+            move,
+            expected_version=expected_version,
             request_id=request_id,
-            seat=mover,
-            version=record.version,
-            move=move.kind,
+            seat=seat,
         )
-        await self._touch(game_id, mover)
-        projected = [rules.project(e, mover) for e in events]
-        if wait_s > 0:
-            record, new_state = await self._wait_for_turn(record, rules, new_state, mover, wait_s)
+        rules, mover, record, state = moved.rules, moved.mover, moved.record, moved.state
+        if wait_s > 0 and not moved.retried:
+            record, state = await self._wait_for_turn(record, rules, state, mover, wait_s)
         return MoveResult(
-            version=version,
-            events=projected,
-            view=rules.view(new_state, mover),
+            version=moved.version,
+            events=project_events(rules, moved.events, mover),
+            view=rules.view(state, mover),
             view_version=record.version,
             clocks=self.clocks(record),
         )
 
-    async def _commit_from_cache(self, asked: _MoveRequest) -> _Committed | None:
-        """The fast path: the move decided and committed on this replica's copy of the game at
-        ``expected_version``, with no read from the store. None when anything is not plainly
-        fine (no copy, a refusal of any kind, a retried request): the full path then decides,
-        and answers exactly as if there had been no copy. A lost compare-and-set is ABORTED
-        here, as the full path would answer it."""
-        cached = self.cache.get(asked.game_id, asked.expected_version)
-        if cached is None or asked.token is None:
-            return None
-        record, state = cached
-        mover = seat_of(asked.token, record.seats)
-        if mover is None or asked.seat not in (None, mover) or record.status != ACTIVE:
-            return None
-        rules = get_rules(record.game_type)
-        try:
-            new_state, events = rules.apply(state, mover, asked.move)
-        except EngineError:
-            return None
-        try:
-            new_record = await self._commit(
-                record, rules=rules, new_state=new_state, events=events, mover=mover, asked=asked
+    async def move(
+        self,
+        game_id: str,
+        token: str | None,
+        move: Move,
+        *,
+        expected_version: int,
+        request_id: str,
+        seat: int | None = None,
+    ) -> Moved:
+        """Decide and commit one move: the one way a player's move is made (SubmitMove and the
+        play stream). A request id seen before is answered with what its first try made."""
+        started = time.perf_counter()
+        asked = _MoveRequest(game_id, token, move, expected_version, request_id, seat)
+        moved = await self._move_on_copy(asked) or await self._move_on_stored(asked)
+        if moved.retried:
+            return moved
+        record = moved.record
+        self.metrics.move_committed(time.perf_counter() - started)
+        if record.status != ACTIVE:
+            self.metrics.game_ended(record.game_type, record.status)
+        if debug_logged():  # even a filtered-out call costs a move ~20 µs of building a logger
+            log.debug(
+                "move accepted",
+                game_id=game_id,
+                request_id=request_id,
+                seat=moved.mover,
+                version=record.version,
+                move=move.kind,
             )
-        except RequestSeen:
-            self.cache.drop(asked.game_id)
-            return None
-        except VersionConflict:
-            # The full path would answer the same: this token's seat at this full table, a
-            # request id the store has not seen (it checks that first), another version.
-            self.cache.drop(asked.game_id)
-            raise
-        return new_record, rules, new_state, events, mover
+        await self._touch(game_id, moved.mover)
+        return moved
 
-    async def _commit_fresh(self, asked: _MoveRequest) -> _Committed | MoveResult:
-        """The full path: every check in order, on the game as the store has it now."""
-        game_id, token, move, expected_version, request_id, seat = (
-            asked.game_id,
-            asked.token,
-            asked.move,
-            asked.expected_version,
-            asked.request_id,
-            asked.seat,
-        )
-        bound = log.bind(game_id=game_id, request_id=request_id)
-        # One round trip for both reads; the request id is only consulted after authentication.
-        record, seen = await asyncio.gather(
-            self.store.load(game_id), self.store.request_version(game_id, request_id)
-        )
-        if token is None:
+    def _decide(
+        self,
+        record: GameRecord,
+        rules: Rules[Any],
+        state: Any,
+        asked: _MoveRequest,
+        seen: int | None,
+    ) -> Moved | _Seen:
+        """The move's checks, in the order of the module docstring, on ``state`` (the game at
+        ``record``'s version): the first refusal raises. ``seen``: the version the request id
+        made, if the store has seen it (then that is the answer, ``_Seen``). Else the move
+        applied, to be committed on ``record``'s version."""
+        if asked.token is None:
             raise Unauthenticated("a move needs a seat token", reason="MISSING_TOKEN")
-        mover = self._seat(record, token)
+        mover = self._seat(record, asked.token)
         assert mover is not None
-        bound = bound.bind(seat=mover)
-        if seat is not None and seat != mover:
-            raise PermissionDenied(f"your token is seat {mover}'s, not seat {seat}'s")
+        if asked.seat is not None and asked.seat != mover:
+            raise PermissionDenied(f"your token is seat {mover}'s, not seat {asked.seat}'s")
         if seen is not None:
-            bound.info("move retried", version=seen)
-            return await self._first_result(record, mover, seen)
-        if record.version != expected_version:
+            return _Seen(mover, seen)
+        if record.version != asked.expected_version:
             raise VersionConflict(record.version)
         if record.status == ABANDONED:
             raise GameNotPlayable("the game was abandoned", reason="GAME_ABANDONED")
         if not record.full:
             raise GameNotPlayable("the game waits for players to take every seat")
-        rules, state = await self._state(record)
-        self.cache.put(record, state)
-        new_state, events = rules.apply(state, mover, move)
-        try:
-            new_record = await self._commit(
-                record, rules=rules, new_state=new_state, events=events, mover=mover, asked=asked
-            )
-        except RequestSeen as retried:  # the same request, committed by a racing call
-            bound.info("move retried", version=retried.version)
-            current = await self.store.load(game_id)
-            return await self._first_result(current, mover, retried.version)
-        return new_record, rules, new_state, events, mover
+        new_state, events = rules.apply(state, mover, asked.move)
+        return Moved(record.version + 1, mover, events, record, rules, new_state)
 
-    async def _commit(
-        self,
-        record: GameRecord,
-        *,
-        rules: Rules[Any],
-        new_state: Any,
-        events: list[Event],
-        mover: int,
-        asked: _MoveRequest,
-    ) -> GameRecord:
+    async def _move_on_copy(self, asked: _MoveRequest) -> Moved | None:
+        """The fast path: the move decided on this replica's copy of the game at
+        ``expected_version`` and committed, with no read from the store. The request id is left
+        to the commit, which checks it first. None when anything is not plainly fine (no copy,
+        a refusal of any kind, a retried request): the full path then decides, and answers
+        exactly as if there had been no copy. A lost compare-and-set is ABORTED here, as the
+        full path would answer it (this token's seat at this full table, a request id the store
+        has not seen, another version)."""
+        cached = self.cache.get(asked.game_id, asked.expected_version)
+        if cached is None:
+            return None
+        record, state = cached
+        try:
+            decided = self._decide(record, get_rules(record.game_type), state, asked, None)
+        except (TricktableError, EngineError):
+            return None  # refused in the full path's order (the request may be a retry)
+        assert isinstance(decided, Moved)
+        try:
+            return await self._commit(decided, asked)
+        except RequestSeen:
+            self.cache.drop(asked.game_id)
+            return None
+        except VersionConflict:
+            self.cache.drop(asked.game_id)
+            raise
+
+    async def _move_on_stored(self, asked: _MoveRequest) -> Moved:
+        """The full path: the move decided on the game as the store has it now."""
+        # One round trip for both reads; the request id is only consulted after authentication.
+        record, seen = await asyncio.gather(
+            self.store.load(asked.game_id),
+            self.store.request_version(asked.game_id, asked.request_id),
+        )
+        rules, state = await self._state(record)
+        decided = self._decide(record, rules, state, asked, seen)
+        if isinstance(decided, _Seen):
+            log.info(
+                "move retried",
+                game_id=asked.game_id,
+                request_id=asked.request_id,
+                seat=decided.mover,
+                version=decided.version,
+            )
+            return await self._first_result(record, rules, state, decided)
+        self.cache.put(record, state)
+        try:
+            return await self._commit(decided, asked)
+        except RequestSeen as retried:  # the same request, committed by a racing call
+            log.info(
+                "move retried",
+                game_id=asked.game_id,
+                request_id=asked.request_id,
+                seat=decided.mover,
+                version=retried.version,
+            )
+            current = await self.store.load(asked.game_id)
+            rules, state = await self._state(current)
+            return await self._first_result(
+                current, rules, state, _Seen(decided.mover, retried.version)
+            )
+
+    async def _commit(self, decided: Moved, asked: _MoveRequest) -> Moved:
+        """Commit a decided move on the version it was decided on (compare-and-set); the
+        committed move, whose record is the game it made."""
+        record, rules, new_state, events, mover = (
+            decided.record,
+            decided.rules,
+            decided.state,
+            decided.events,
+            decided.mover,
+        )
         move, request_id = asked.move, asked.request_id
         status = FINISHED if new_state.finished else ACTIVE
         snapshot = rules.snapshot(new_state)
@@ -924,23 +977,22 @@ class GameService:
             snapshot=snapshot,
             timing=timing if timing is not None else record.timing,
         )
+        # Before this call next awaits: waiters on this replica woken by the commit find it.
         self.cache.put(new_record, new_state, (mover, events))
-        return new_record
+        return dataclasses.replace(decided, version=version, record=new_record)
 
-    async def _first_result(self, record: GameRecord, mover: int, version: int) -> MoveResult:
-        batch = next(b for b in await self.store.read_events(record.game_id, version))
-        if batch.seat != mover:
+    async def _first_result(
+        self, record: GameRecord, rules: Rules[Any], state: Any, seen: _Seen
+    ) -> Moved:
+        """A retried request's answer: what its first try made (its events, as stored), with
+        the game as it is now."""
+        batch = next(b for b in await self.store.read_events(record.game_id, seen.version))
+        if batch.seat != seen.mover:
             raise InvalidRequest(
                 "the request id was used by another seat", reason="REQUEST_ID_REUSED"
             )
-        rules, state = await self._state(record)
-        return MoveResult(
-            version=version,
-            events=[rules.project(event_from_data(e), mover) for e in batch.events],
-            view=rules.view(state, mover),
-            view_version=record.version,
-            clocks=self.clocks(record),
-        )
+        events = [event_from_data(e) for e in batch.events]
+        return Moved(seen.version, seen.mover, events, record, rules, state, retried=True)
 
     async def stream_events(
         self, game_id: str, token: str | None, from_version: int

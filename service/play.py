@@ -5,9 +5,9 @@ steps (:class:`PlayStep`) that :meth:`PlaySession.items` yields, one message eac
 only, the answer to a move, each version's events in order, and the seat's view whenever it may
 act (must, or is offered an optional move; once at the start, and at the game's end). One
 message per step, not per part: a message costs the server more than a move's logic. Moves go
-through :meth:`GameService.submit_move`, the unary call's own path: the same checks in the same
-order, the same idempotency and compare-and-set, the same errors; a refused move is answered
-with its error and the session goes on.
+through :meth:`GameService.move`, the unary call's own path: the same checks in the same order,
+the same idempotency and compare-and-set, the same errors; a refused move is answered with its
+error and the session goes on. The seat's view after its own move is built only when it is sent.
 
 One loop per stream decides what to send, in version order, from one inbox: the seat's moves, and
 the versions other seats' moves reach (a watcher task waits for them with
@@ -33,7 +33,7 @@ from engine.core.moves import Move
 from engine.core.view import View
 from service.clocks import SeatClockView
 from service.errors import ShuttingDown, TricktableError, VersionAhead
-from service.game_service import GameService, ProjectedBatch, project_batch
+from service.game_service import GameService, ProjectedBatch, project_batch, project_events
 from service.store.base import ACTIVE, GameRecord
 
 log = structlog.get_logger("tricktable.play")
@@ -149,7 +149,7 @@ class PlaySession:
     ) -> None:
         try:
             ask = read()
-            result = await self._games.submit_move(
+            moved = await self._games.move(
                 self._game_id,
                 self._token,
                 ask.move,
@@ -160,22 +160,23 @@ class PlaySession:
             log.info("move refused", game_id=self._game_id, seat=seat, request_id=request_id)
             step.answer = MoveAnswer(request_id, None, refused)
             return
-        step.answer = MoveAnswer(ask.request_id, result.version)
-        if result.version != self._sent + 1 or result.view_version != result.version:
+        step.answer = MoveAnswer(ask.request_id, moved.version)
+        if moved.retried or moved.version != self._sent + 1:
             # A resent request's first result, or versions this stream has not sent yet: the
             # game as it is now tells the rest.
-            record, state = await self._games.game_at(self._game_id, result.view_version)
-            await self._catch_up(step, rules, record, state, seat)
+            await self._catch_up(step, rules, moved.record, moved.state, seat)
             return
-        # The usual case: the move's answer holds its events and the view after it.
-        batch = ProjectedBatch(result.version, seat, result.events, None)
+        # The usual case: the move holds its events and the game after it.
+        batch = ProjectedBatch(moved.version, seat, project_events(rules, moved.events, seat), None)
         step.batches.append(batch)
-        self._sent = result.version
+        self._sent = moved.version
         self._ended = batch.last
-        view = result.view
-        if self._ended or view.finished or seat in view.may_act:
-            self._viewed = result.version
-            step.view = SeatView(result.version, view, result.clocks)
+        state = moved.state
+        if self._ended or state.finished or seat in rules.may_act(state):
+            self._viewed = moved.version
+            step.view = SeatView(
+                moved.version, rules.view(state, seat), self._games.clocks(moved.record)
+            )
 
     async def _catch_up(
         self,
@@ -193,7 +194,7 @@ class PlaySession:
         if made is not None and record.version == self._sent + 1:
             # This replica committed the move: its events need not be read back.
             mover, events = made
-            projected = [rules.project(e, seat) for e in events]
+            projected = project_events(rules, events, seat)
             step.batches.append(ProjectedBatch(record.version, mover, projected, None))
             self._sent = record.version
             self._ended = step.batches[-1].last

@@ -31,7 +31,7 @@ from engine.core.errors import IllegalMove, InvalidMove, Reason, UnknownGame
 from engine.core.events import DealScored, DealStarted, Event, GameOver, Viewer
 from engine.core.memo import Memo
 from engine.core.moves import Move
-from engine.core.options import OptionSpec, build_options, options_to_data, specs_of
+from engine.core.options import OptionSpec, build_options, specs_of
 from engine.core.phases import OVER, Offer, Phase, PhaseTable
 from engine.core.state import GameState, read_snapshot_header
 from engine.core.view import SeatView, TrickView, View
@@ -167,7 +167,7 @@ class Rules(ABC, Generic[S]):
         """The game's own fields of a new match, and its first deal by ``first_dealer``."""
 
     def snapshot(self, state: S) -> bytes:
-        return state.snapshot(options_to_data(state.options))
+        return state.snapshot()
 
     def restore(self, blob: bytes) -> S:
         _, _, options_data = read_snapshot_header(blob)

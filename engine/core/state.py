@@ -12,13 +12,14 @@ property test enforces.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar, Self
 
 from engine.core.chance import Chance
 from engine.core.errors import BadSnapshot, EngineError, Reason
 from engine.core.events import event_from_data, event_to_data
 from engine.core.memo import Memo
+from engine.core.options import options_to_data
 
 
 class GameState:
@@ -80,18 +81,30 @@ class GameState:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def snapshot(self, options_data: Mapping[str, Any]) -> bytes:
-        payload = {
+    def snapshot(self) -> bytes:
+        """The state as JSON (keys sorted): ``game``, ``schema``, ``options``, ``chance`` and
+        ``state``. A move takes one, so the part that a game never changes (its name, schema,
+        options and chance, shared by all its states) is encoded once per game and kept; only
+        ``state``, the last key, is encoded each time."""
+        head = _HEADS.get(id(self.chance))
+        if head is None or head[0] is not self.chance or head[1] is not self.options:
+            head = _HEADS.keep(id(self.chance), (self.chance, self.options, self._head()))
+        state = {
+            k: _event_data(v) if k in self._event_fields and v is not None else v
+            for k, v in self.fields_data().items()
+        }
+        return head[2] + json.dumps(state, separators=(",", ":"), sort_keys=True).encode() + b"}"
+
+    def _head(self) -> bytes:
+        """The snapshot's JSON up to its ``state`` value: the other keys all sort before it."""
+        fixed = {
             "game": self.game,
             "schema": self.schema,
-            "options": dict(options_data),
+            "options": options_to_data(self.options),
             "chance": self.chance.to_data(),
-            "state": {
-                k: _event_data(v) if k in self._event_fields and v is not None else v
-                for k, v in self.fields_data().items()
-            },
         }
-        return json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
+        encoded = json.dumps(fixed, separators=(",", ":"), sort_keys=True)
+        return encoded[:-1].encode() + b',"state":'
 
     @classmethod
     def restore(cls, blob: bytes, options: Any) -> Self:
@@ -129,6 +142,9 @@ def _event_data(event: Any) -> dict[str, Any]:
 
 
 _EVENT_DATA: Memo[int, tuple[Any, dict[str, Any]]] = Memo(8192)
+#: Each game's snapshot head (see GameState.snapshot), by its chance object: held here with its
+#: options, so an id is never reused while its entry is kept.
+_HEADS: Memo[int, tuple[Chance, Any, bytes]] = Memo(8192)
 
 
 def read_snapshot_header(blob: bytes) -> tuple[str, int, dict[str, Any]]:

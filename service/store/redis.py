@@ -451,6 +451,10 @@ class RedisStore(GameStore):
             await self._call(self._hot("ZREM", _LOBBY, game_id))
         if len(reply) > 2 and reply[2]:
             await self._unindex(game_id, step.expected_version, Timing.from_json(reply[2]))
+        # This replica's waiters need not wait for the subscription to echo the commit: they
+        # are woken now, after the committing call has had the reply (so a waiter woken here
+        # finds the state that call keeps before it next awaits); the echo then wakes no one.
+        self.notifier.notify(game_id, int(version))
         return int(version)
 
     async def _unindex(self, game_id: str, version: int, replaced: Timing) -> None:

@@ -115,9 +115,13 @@ class MoveNotifier:
         return True
 
     def notify(self, game_id: str, version: int) -> None:
-        """Record ``version`` of ``game_id`` and wake its waiters."""
+        """Record ``version`` of ``game_id`` and wake its waiters. A version no later than one
+        already notified wakes no one (every waiter waits for a later one): the subscription's
+        echo of a commit this replica has notified itself (:meth:`RedisStore.commit`)."""
         latest = self._latest.pop(game_id, None)
         self._latest[game_id] = version if latest is None else max(latest, version)
+        if latest is not None and version <= latest:
+            return
         if len(self._latest) > self._remembered:
             del self._latest[next(iter(self._latest))]
         for future in self._waiters.pop(game_id, ()):

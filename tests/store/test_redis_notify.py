@@ -198,3 +198,48 @@ def test_the_documented_acl_serves_moves_and_a_missing_channel_refuses_them_whol
             await admin.aclose()
 
     asyncio.run(asyncio.wait_for(main(), GUARD_S))
+
+
+def test_a_commit_wakes_its_own_replicas_waiters_before_the_echo(
+    redis_url: str, pipelined: bool
+) -> None:
+    """The committing replica's waiters are woken as the commit returns, not by the
+    subscription: a waiter runs in the next turn of the loop (it finds what the committing call
+    kept, such as the new state in the cache), even with no subscription at all."""
+
+    async def body(stores: Replicas) -> None:
+        a, _, _ = stores
+        game_id = await new_game(a)
+        # No subscription: the notifier is never started by a wait of its own here.
+        waiter = asyncio.get_running_loop().create_future()
+        a.notifier._waiters[game_id] = [waiter]
+        await a.commit(game_id, step(0))
+        assert waiter.done() and waiter.result() == 1
+        assert a.notifier.latest(game_id) == 1
+        assert a.notifier._task is None  # nothing was subscribed
+
+    replicas_run(redis_url, pipelined, body)
+
+
+def test_a_notification_no_later_than_one_heard_wakes_no_one(
+    redis_url: str, pipelined: bool
+) -> None:
+    """The subscription's echo of a commit the replica has heard of already (or an older one,
+    arriving late) ends no wait: every waiter is waiting for a later version."""
+
+    async def body(stores: Replicas) -> None:
+        a, _, _ = stores
+        game_id = await new_game(a)
+        await subscribed(a.notifier)
+        await a.commit(game_id, step(0))
+        waiting = asyncio.create_task(a.notifier.wait(game_id, 1, LONG_S))
+        await asyncio.sleep(0.05)
+        a.notifier.notify(game_id, 1)
+        a.notifier.notify(game_id, 0)
+        await asyncio.sleep(0.05)
+        assert not waiting.done()
+        assert a.notifier.latest(game_id) == 1
+        await a.commit(game_id, step(1))
+        assert await waiting == 2
+
+    replicas_run(redis_url, pipelined, body)

@@ -446,14 +446,33 @@ def option_spec_to_proto(spec: OptionSpec) -> game_types_pb2.OptionSpec:
 
 
 def game_type_to_proto(game_type: GameType) -> game_types_pb2.GameType:
-    return game_types_pb2.GameType(
+    out = game_types_pb2.GameType(
         name=game_type.name,
         title=game_type.title,
         seats=game_type.seats,
         summary=game_type.summary,
         options=[option_spec_to_proto(s) for s in game_type.options],
         move_kinds=list(game_type.move_kinds),
+        rank_order=[cards_pb2.Rank.ValueType(r) for r in game_type.rank_order],
+        card_points=[
+            game_types_pb2.RankValue(rank=cards_pb2.Rank.ValueType(r), value=p)
+            for r, p in game_type.card_points.items()
+        ],
     )
+    reading = game_type.bid_reading
+    if reading is not None:
+        out.bid_reading.CopyFrom(
+            game_types_pb2.BidCardReading(
+                suit_values=[
+                    game_types_pb2.SuitValue(suit=suit_to_proto(suit), value=v)
+                    for suit, v in reading.suit_values.items()
+                ],
+                cards=reading.cards,
+                high_reading_max=reading.high_reading_max,
+                high_reading_add=reading.high_reading_add,
+            )
+        )
+    return out
 
 
 def events_to_proto(events: Iterable[Event]) -> list[events_pb2.Event]:

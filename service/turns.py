@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from tricktable import facts
 from tricktable.bots import make_bot
 
 from engine.core.chance import Chance
@@ -106,6 +107,8 @@ def bot_move(
     # Imported here: convert imports the game service, which imports this module.
     from service import convert  # noqa: PLC0415
 
+    if not facts.known(rules.name):  # the bots read the game's facts as a client would
+        facts.learn([convert.game_type_to_proto(rules.game_type())])
     view = convert.view_to_proto(rules.view(state, seat))
     legal = list(view.legal_moves)
     bot = make_bot(kind, rules.name, seed=Chance(seed).randint(f"bot:{version}", 0, 2**31 - 1))

@@ -44,7 +44,8 @@ _OPTIONS: Memo[tuple[str, tuple[tuple[str, type, object], ...]], Any] = Memo(64)
 
 @dataclass(frozen=True, slots=True)
 class GameType:
-    """What ``ListGameTypes`` publishes about a game."""
+    """What ``ListGameTypes`` publishes about a game: with its facts about cards and bids, so
+    clients draw and decide from the engine's own copy instead of restating the rules."""
 
     name: str
     title: str
@@ -52,6 +53,29 @@ class GameType:
     summary: str
     options: tuple[OptionSpec, ...]
     move_kinds: tuple[str, ...]
+    rank_order: tuple[int, ...]  # the pack's ranks within a suit, strongest first
+    card_points: Mapping[int, int]  # by rank, for games that count card points (0s left out)
+    bid_reading: BidCardReading | None  # for games that bid with cards laid aside
+
+
+@dataclass(frozen=True, slots=True)
+class BidCardReading:
+    """A bid made by laying cards aside: the sum of the cards' suit values. With the game's
+    ``high_readings`` option, a bid of at most ``high_reading_max`` may also be read as itself
+    plus ``high_reading_add`` (0 and 0: no such reading)."""
+
+    suit_values: Mapping[int, int]  # by suit (engine suits, 0..3)
+    cards: int
+    high_reading_max: int = 0
+    high_reading_add: int = 0
+
+    def raw(self, cards: Sequence[int]) -> int:
+        return sum(self.suit_values[c >> 4] for c in cards)
+
+
+def strongest_first(strength: Mapping[int, int]) -> tuple[int, ...]:
+    """Ranks from a rank -> strength table, strongest first."""
+    return tuple(sorted(strength, key=strength.__getitem__, reverse=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +98,12 @@ class Rules(ABC, Generic[S]):
     #: the dataclass a view carries in ``View.detail`` (the game's own public state)
     detail_type: ClassVar[type]
     move_types: ClassVar[tuple[type[Move], ...]]
+    #: the ranks of the game's pack within a suit, strongest first
+    rank_order: ClassVar[tuple[int, ...]]
+    #: card points by rank, for games that count them in tricks
+    card_points: ClassVar[Mapping[int, int]] = {}
+    #: how bid cards read as a bid, for games that bid by laying cards aside
+    bid_reading: ClassVar[BidCardReading | None] = None
 
     def __init__(self) -> None:
         table = PhaseTable.of(self.phases())
@@ -97,6 +127,9 @@ class Rules(ABC, Generic[S]):
             summary=self.summary,
             options=specs_of(self.options_type),
             move_kinds=tuple(t.kind for t in self.move_types),
+            rank_order=self.rank_order,
+            card_points={rank: p for rank, p in self.card_points.items() if p},
+            bid_reading=self.bid_reading,
         )
 
     def options(self, given: Mapping[str, object] | None = None) -> Any:

@@ -29,7 +29,7 @@ from engine.core.laying_aside import LayAsides, not_laid_aside
 from engine.core.moves import LayAside, PlayCard
 from engine.core.options import first_dealer_option, option, tie_rule_option
 from engine.core.phases import Phase, Plays, Problem, whose_turn
-from engine.core.rules import Rules, register
+from engine.core.rules import BidCardReading, Rules, register, strongest_first
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
 from engine.core.tricks import play_refusal
@@ -37,13 +37,19 @@ from engine.core.view import SeatView, TrickView, trick_view
 
 _SEATS: Final = 2
 _HAND: Final = 16
-_BID_CARDS: Final = 3
 _TRICKS: Final = 13
 _DECK: Final = C.deck(range(7, 15))  # 32 cards
 # Rank strength A > T > K > Q > J > 9 > 8 > 7 (the Ten between Ace and King, §1).
 _RANK_STRENGTH: Final = {14: 8, 10: 7, 13: 6, 12: 5, 11: 4, 9: 3, 8: 2, 7: 1}
 _RANK_POINTS: Final = {14: 11, 10: 10, 13: 4, 12: 3, 11: 2}
 STRENGTH: Final = tuple(_RANK_STRENGTH.get(c & 15, 0) for c in range(64))
+#: §3.1: ♦ 0, ♠ 10, ♥ 20, ♣ 30; a raw 0, 10 or 20 may also read 100, 110 or 120.
+BID_READING: Final = BidCardReading(
+    suit_values={C.DIAMONDS: 0, C.SPADES: 10, C.HEARTS: 20, C.CLUBS: 30},
+    cards=3,
+    high_reading_max=20,
+    high_reading_add=100,
+)
 POINTS: Final = tuple(_RANK_POINTS.get(c & 15, 0) for c in range(64))
 _ACCURACY_BONUS: Final = {0: 30, 1: 20, 2: 10}  # §5
 _BATCHES: Final = {"3-3-3-3-4": (3, 3, 3, 3, 4), "ones": (1,) * _HAND}
@@ -119,8 +125,10 @@ def bid_readings(aside_cards: list[int] | tuple[int, ...], high_readings: bool) 
     >>> bid_readings(parse_many("7C 8H 9S"), True)    # ♣ ♥ ♠: 30 + 20 + 10
     (60,)
     """
-    raw = sum(10 * (3 - (c >> 4)) for c in aside_cards)
-    return (raw, raw + 100) if high_readings and raw <= 20 else (raw,)
+    raw = BID_READING.raw(aside_cards)
+    if high_readings and raw <= BID_READING.high_reading_max:
+        return (raw, raw + BID_READING.high_reading_add)
+    return (raw,)
 
 
 def bid_error(readings: tuple[int, ...], taken: int) -> tuple[int, int]:
@@ -163,11 +171,14 @@ class Counterpoint(Rules[CounterpointState]):
     options_type = CounterpointOptions
     state_type = CounterpointState
     detail_type = CounterpointDetail
+    rank_order = strongest_first(_RANK_STRENGTH)
+    card_points = _RANK_POINTS
+    bid_reading = BID_READING
     move_types = (LayAside, PlayCard)
 
     def phases(self) -> Sequence[Phase[CounterpointState]]:
         return (
-            Phase(LAY_ASIDE, not_laid_aside, (LayAsides(_BID_CARDS, self.lay_aside),)),
+            Phase(LAY_ASIDE, not_laid_aside, (LayAsides(BID_READING.cards, self.lay_aside),)),
             Phase(PLAY, whose_turn, (Plays(playable, play_problem, self.play),)),
         )
 
@@ -211,7 +222,7 @@ class Counterpoint(Rules[CounterpointState]):
         mask = C.mask_of(move.cards)
         s.aside[seat] = mask
         s.hands[seat] &= ~mask
-        events.append(CardsLaidAside(seat=seat, count=_BID_CARDS, cards=move.cards))
+        events.append(CardsLaidAside(seat=seat, count=BID_READING.cards, cards=move.cards))
         if s.aside[0] and s.aside[1]:
             s.phase = PLAY
 

@@ -36,7 +36,7 @@ from engine.core.laying_aside import LayAsides, not_laid_aside
 from engine.core.moves import Call, ChooseSeat, LayAside, PlayCard
 from engine.core.options import first_dealer_option, option, tie_rule_option
 from engine.core.phases import Choice, Phase, Plays, Problem, whose_turn
-from engine.core.rules import Rules, register
+from engine.core.rules import BidCardReading, Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
 from engine.core.tricks import play_refusal, standard_winner
@@ -44,10 +44,14 @@ from engine.core.view import SeatView, TrickView, trick_view
 
 _SEATS: Final = 3
 _HAND: Final = 12
-_BID_CARDS: Final = 3
 _TRICKS: Final = 9
-_CLASSIC_DECK: Final = C.deck(range(6, 15), joker=True)  # 37 cards
-_REVISED_DECK: Final = C.deck(range(6, 15))  # 36 cards
+_RANKS: Final = range(6, 15)  # 6 to Ace, in their natural order (§1)
+_CLASSIC_DECK: Final = C.deck(_RANKS, joker=True)  # 37 cards
+_REVISED_DECK: Final = C.deck(_RANKS)  # 36 cards
+#: §4.1: ♣ 3, ♥ 2, ♠ 1, ♦ 0 tricks, summed over three bid cards.
+BID_READING: Final = BidCardReading(
+    suit_values={C.CLUBS: 3, C.HEARTS: 2, C.SPADES: 1, C.DIAMONDS: 0}, cards=3
+)
 _STRENGTH: Final = tuple(c & 15 for c in range(64))  # A K Q J T 9 8 7 6: the natural order
 _CONTRACT_BONUS: Final = {1: 30, 2: 20, 3: 10}  # by how many seats made their bid (§7)
 _PREMIUM_VALUE: Final = {"declare": 30, "reveal": 60}
@@ -195,7 +199,7 @@ def effective(s: NinetyNineState, c: int) -> int:
 
 def bid_value(s: NinetyNineState, aside: int) -> int:
     """♣3 ♥2 ♠1 ♦0 summed over the bid cards; the Joker counts as the turn-up (§4.1)."""
-    return sum(3 - (effective(s, c) >> 4) for c in C.iter_cards(aside))
+    return BID_READING.raw([effective(s, c) for c in C.iter_cards(aside)])
 
 
 def contract_bonus(made: list[bool]) -> int:
@@ -266,11 +270,13 @@ class NinetyNine(Rules[NinetyNineState]):
     options_type = NinetyNineOptions
     state_type = NinetyNineState
     detail_type = NinetyNineDetail
+    rank_order = tuple(reversed(_RANKS))
+    bid_reading = BID_READING
     move_types = (LayAside, Call, ChooseSeat, PlayCard)
 
     def phases(self) -> Sequence[Phase[NinetyNineState]]:
         return (
-            Phase(LAY_ASIDE, not_laid_aside, (LayAsides(_BID_CARDS, self.lay_aside),)),
+            Phase(LAY_ASIDE, not_laid_aside, (LayAsides(BID_READING.cards, self.lay_aside),)),
             Phase(
                 PREMIUM,
                 lambda s: (s.caller,) if s.caller is not None else (),
@@ -346,7 +352,7 @@ class NinetyNine(Rules[NinetyNineState]):
         mask = C.mask_of(move.cards)
         s.aside[seat] = mask
         s.hands[seat] &= ~mask
-        events.append(CardsLaidAside(seat=seat, count=_BID_CARDS, cards=move.cards))
+        events.append(CardsLaidAside(seat=seat, count=BID_READING.cards, cards=move.cards))
         if all(s.aside):
             if s.options.premium_bids:
                 s.phase = PREMIUM

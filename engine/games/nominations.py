@@ -50,7 +50,8 @@ from engine.core.view import SeatView, TrickView, trick_view
 _SEATS: Final = 4
 _HAND: Final = 13
 _TRICKS: Final = 13
-_DECK: Final = C.deck(range(2, 15))  # 52 cards, no Joker
+_RANKS: Final = range(2, 15)  # 2 to Ace, in their natural order
+_DECK: Final = C.deck(_RANKS)  # 52 cards, no Joker
 _STRENGTH: Final = tuple(c & 15 for c in range(64))  # A high, no suit above another
 _TRUMP_CHOICES: Final = (C.CLUBS, C.HEARTS, C.SPADES, C.DIAMONDS, None)  # None: no trump
 
@@ -513,6 +514,7 @@ class Nominations(Rules[NominationsState]):
     options_type = NominationsOptions
     state_type = NominationsState
     detail_type = NominationsDetail
+    rank_order = tuple(reversed(_RANKS))
     move_types = (Call, Bid, Cut, DeclareContract, PlayCard)
 
     def check_options(self, opts: NominationsOptions) -> None:

@@ -78,7 +78,7 @@ from engine.core.moves import (
 )
 from engine.core.options import first_dealer_option, option
 from engine.core.phases import Choice, Masked, Phase, Plays, Problem
-from engine.core.rules import Rules, register
+from engine.core.rules import Rules, register, strongest_first
 from engine.core.state import GameState
 from engine.core.view import SeatView, TrickView, trick_view
 
@@ -679,6 +679,8 @@ class SixtySix(Rules[SixtySixState]):
     options_type = SixtySixOptions
     state_type = SixtySixState
     detail_type = SixtySixDetail
+    rank_order = strongest_first(_RANK_STRENGTH)
+    card_points = _RANK_POINTS
     move_types = (PlayCard, DeclareMarriage, ExchangeTrump, CloseStock, DrawCards, Claim, Call)
 
     def check_options(self, opts: SixtySixOptions) -> None:

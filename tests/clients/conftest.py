@@ -22,3 +22,9 @@ def server() -> Iterator[ServerThread]:
 def client(server: ServerThread) -> Iterator[Client]:
     with Client(server.address) as connected:
         yield connected
+
+
+@pytest.fixture
+def game_facts(client: Client) -> None:
+    """The games' facts (tricktable.facts), learnt from the server as a client learns them."""
+    client.game_types()

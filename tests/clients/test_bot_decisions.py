@@ -1,16 +1,20 @@
 """The heuristic bots' decisions on hand-made views: the rules each one relies on, written over
-the protocol alone (no server, no engine)."""
+the protocol alone (no engine; the games' facts are learnt from a server's game types)."""
 
 from __future__ import annotations
 
 import itertools
 
+import pytest
+from tricktable import facts
 from tricktable.bots import CounterpointBot, NinetyNineBot, NominationsBot, SixtySixBot
 from tricktable.bots.base import Move, View
 from tricktable.bots.counterpoint import follower_wins
-from tricktable.bots.tricks import numeric_strength, ten_high_strength, trick_winner
+from tricktable.bots.tricks import trick_winner
 from tricktable.cards import CLUBS, DIAMONDS, HEARTS, NO_SUIT, SPADES, card, name
 from tricktable.v1 import cards_pb2, moves_pb2, views_pb2
+
+pytestmark = pytest.mark.usefixtures("game_facts")
 
 CLAIM = Move(claim=moves_pb2.Claim())
 DRAW = Move(draw_cards=moves_pb2.DrawCards())
@@ -39,17 +43,20 @@ def _played(move: Move | None) -> str:
 
 
 def test_the_trick_goes_to_the_highest_trump_else_the_highest_card_of_the_suit_led() -> None:
-    assert trick_winner(_cards("KH AS 2H"), NO_SUIT) == 0  # another suit never wins
-    assert trick_winner(_cards("KH AS 2C"), CLUBS) == 2  # the only trump
-    assert trick_winner(_cards("TH KH"), HEARTS, ten_high_strength) == 0  # the Ten over the King
-    assert trick_winner(_cards("TH KH"), HEARTS, numeric_strength) == 1
+    numeric = facts.of("nominations").strength
+    assert trick_winner(_cards("KH AS 2H"), NO_SUIT, numeric) == 0  # another suit never wins
+    assert trick_winner(_cards("KH AS 2C"), CLUBS, numeric) == 2  # the only trump
+    ten_high = facts.of("sixty-six").strength
+    assert trick_winner(_cards("TH KH"), HEARTS, ten_high) == 0  # the Ten over the King
+    assert trick_winner(_cards("TH KH"), HEARTS, numeric) == 1
 
 
 def test_counterpoint_equal_ranks_go_to_the_leader_for_counters_and_the_follower_for_blanks() -> (
     None
 ):
-    assert not follower_wins(card("KS"), card("KH")) and follower_wins(card("8S"), card("8H"))
-    assert follower_wins(card("JS"), card("AH")) and not follower_wins(card("TS"), card("KS"))
+    f = facts.of("counterpoint")
+    assert not follower_wins(f, card("KS"), card("KH")) and follower_wins(f, card("8S"), card("8H"))
+    assert follower_wins(f, card("JS"), card("AH")) and not follower_wins(f, card("TS"), card("KS"))
 
 
 def test_ninety_nine_bids_zero_with_a_hand_that_cannot_take_tricks() -> None:

@@ -26,6 +26,8 @@ from tricktable.render import (
 )
 from tricktable.v1 import cards_pb2, clocks_pb2, events_pb2, moves_pb2, values_pb2, views_pb2
 
+pytestmark = pytest.mark.usefixtures("game_facts")
+
 CardKey = tuple[int, int]
 
 #: A card as the renderings write it: Q♠, 10♥, Jk.

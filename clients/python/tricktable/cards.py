@@ -1,4 +1,5 @@
-"""Small helpers over the protocol's ``Card``: names, suits, ranks and card-point values.
+"""Small helpers over the protocol's ``Card``: names, suits and ranks. What a card is worth or
+how it ranks in a game is the game's fact: see :mod:`tricktable.facts`.
 
 A client knows only the protocol, so these are written over ``cards_pb2`` alone. Suits are the
 proto enum values (``SUIT_CLUBS`` = 1 ... ``SUIT_DIAMONDS`` = 4); ranks are the rank numbers
@@ -25,9 +26,6 @@ TEN, JACK, QUEEN, KING, ACE, JOKER = 10, 11, 12, 13, 14, 15
 SUIT_LETTERS = {CLUBS: "C", HEARTS: "H", SPADES: "S", DIAMONDS: "D"}
 SUIT_SYMBOLS = {CLUBS: "♣", HEARTS: "♥", SPADES: "♠", DIAMONDS: "♦"}
 RANK_LETTERS = {TEN: "T", JACK: "J", QUEEN: "Q", KING: "K", ACE: "A"}
-
-#: Card points of the point-trick games (Counterpoint, Sixty-Six): A 11, T 10, K 4, Q 3, J 2.
-POINTS = {ACE: 11, TEN: 10, KING: 4, QUEEN: 3, JACK: 2}
 
 
 def card(name: str) -> cards_pb2.Card:
@@ -59,10 +57,6 @@ def label(c: cards_pb2.Card) -> str:
 def key(c: cards_pb2.Card) -> tuple[int, int]:
     """A hashable identity: (suit, rank)."""
     return (c.suit, c.rank)
-
-
-def points(c: cards_pb2.Card) -> int:
-    return POINTS.get(c.rank, 0)
 
 
 def by_suit(cards: Iterable[cards_pb2.Card]) -> dict[int, list[cards_pb2.Card]]:

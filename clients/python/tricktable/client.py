@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 
 import grpc
 
+from tricktable import facts
 from tricktable import tls as tls_channels
 from tricktable.errors import StaleVersion, TricktableError, from_rpc_error
 from tricktable.playstream import PlayStream, new_request_id
@@ -202,7 +203,9 @@ class Client:
         )
 
     def game_types(self) -> list[game_types_pb2.GameType]:
+        """The games the server offers; their facts (:mod:`tricktable.facts`) are learnt."""
         response = self._call(self.stub.ListGameTypes, pb.ListGameTypesRequest())
+        facts.learn(response.game_types)
         return list(response.game_types)
 
     def create(

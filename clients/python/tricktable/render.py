@@ -25,6 +25,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tricktable import cards as C
+from tricktable import facts
 from tricktable.move_text import contract_text, describe_move
 from tricktable.v1 import cards_pb2, clocks_pb2, events_pb2, moves_pb2, values_pb2, views_pb2
 
@@ -40,8 +41,6 @@ TITLES = {
     "sixty-six": "Sixty-Six",
     "nominations": "Nominations",
 }
-#: Games where the Ten ranks between the Ace and the King, and tricks are counted in card points.
-_TEN_HIGH = frozenset({"counterpoint", "sixty-six"})
 #: The order suits are drawn in: colours alternate, and the trump suit comes first.
 _SUIT_CYCLE = (C.SPADES, C.HEARTS, C.CLUBS, C.DIAMONDS)
 #: A kind of move with more legal moves than this is summed up instead of listed.
@@ -81,21 +80,15 @@ def suit_text(suit: Suit) -> Text:
     return Text(C.SUIT_SYMBOLS[suit], style=style)
 
 
-def _strength(game: str, card: Card) -> int:
-    if game in _TEN_HIGH and card.rank == C.TEN:
-        return 135  # between the Ace (140) and the King (130)
-    return card.rank * 10
-
-
 def hand_groups(cards: Iterable[Card], game: str, trump: Suit) -> list[list[Card]]:
     """A hand by suit (trumps first, colours alternating), strongest first; the Joker last."""
     start = _SUIT_CYCLE.index(trump) if trump in _SUIT_CYCLE else 0
     order = _SUIT_CYCLE[start:] + _SUIT_CYCLE[:start]
     held = list(cards)
+    strength = facts.of(game).strength
     groups = [
         sorted(
-            (c for c in held if c.suit == suit and c.rank != C.JOKER),
-            key=lambda c: -_strength(game, c),
+            (c for c in held if c.suit == suit and c.rank != C.JOKER), key=lambda c: -strength(c)
         )
         for suit in order
     ]
@@ -427,7 +420,7 @@ def _last_deal(view: View) -> events_pb2.DealScored | None:
 
 
 def _taken_label(game: str) -> str:
-    return "points" if game in _TEN_HIGH else "tricks"
+    return "points" if facts.of(game).counts_points else "tricks"
 
 
 def render_deal_scored(

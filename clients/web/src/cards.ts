@@ -53,11 +53,13 @@ export function cardFace(card: Card, tag = "span", attrs: Record<string, string 
   return h(tag, { class: `card ${colour}`, "data-card": cardText(card), ...attrs }, cardText(card));
 }
 
-/** A hand in rank order within each suit, strongest last (rank numbers; games differ). */
-export function bySuit(cards: Card[]): Map<Suit, Card[]> {
+/** A hand by suit, each suit in the game's rank order (GameType.rankOrder, strongest first),
+ * strongest last (the Joker has a row of its own). */
+export function bySuit(cards: Card[], rankOrder: Rank[]): Map<Suit, Card[]> {
   const rows = new Map<Suit, Card[]>();
   for (const suit of [...SUITS_SHOWN, Suit.UNSPECIFIED]) rows.set(suit, []);
   for (const card of cards) rows.get(card.suit)?.push(card);
-  for (const row of rows.values()) row.sort((a, b) => a.rank - b.rank);
+  const weakness = (card: Card) => rankOrder.indexOf(card.rank);
+  for (const row of rows.values()) row.sort((a, b) => weakness(b) - weakness(a));
   return rows;
 }

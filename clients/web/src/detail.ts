@@ -4,7 +4,7 @@
 
 import { type View } from "./gen/tricktable/v1/views_pb";
 import { type Card, type SeatCards } from "./gen/tricktable/v1/cards_pb";
-import { type DealScored } from "./gen/tricktable/v1/events_pb";
+import { SixtySixReason, type DealScored } from "./gen/tricktable/v1/events_pb";
 import { cardFace, suitText } from "./cards";
 import { h, type Child } from "./dom";
 
@@ -30,22 +30,43 @@ function cards(list: Card[]): HTMLElement {
   return h("span", { class: "cards" }, ...list.map((c) => cardFace(c)));
 }
 
+/** A deal's result: the game's typed result (DealScored.result), a row per field, beside the
+ * points and totals every game has. */
 function dealTable(deal: DealScored, name: Named): HTMLElement {
   const seats = deal.totals.map((_, seat) => seat);
   const row = (title: string, cell: (seat: number) => Child) => h("tr", {}, h("th", {}, title), ...seats.map((s) => h("td", {}, cell(s))));
+  const whole = (title: string, content: Child) => h("tr", {}, h("th", {}, title), h("td", { colspan: seats.length }, content));
+  const result = deal.result.case === undefined ? [] : resultRows(deal.result.value as unknown as Fields, seats.length, name, row, whole);
   return h(
     "table",
     { class: "deal" },
     h("tr", {}, h("th", {}, `deal ${deal.dealNo}`), ...seats.map((s) => h("th", {}, name(s)))),
-    deal.bids.length ? row("bid", (s) => deal.bids[s]?.value ?? "—") : null,
-    deal.bidCards.length ? row("bid cards", (s) => (deal.bidCards[s]?.visible ? cards(deal.bidCards[s].cards) : "—")) : null,
-    row("taken", (s) => deal.taken[s]),
-    deal.made.length ? row("made", (s) => (deal.made[s]?.value === undefined ? "—" : deal.made[s].value ? "yes" : "no")) : null,
+    ...result,
     row("points", (s) => deal.points[s]),
     row("total", (s) => deal.totals[s]),
-    deal.premium ? h("tr", {}, h("th", {}, "premium"), h("td", { colspan: seats.length }, `${name(deal.premiumSeat ?? 0)}: ${deal.premium}`)) : null,
-    deal.note ? h("tr", {}, h("th", {}, "note"), h("td", { colspan: seats.length }, deal.note)) : null,
   );
+}
+
+function resultRows(
+  result: Fields,
+  seats: number,
+  name: Named,
+  row: (title: string, cell: (seat: number) => Child) => HTMLElement,
+  whole: (title: string, content: Child) => HTMLElement,
+): HTMLElement[] {
+  const rows: HTMLElement[] = [];
+  for (const [field, v] of Object.entries(result)) {
+    if (field.startsWith("$")) continue;
+    if (Array.isArray(v) && v.length === seats) {
+      rows.push(row(label(field), (s) => value(field, v[s], name) ?? (typeof v[s] === "boolean" ? "no" : "—")));
+    } else if (field === "reason" && typeof v === "number") {
+      rows.push(whole("reason", (SixtySixReason[v] ?? String(v)).toLowerCase().replaceAll("_", " ")));
+    } else {
+      const shown = value(field, v, name);
+      if (shown !== null) rows.push(whole(label(field), shown));
+    }
+  }
+  return rows;
 }
 
 function value(field: string, v: unknown, name: Named): Child {

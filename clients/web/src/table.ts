@@ -16,6 +16,7 @@ import { h, replace, type Child } from "./dom";
 import { describeEvent } from "./events";
 import { type Card } from "./gen/tricktable/v1/cards_pb";
 import { GameStatus, StreamEventsResponseSchema, type GameSummary, type StreamEventsResponse } from "./gen/tricktable/v1/game_service_pb";
+import { type GameType } from "./gen/tricktable/v1/game_types_pb";
 import { MoveSchema, type Move } from "./gen/tricktable/v1/moves_pb";
 import { type SeatView, type TrickView, type View } from "./gen/tricktable/v1/views_pb";
 import { describeMove } from "./moves";
@@ -42,6 +43,8 @@ const logKey = (gameId: string) => `tricktable.log.${gameId}`;
 export class Table {
   private seat?: Seat;
   private game?: GameSummary;
+  /** The game's type, as ListGameTypes gives it: its facts (rank order, card points). */
+  private gameType?: GameType;
   private view?: View;
   private refusal?: Refusal;
   private note = "";
@@ -99,6 +102,10 @@ export class Table {
   private async refresh(): Promise<void> {
     try {
       const reply = await this.api.getGame({ gameId: this.gameId }, as(this.token, this.stop$.signal));
+      if (reply.game && this.gameType?.name !== reply.game.gameType) {
+        const types = (await this.api.listGameTypes({}, { signal: this.stop$.signal })).gameTypes;
+        this.gameType = types.find((t) => t.name === reply.game?.gameType);
+      }
       this.game = reply.game;
       this.view = reply.view;
       if (reply.view) this.serverTime.learn(reply.view);
@@ -342,7 +349,7 @@ export class Table {
     const me = view.seats[view.viewer!];
     const cards = me?.hand?.cards ?? [];
     const legal = new Set(view.legalMoves.flatMap((m) => (m.kind.case === "playCard" && m.kind.value.card ? [cardKey(m.kind.value.card)] : [])));
-    const rows = [...bySuit(cards)].filter(([, row]) => row.length);
+    const rows = [...bySuit(cards, this.gameType?.rankOrder ?? [])].filter(([, row]) => row.length);
     return h("div", { id: "hand", class: "hand" },
       h("h3", {}, "Your hand"),
       ...rows.map(([suit, row]) =>

@@ -2,11 +2,11 @@
 
 The bot values each card by the chance it wins its trick (the Ace always wins when led, a
 Seven never does) times the points it would bring in (its own and an average card of the
-opponent's). Bidding: of every legal choice of three bid cards, the one whose bid (♦ 0, ♠ 10,
-♥ 20, ♣ 30; 0/10/20 may also read 100/110/120) is closest to what the thirteen kept cards should
-take. Play: each card is judged by how close "points taken so far + what this trick brings +
-what the rest of the hand should bring" lands to the bid; as follower the trick's result is
-known exactly.
+opponent's). Card points, the rank order and how bid cards read come from the game type
+(:mod:`tricktable.facts`). Bidding: of every legal choice of three bid cards, the one whose bid
+(each of its readings) is closest to what the thirteen kept cards should take. Play: each card
+is judged by how close "points taken so far + what this trick brings + what the rest of the
+hand should bring" lands to the bid; as follower the trick's result is known exactly.
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tricktable import cards as C
+from tricktable import facts
 from tricktable.bots.base import Move, View, kind
-from tricktable.bots.tricks import Card, card_plays, own_hand, ten_high_strength
+from tricktable.bots.tricks import Card, card_plays, own_hand
+from tricktable.facts import GameFacts
 
-SUIT_VALUE = {C.DIAMONDS: 0, C.SPADES: 10, C.HEARTS: 20, C.CLUBS: 30}
-PACK_POINTS = 120
+GAME = "counterpoint"
 #: The chance a card wins its trick, leading or following, against an unknown hand.
 WIN_CHANCE = {C.ACE: 0.95, C.TEN: 0.8, C.KING: 0.6, C.QUEEN: 0.45, C.JACK: 0.35, 9: 0.25, 8: 0.15}
 #: ... and when it is led: an Ace led always wins (equal counters go to the leader), a blank
@@ -34,22 +35,17 @@ LEAD_WIN_CHANCE = {
 }
 
 
-def readings(raw: int) -> list[int]:
-    """A raw bid and, for 0, 10 and 20, its high reading (100, 110, 120)."""
-    return [raw, raw + 100] if raw <= 20 else [raw]
+def expected_points(f: GameFacts, cards: Sequence[Card], other_card: float) -> float:
+    return sum(WIN_CHANCE.get(c.rank, 0.0) * (f.points(c) + other_card) for c in cards)
 
 
-def expected_points(cards: Sequence[Card], other_card: float) -> float:
-    return sum(WIN_CHANCE.get(c.rank, 0.0) * (C.points(c) + other_card) for c in cards)
-
-
-def follower_wins(lead: Card, reply: Card) -> bool:
+def follower_wins(f: GameFacts, lead: Card, reply: Card) -> bool:
     """The higher rank wins whatever the suit; equal ranks: counters to the leader, blanks to
     the follower."""
-    a, b = ten_high_strength(lead), ten_high_strength(reply)
+    a, b = f.strength(lead), f.strength(reply)
     if a != b:
         return b > a
-    return C.points(lead) == 0
+    return f.points(lead) == 0
 
 
 class CounterpointBot:
@@ -64,21 +60,21 @@ class CounterpointBot:
         plays = card_plays(legal)
         return self.play(view, plays) if plays else legal[0]
 
-    def _other_card(self, hand: Sequence[Card]) -> float:
+    def _other_card(self, f: GameFacts, hand: Sequence[Card]) -> float:
         """The average points of a card the opponent holds or laid aside."""
-        return (PACK_POINTS - sum(C.points(c) for c in hand)) / 16
+        return (f.pack_points - sum(f.points(c) for c in hand)) / 16
 
     def bid(self, view: View, legal: Sequence[Move]) -> Move:
+        f = facts.of(GAME)
         hand = own_hand(view)
-        other = self._other_card(hand)
-        total = expected_points(hand, other)
+        other = self._other_card(f, hand)
+        total = expected_points(f, hand, other)
         best: tuple[float, int, int] | None = None
         choice = legal[0]
         for index, move in enumerate(legal):
             aside = list(move.lay_aside.cards)
-            raw = sum(SUIT_VALUE.get(c.suit, 0) for c in aside)
-            kept = total - expected_points(aside, other)
-            for reading in readings(raw):
+            kept = total - expected_points(f, aside, other)
+            for reading in f.readings(f.bid(aside)):
                 cost = (abs(kept - reading), index, reading)
                 if best is None or cost < best:
                     best, choice = cost, move
@@ -89,7 +85,7 @@ class CounterpointBot:
     def _taken(self, view: View) -> int:
         me = view.viewer
         return sum(
-            C.points(c)
+            facts.of(GAME).points(c)
             for t in view.tricks
             if t.HasField("winner") and t.winner == me
             for c in t.cards
@@ -101,12 +97,14 @@ class CounterpointBot:
         assert view.viewer is not None
         me = view.seats[view.viewer]
         raw = me.bid if me.HasField("bid") else 50
-        likely = taken + expected_points(hand, other)
-        return min(readings(raw), key=lambda r: abs(likely - r))
+        f = facts.of(GAME)
+        likely = taken + expected_points(f, hand, other)
+        return min(f.readings(raw), key=lambda r: abs(likely - r))
 
     def play(self, view: View, plays: Sequence[tuple[Card, Move]]) -> Move:
+        f = facts.of(GAME)
         hand = own_hand(view)
-        other = self._other_card(hand)
+        other = self._other_card(f, hand)
         taken = self._taken(view)
         need = self._target(view, taken, hand, other) - taken
         lead = view.trick.cards[0] if view.trick.cards else None
@@ -114,10 +112,10 @@ class CounterpointBot:
         def cost(play: tuple[Card, Move]) -> tuple[float, int]:
             card = play[0]
             if lead is None:
-                gain = LEAD_WIN_CHANCE.get(card.rank, 0.0) * (C.points(card) + other)
+                gain = LEAD_WIN_CHANCE.get(card.rank, 0.0) * (f.points(card) + other)
             else:
-                gain = C.points(lead) + C.points(card) if follower_wins(lead, card) else 0.0
+                gain = f.points(lead) + f.points(card) if follower_wins(f, lead, card) else 0.0
             rest = [c for c in hand if C.key(c) != C.key(card)]
-            return (abs(need - gain - expected_points(rest, other)), ten_high_strength(card))
+            return (abs(need - gain - expected_points(f, rest, other)), f.strength(card))
 
         return min(plays, key=cost)[1]

@@ -1,6 +1,6 @@
 """A rules-aware Ninety-Nine bot: bid cards that fit the hand, then play to hit the bid exactly.
 
-Bidding: of every legal choice of three bid cards, the one whose bid (♣ 3, ♥ 2, ♠ 1, ♦ 0) is
+Bidding: of every legal choice of three bid cards, the one whose bid (read as the game type says) is
 closest to the tricks the nine kept cards should take (a count of honours and trumps). Premium
 calls are passed. Play: while tricks are still needed it wins cheaply (the lowest winning card
 when last to play, a sure-looking one otherwise) and leads its best cards; once the bid is
@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tricktable import cards as C
+from tricktable import facts
 from tricktable.bots.base import Move, View, kind
 from tricktable.bots.tricks import (
     Card,
@@ -20,12 +21,11 @@ from tricktable.bots.tricks import (
     find_call,
     highest,
     lowest,
-    numeric_strength,
     own_hand,
     trick_winner,
 )
 
-SUIT_VALUE = {C.CLUBS: 3, C.HEARTS: 2, C.SPADES: 1, C.DIAMONDS: 0}
+GAME = "ninety-nine"
 _TRUMP_HONOURS = {C.ACE: 1.0, C.KING: 0.85, C.QUEEN: 0.65, C.JACK: 0.45}
 
 
@@ -82,7 +82,7 @@ class NinetyNineBot:
             if kind(move) != "lay_aside":
                 continue
             aside = [self._real(view, c) for c in move.lay_aside.cards]
-            bid = sum(SUIT_VALUE.get(c.suit, 0) for c in aside)
+            bid = facts.of(GAME).bid(aside)
             kept = _without(hand, aside)
             cost = (abs(estimate_tricks(kept, view.trump) - bid), index)
             if best is None or cost < best:
@@ -99,12 +99,12 @@ class NinetyNineBot:
         on_table = [self._real(view, c) for c in view.trick.cards]
         need = (me.bid if me.HasField("bid") else 3) - me.tricks_won
         tricks_left = me.hand_size
-        strength = numeric_strength
+        strength = facts.of(GAME).strength
         if not on_table:
             if need <= 0:
                 return lowest(plays, strength, trump)
             return highest(plays, strength, trump)
-        winner_index = trick_winner(on_table, trump)
+        winner_index = trick_winner(on_table, trump, strength)
         assert winner_index is not None
         winning = on_table[winner_index]
         winners = [p for p in plays if beats(p[0], winning, trump, strength)]

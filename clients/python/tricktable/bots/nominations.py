@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tricktable import cards as C
+from tricktable import facts
 from tricktable.bots.base import Move, View, kind
 from tricktable.bots.tricks import (
     Card,
@@ -24,13 +25,13 @@ from tricktable.bots.tricks import (
     find_call,
     highest,
     lowest,
-    numeric_strength,
     own_hand,
     trick_winner,
 )
 
 #: What a partner holding the called card usually adds to the declarer's tricks.
 PARTNER_TRICKS = 3.0
+GAME = "nominations"
 MISERES = {"misere", "open_misere"}
 
 
@@ -139,7 +140,7 @@ class NominationsBot:
 
     def play(self, view: View, legal: Sequence[Move]) -> Move:
         trump = view.trump
-        strength = numeric_strength
+        strength = facts.of(GAME).strength
         plays = card_plays(legal)
         d = view.nominations_detail
         on_table = list(view.trick.cards)
@@ -147,7 +148,7 @@ class NominationsBot:
         if misere:
             if not on_table:
                 return lowest(plays, strength, trump)
-            index = trick_winner(on_table, trump)
+            index = trick_winner(on_table, trump, strength)
             assert index is not None
             losers = [cm for cm in plays if not beats(cm[0], on_table[index], trump, strength)]
             if losers:
@@ -161,7 +162,7 @@ class NominationsBot:
             if trump != C.NO_SUIT and len(mine) >= 3:
                 return highest(mine, strength, trump)
             return lowest(plays, strength, trump)
-        index = trick_winner(on_table, trump)
+        index = trick_winner(on_table, trump, strength)
         assert index is not None
         winning_seat = view.trick.seats[index]
         winning = on_table[index]

@@ -33,6 +33,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Literal
 
+from tricktable import facts
 from tricktable.bots.base import Bot, Move, View
 from tricktable.client import Client, OptionValue, Seat
 from tricktable.errors import IllegalMove, StaleVersion, TricktableError
@@ -46,6 +47,12 @@ _OVER = (pb.GAME_STATUS_FINISHED, pb.GAME_STATUS_ABANDONED)
 
 class BotError(Exception):
     """A bot returned a move that is not one of its legal moves."""
+
+
+def learn_facts(client: Client, game: str) -> None:
+    """Bots read their games' facts from the server's game types: ask once per game."""
+    if not facts.known(game):
+        client.game_types()
 
 
 def first_legal(view: View, legal: Sequence[Move]) -> Move | None:
@@ -192,6 +199,7 @@ class BotRunner:
         return position
 
     def _decide(self, view: View, legal: Sequence[Move]) -> Move | None:
+        learn_facts(self.seat.client, view.game)
         if self.think_timeout_s is None:
             left = _clock_left(view, self.seat.seat)
             if left is not None:
@@ -287,6 +295,7 @@ def play_seats(seats: Sequence[Seat], bots: Sequence[Bot], max_moves: int = 100_
         plays = [streams.enter_context(seat.play()) for seat in seats]
         # Whose turn it is is public: the public view tells which streams bring a turn.
         public = client.get(game_id)
+        learn_facts(client, public.game.game_type)
         while moves < max_moves:
             view, version = public.view, public.game.version
             if view.finished or not view.to_act:
@@ -330,6 +339,7 @@ def play_clocked_seats(
     client = seats[0].client
     game_id = seats[0].game_id
     state = client.get(game_id)
+    learn_facts(client, state.game.game_type)
     while moves < max_moves:
         if is_over(state):
             return GameResult(game_id, client.get(game_id), moves)

@@ -18,6 +18,7 @@ from concurrent import futures
 
 import grpc
 
+from tricktable import facts
 from tricktable.bots.base import Bot, Move, View
 from tricktable.client import RetryPolicy, call_with_retry
 from tricktable.errors import from_rpc_error
@@ -67,6 +68,8 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "a decision needs a seat's view")
         if self._games and view.game not in self._games:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"this bot does not play {view.game}")
+        if request.HasField("game_type") and not facts.known(view.game):
+            facts.learn([request.game_type])
         move = self._bot(request.game_id, view)(view, list(view.legal_moves))
         return pb.DecideResponse() if move is None else pb.DecideResponse(move=move)
 
@@ -141,6 +144,9 @@ class RemoteBot:
 
     def __call__(self, view: View, legal: Sequence[Move]) -> Move | None:
         request = pb.DecideRequest(game_id=self.game_id, view=view)
+        game_type = facts.game_type(view.game)
+        if game_type is not None:  # the remote bot reads the game's facts from it
+            request.game_type.CopyFrom(game_type)
         response: pb.DecideResponse = call_with_retry(
             self.stub.Decide,
             request,

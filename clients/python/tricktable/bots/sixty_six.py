@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tricktable import cards as C
+from tricktable import facts
 from tricktable.bots.base import Move, View, kind
 from tricktable.bots.tricks import (
     Card,
@@ -24,7 +25,6 @@ from tricktable.bots.tricks import (
     find,
     find_call,
     own_hand,
-    ten_high_strength,
     trick_winner,
 )
 
@@ -61,12 +61,13 @@ class SixtySixBot:
     # -- the count -------------------------------------------------------------------------------
 
     def _remember_last_trick(self, view: View) -> None:
+        f = facts.of(view.game)
         if view.viewer is None or not view.tricks:
             return
         last = view.tricks[-1]
         if last.HasField("winner") and last.winner == view.viewer:
             played = sum(s.tricks_won for s in view.seats)
-            self.won[(view.deal_no, played)] = sum(C.points(c) for c in last.cards)
+            self.won[(view.deal_no, played)] = sum(f.points(c) for c in last.cards)
 
     def count(self, view: View) -> int:
         """This seat's count as far as it saw it (never more than the truth)."""
@@ -87,6 +88,7 @@ class SixtySixBot:
     # -- play ------------------------------------------------------------------------------------
 
     def play(self, view: View, plays: Sequence[tuple[Card, Move]]) -> Move:
+        f = facts.of(view.game)
         trump = view.trump
         hand = own_hand(view)
         held = {C.key(c) for c in hand}
@@ -99,7 +101,7 @@ class SixtySixBot:
 
         def cheap(cm: tuple[Card, Move]) -> tuple[bool, bool, int, int]:
             c = cm[0]
-            return (c.suit == trump, C.key(c) in married, C.points(c), ten_high_strength(c))
+            return (c.suit == trump, C.key(c) in married, f.points(c), f.strength(c))
 
         open_stock = view.sixty_six_detail.stock_state == "open"
         on_table = list(view.trick.cards)
@@ -114,23 +116,23 @@ class SixtySixBot:
                     cm[0].suit == trump and cm[0].rank in (C.ACE, C.TEN),
                     cm[0].rank == C.ACE,
                     cm[0].suit == trump,
-                    ten_high_strength(cm[0]),
+                    f.strength(cm[0]),
                 ),
             )[1]
         lead = on_table[0]
-        winner = trick_winner(on_table, trump, ten_high_strength)
+        winner = trick_winner(on_table, trump, f.strength)
         assert winner is not None
         winning = on_table[winner]
-        winners = [cm for cm in plays if beats(cm[0], winning, trump, ten_high_strength)]
+        winners = [cm for cm in plays if beats(cm[0], winning, trump, f.strength)]
         if not open_stock:
             if winners:
                 return min(winners, key=cheap)[1]
             return min(plays, key=cheap)[1]
         same_suit = [cm for cm in winners if cm[0].suit == lead.suit]
-        rich = [cm for cm in same_suit if C.points(lead) + C.points(cm[0]) >= 10]
+        rich = [cm for cm in same_suit if f.points(lead) + f.points(cm[0]) >= 10]
         if rich:
-            return min(rich, key=lambda cm: ten_high_strength(cm[0]))[1]
+            return min(rich, key=lambda cm: f.strength(cm[0]))[1]
         trumps = [cm for cm in winners if cm[0].suit == trump and lead.suit != trump]
-        if trumps and C.points(lead) >= 10:
+        if trumps and f.points(lead) >= 10:
             return min(trumps, key=cheap)[1]
         return min(plays, key=cheap)[1]

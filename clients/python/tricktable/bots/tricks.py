@@ -13,16 +13,6 @@ Card = cards_pb2.Card
 Strength = Callable[[Card], int]
 
 
-def numeric_strength(c: Card) -> int:
-    """A K Q J T 9 ... 2: the rank number (Ninety-Nine, Nominations)."""
-    return c.rank
-
-
-def ten_high_strength(c: Card) -> int:
-    """A T K Q J 9 8 7 (Counterpoint, Sixty-Six): the Ten ranks between the Ace and the King."""
-    return 135 if c.rank == C.TEN else c.rank * 10
-
-
 def card_plays(legal: Sequence[Move]) -> list[tuple[Card, Move]]:
     """The legal card plays: (card, move)."""
     return [(m.play_card.card, m) for m in legal if kind(m) == "play_card"]
@@ -43,9 +33,7 @@ def own_hand(view: View) -> list[Card]:
     return list(seat.hand.cards) if seat.HasField("hand") else []
 
 
-def trick_winner(
-    cards: Sequence[Card], trump: int, strength: Strength = numeric_strength
-) -> int | None:
+def trick_winner(cards: Sequence[Card], trump: int, strength: Strength) -> int | None:
     """Index of the card winning a suit-following trick so far: the highest trump, else the
     highest card of the suit led. None for an empty trick."""
     if not cards:

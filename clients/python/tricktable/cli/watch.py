@@ -61,6 +61,7 @@ def run(args: argparse.Namespace, *, console: Console | None = None) -> int:
 
 
 def watch(client: Client, game_id: str, console: Console, from_version: int | None = None) -> int:
+    client.game_types()  # the renderer reads each game's facts from them
     state = client.get(game_id)
     names = [s.player_name for s in state.game.seats]
     seats = Seats(None, names)

@@ -22,25 +22,26 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from tricktable.v1 import game_types_pb2 as tricktable_dot_v1_dot_game__types__pb2
 from tricktable.v1 import moves_pb2 as tricktable_dot_v1_dot_moves__pb2
 from tricktable.v1 import views_pb2 as tricktable_dot_v1_dot_views__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ftricktable/v1/bot_service.proto\x12\rtricktable.v1\x1a\x19tricktable/v1/moves.proto\x1a\x19tricktable/v1/views.proto\"\x14\n\x12\x44\x65scribeBotRequest\"2\n\x13\x44\x65scribeBotResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x03(\t\"C\n\rDecideRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12!\n\x04view\x18\x02 \x01(\x0b\x32\x13.tricktable.v1.View\"3\n\x0e\x44\x65\x63ideResponse\x12!\n\x04move\x18\x01 \x01(\x0b\x32\x13.tricktable.v1.Move2\xa9\x01\n\nBotService\x12T\n\x0b\x44\x65scribeBot\x12!.tricktable.v1.DescribeBotRequest\x1a\".tricktable.v1.DescribeBotResponse\x12\x45\n\x06\x44\x65\x63ide\x12\x1c.tricktable.v1.DecideRequest\x1a\x1d.tricktable.v1.DecideResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ftricktable/v1/bot_service.proto\x12\rtricktable.v1\x1a\x1etricktable/v1/game_types.proto\x1a\x19tricktable/v1/moves.proto\x1a\x19tricktable/v1/views.proto\"\x14\n\x12\x44\x65scribeBotRequest\"2\n\x13\x44\x65scribeBotResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x03(\t\"o\n\rDecideRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12!\n\x04view\x18\x02 \x01(\x0b\x32\x13.tricktable.v1.View\x12*\n\tgame_type\x18\x03 \x01(\x0b\x32\x17.tricktable.v1.GameType\"3\n\x0e\x44\x65\x63ideResponse\x12!\n\x04move\x18\x01 \x01(\x0b\x32\x13.tricktable.v1.Move2\xa9\x01\n\nBotService\x12T\n\x0b\x44\x65scribeBot\x12!.tricktable.v1.DescribeBotRequest\x1a\".tricktable.v1.DescribeBotResponse\x12\x45\n\x06\x44\x65\x63ide\x12\x1c.tricktable.v1.DecideRequest\x1a\x1d.tricktable.v1.DecideResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tricktable.v1.bot_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_DESCRIBEBOTREQUEST']._serialized_start=104
-  _globals['_DESCRIBEBOTREQUEST']._serialized_end=124
-  _globals['_DESCRIBEBOTRESPONSE']._serialized_start=126
-  _globals['_DESCRIBEBOTRESPONSE']._serialized_end=176
-  _globals['_DECIDEREQUEST']._serialized_start=178
-  _globals['_DECIDEREQUEST']._serialized_end=245
-  _globals['_DECIDERESPONSE']._serialized_start=247
-  _globals['_DECIDERESPONSE']._serialized_end=298
-  _globals['_BOTSERVICE']._serialized_start=301
-  _globals['_BOTSERVICE']._serialized_end=470
+  _globals['_DESCRIBEBOTREQUEST']._serialized_start=136
+  _globals['_DESCRIBEBOTREQUEST']._serialized_end=156
+  _globals['_DESCRIBEBOTRESPONSE']._serialized_start=158
+  _globals['_DESCRIBEBOTRESPONSE']._serialized_end=208
+  _globals['_DECIDEREQUEST']._serialized_start=210
+  _globals['_DECIDEREQUEST']._serialized_end=321
+  _globals['_DECIDERESPONSE']._serialized_start=323
+  _globals['_DECIDERESPONSE']._serialized_end=374
+  _globals['_BOTSERVICE']._serialized_start=377
+  _globals['_BOTSERVICE']._serialized_end=546
 # @@protoc_insertion_point(module_scope)

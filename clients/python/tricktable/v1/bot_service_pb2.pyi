@@ -7,6 +7,7 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from tricktable.v1 import game_types_pb2 as _game_types_pb2
 from tricktable.v1 import moves_pb2 as _moves_pb2
 from tricktable.v1 import views_pb2 as _views_pb2
 import builtins as _builtins
@@ -66,19 +67,27 @@ class DecideRequest(_message.Message):
 
     GAME_ID_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
+    GAME_TYPE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game (or, for a runner that does not say, a key unique to one seat of one game)."""
     @_builtins.property
     def view(self) -> _views_pb2.View: ...
+    @_builtins.property
+    def game_type(self) -> _game_types_pb2.GameType:
+        """The game's type as ListGameTypes gives it, so the bot reads the game's facts (rank order,
+        card points, bid readings) from it; sent when the caller knows it.
+        """
+
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         view: _views_pb2.View | None = ...,
+        game_type: _game_types_pb2.GameType | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "game_type", b"game_type", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

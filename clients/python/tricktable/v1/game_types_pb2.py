@@ -22,9 +22,10 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from tricktable.v1 import cards_pb2 as tricktable_dot_v1_dot_cards__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1etricktable/v1/game_types.proto\x12\rtricktable.v1\"Y\n\x0bOptionValue\x12\x14\n\nbool_value\x18\x01 \x01(\x08H\x00\x12\x13\n\tint_value\x18\x02 \x01(\x03H\x00\x12\x16\n\x0cstring_value\x18\x03 \x01(\tH\x00\x42\x07\n\x05value\"\xa6\x01\n\x0cOptionPreset\x12\x0c\n\x04when\x18\x01 \x01(\t\x12;\n\x08\x64\x65\x66\x61ults\x18\x02 \x03(\x0b\x32).tricktable.v1.OptionPreset.DefaultsEntry\x1aK\n\rDefaultsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.tricktable.v1.OptionValue:\x02\x38\x01\"\x8e\x02\n\nOptionSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\'\n\x04kind\x18\x02 \x01(\x0e\x32\x19.tricktable.v1.OptionKind\x12\x31\n\rdefault_value\x18\x03 \x01(\x0b\x32\x1a.tricktable.v1.OptionValue\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\x12\x0f\n\x07\x63hoices\x18\x05 \x03(\t\x12\x14\n\x07minimum\x18\x06 \x01(\x03H\x00\x88\x01\x01\x12\x14\n\x07maximum\x18\x07 \x01(\x03H\x01\x88\x01\x01\x12,\n\x07presets\x18\x08 \x03(\x0b\x32\x1b.tricktable.v1.OptionPresetB\n\n\x08_minimumB\n\n\x08_maximum\"\x87\x01\n\x08GameType\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\r\n\x05seats\x18\x03 \x01(\x05\x12\x0f\n\x07summary\x18\x04 \x01(\t\x12*\n\x07options\x18\x05 \x03(\x0b\x32\x19.tricktable.v1.OptionSpec\x12\x12\n\nmove_kinds\x18\x06 \x03(\t*l\n\nOptionKind\x12\x1b\n\x17OPTION_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10OPTION_KIND_BOOL\x10\x01\x12\x13\n\x0fOPTION_KIND_INT\x10\x02\x12\x16\n\x12OPTION_KIND_CHOICE\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1etricktable/v1/game_types.proto\x12\rtricktable.v1\x1a\x19tricktable/v1/cards.proto\"Y\n\x0bOptionValue\x12\x14\n\nbool_value\x18\x01 \x01(\x08H\x00\x12\x13\n\tint_value\x18\x02 \x01(\x03H\x00\x12\x16\n\x0cstring_value\x18\x03 \x01(\tH\x00\x42\x07\n\x05value\"\xa6\x01\n\x0cOptionPreset\x12\x0c\n\x04when\x18\x01 \x01(\t\x12;\n\x08\x64\x65\x66\x61ults\x18\x02 \x03(\x0b\x32).tricktable.v1.OptionPreset.DefaultsEntry\x1aK\n\rDefaultsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.tricktable.v1.OptionValue:\x02\x38\x01\"\x8e\x02\n\nOptionSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\'\n\x04kind\x18\x02 \x01(\x0e\x32\x19.tricktable.v1.OptionKind\x12\x31\n\rdefault_value\x18\x03 \x01(\x0b\x32\x1a.tricktable.v1.OptionValue\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\x12\x0f\n\x07\x63hoices\x18\x05 \x03(\t\x12\x14\n\x07minimum\x18\x06 \x01(\x03H\x00\x88\x01\x01\x12\x14\n\x07maximum\x18\x07 \x01(\x03H\x01\x88\x01\x01\x12,\n\x07presets\x18\x08 \x03(\x0b\x32\x1b.tricktable.v1.OptionPresetB\n\n\x08_minimumB\n\n\x08_maximum\"\x93\x02\n\x08GameType\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\r\n\x05seats\x18\x03 \x01(\x05\x12\x0f\n\x07summary\x18\x04 \x01(\t\x12*\n\x07options\x18\x05 \x03(\x0b\x32\x19.tricktable.v1.OptionSpec\x12\x12\n\nmove_kinds\x18\x06 \x03(\t\x12\'\n\nrank_order\x18\x07 \x03(\x0e\x32\x13.tricktable.v1.Rank\x12-\n\x0b\x63\x61rd_points\x18\x08 \x03(\x0b\x32\x18.tricktable.v1.RankValue\x12\x32\n\x0b\x62id_reading\x18\t \x01(\x0b\x32\x1d.tricktable.v1.BidCardReading\"=\n\tRankValue\x12!\n\x04rank\x18\x01 \x01(\x0e\x32\x13.tricktable.v1.Rank\x12\r\n\x05value\x18\x02 \x01(\x05\"=\n\tSuitValue\x12!\n\x04suit\x18\x01 \x01(\x0e\x32\x13.tricktable.v1.Suit\x12\r\n\x05value\x18\x02 \x01(\x05\"\x82\x01\n\x0e\x42idCardReading\x12-\n\x0bsuit_values\x18\x01 \x03(\x0b\x32\x18.tricktable.v1.SuitValue\x12\r\n\x05\x63\x61rds\x18\x02 \x01(\x05\x12\x18\n\x10high_reading_max\x18\x03 \x01(\x05\x12\x18\n\x10high_reading_add\x18\x04 \x01(\x05*l\n\nOptionKind\x12\x1b\n\x17OPTION_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10OPTION_KIND_BOOL\x10\x01\x12\x13\n\x0fOPTION_KIND_INT\x10\x02\x12\x16\n\x12OPTION_KIND_CHOICE\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,16 +34,22 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_OPTIONPRESET_DEFAULTSENTRY']._loaded_options = None
   _globals['_OPTIONPRESET_DEFAULTSENTRY']._serialized_options = b'8\001'
-  _globals['_OPTIONKIND']._serialized_start=720
-  _globals['_OPTIONKIND']._serialized_end=828
-  _globals['_OPTIONVALUE']._serialized_start=49
-  _globals['_OPTIONVALUE']._serialized_end=138
-  _globals['_OPTIONPRESET']._serialized_start=141
-  _globals['_OPTIONPRESET']._serialized_end=307
-  _globals['_OPTIONPRESET_DEFAULTSENTRY']._serialized_start=232
-  _globals['_OPTIONPRESET_DEFAULTSENTRY']._serialized_end=307
-  _globals['_OPTIONSPEC']._serialized_start=310
-  _globals['_OPTIONSPEC']._serialized_end=580
-  _globals['_GAMETYPE']._serialized_start=583
-  _globals['_GAMETYPE']._serialized_end=718
+  _globals['_OPTIONKIND']._serialized_start=1146
+  _globals['_OPTIONKIND']._serialized_end=1254
+  _globals['_OPTIONVALUE']._serialized_start=76
+  _globals['_OPTIONVALUE']._serialized_end=165
+  _globals['_OPTIONPRESET']._serialized_start=168
+  _globals['_OPTIONPRESET']._serialized_end=334
+  _globals['_OPTIONPRESET_DEFAULTSENTRY']._serialized_start=259
+  _globals['_OPTIONPRESET_DEFAULTSENTRY']._serialized_end=334
+  _globals['_OPTIONSPEC']._serialized_start=337
+  _globals['_OPTIONSPEC']._serialized_end=607
+  _globals['_GAMETYPE']._serialized_start=610
+  _globals['_GAMETYPE']._serialized_end=885
+  _globals['_RANKVALUE']._serialized_start=887
+  _globals['_RANKVALUE']._serialized_end=948
+  _globals['_SUITVALUE']._serialized_start=950
+  _globals['_SUITVALUE']._serialized_end=1011
+  _globals['_BIDCARDREADING']._serialized_start=1014
+  _globals['_BIDCARDREADING']._serialized_end=1144
 # @@protoc_insertion_point(module_scope)

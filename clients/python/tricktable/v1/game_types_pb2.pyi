@@ -8,6 +8,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from tricktable.v1 import cards_pb2 as _cards_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -187,6 +188,9 @@ class GameType(_message.Message):
     SUMMARY_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     MOVE_KINDS_FIELD_NUMBER: _builtins.int
+    RANK_ORDER_FIELD_NUMBER: _builtins.int
+    CARD_POINTS_FIELD_NUMBER: _builtins.int
+    BID_READING_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The identifier used in requests ("ninety-nine", "counterpoint", ...)."""
     title: _builtins.str
@@ -198,6 +202,22 @@ class GameType(_message.Message):
     def move_kinds(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The move kinds the game accepts: the names of the cases of Move.kind it uses."""
 
+    @_builtins.property
+    def rank_order(self) -> _containers.RepeatedScalarFieldContainer[_cards_pb2.Rank.ValueType]:
+        """The ranks of the game's pack within a suit, strongest first (the Joker, which stands for
+        another card, is not listed). Trumps beat every other suit where the game has trumps.
+        """
+
+    @_builtins.property
+    def card_points(self) -> _containers.RepeatedCompositeFieldContainer[Global___RankValue]:
+        """What a card is worth in the game's count, by rank: listed only for games that count card
+        points in tricks (ranks not listed are worth 0). Empty: the game counts tricks.
+        """
+
+    @_builtins.property
+    def bid_reading(self) -> Global___BidCardReading:
+        """How bid cards laid aside are read as a bid, for games that bid that way; unset otherwise."""
+
     def __init__(
         self,
         *,
@@ -207,11 +227,98 @@ class GameType(_message.Message):
         summary: _builtins.str = ...,
         options: _abc.Iterable[Global___OptionSpec] | None = ...,
         move_kinds: _abc.Iterable[_builtins.str] | None = ...,
+        rank_order: _abc.Iterable[_cards_pb2.Rank.ValueType] | None = ...,
+        card_points: _abc.Iterable[Global___RankValue] | None = ...,
+        bid_reading: Global___BidCardReading | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["bid_reading", b"bid_reading"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["move_kinds", b"move_kinds", "name", b"name", "options", b"options", "seats", b"seats", "summary", b"summary", "title", b"title"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid_reading", b"bid_reading", "card_points", b"card_points", "move_kinds", b"move_kinds", "name", b"name", "options", b"options", "rank_order", b"rank_order", "seats", b"seats", "summary", b"summary", "title", b"title"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameType: _TypeAlias = GameType  # noqa: Y015
+
+@_typing.final
+class RankValue(_message.Message):
+    """A rank and what it is worth."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RANK_FIELD_NUMBER: _builtins.int
+    VALUE_FIELD_NUMBER: _builtins.int
+    rank: _cards_pb2.Rank.ValueType
+    value: _builtins.int
+    def __init__(
+        self,
+        *,
+        rank: _cards_pb2.Rank.ValueType = ...,
+        value: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["rank", b"rank", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RankValue: _TypeAlias = RankValue  # noqa: Y015
+
+@_typing.final
+class SuitValue(_message.Message):
+    """A suit and what it is worth."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SUIT_FIELD_NUMBER: _builtins.int
+    VALUE_FIELD_NUMBER: _builtins.int
+    suit: _cards_pb2.Suit.ValueType
+    value: _builtins.int
+    def __init__(
+        self,
+        *,
+        suit: _cards_pb2.Suit.ValueType = ...,
+        value: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["suit", b"suit", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SuitValue: _TypeAlias = SuitValue  # noqa: Y015
+
+@_typing.final
+class BidCardReading(_message.Message):
+    """Bids made by laying cards aside: the bid is the sum of the cards' suit values."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SUIT_VALUES_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    HIGH_READING_MAX_FIELD_NUMBER: _builtins.int
+    HIGH_READING_ADD_FIELD_NUMBER: _builtins.int
+    cards: _builtins.int
+    """The cards laid aside for a bid."""
+    high_reading_max: _builtins.int
+    """With the game's `high_readings` option on, a bid of at most `high_reading_max` may also be
+    read as itself plus `high_reading_add`: the reading closer to what the bidder took counts.
+    Both 0 when the game has no such reading.
+    """
+    high_reading_add: _builtins.int
+    @_builtins.property
+    def suit_values(self) -> _containers.RepeatedCompositeFieldContainer[Global___SuitValue]: ...
+    def __init__(
+        self,
+        *,
+        suit_values: _abc.Iterable[Global___SuitValue] | None = ...,
+        cards: _builtins.int = ...,
+        high_reading_max: _builtins.int = ...,
+        high_reading_add: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "high_reading_add", b"high_reading_add", "high_reading_max", b"high_reading_max", "suit_values", b"suit_values"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BidCardReading: _TypeAlias = BidCardReading  # noqa: Y015

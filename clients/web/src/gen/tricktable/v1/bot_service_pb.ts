@@ -4,6 +4,8 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GameType } from "./game_types_pb";
+import { file_tricktable_v1_game_types } from "./game_types_pb";
 import type { Move } from "./moves_pb";
 import { file_tricktable_v1_moves } from "./moves_pb";
 import type { View } from "./views_pb";
@@ -14,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tricktable/v1/bot_service.proto.
  */
 export const file_tricktable_v1_bot_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch90cmlja3RhYmxlL3YxL2JvdF9zZXJ2aWNlLnByb3RvEg10cmlja3RhYmxlLnYxIhQKEkRlc2NyaWJlQm90UmVxdWVzdCIyChNEZXNjcmliZUJvdFJlc3BvbnNlEgwKBG5hbWUYASABKAkSDQoFZ2FtZXMYAiADKAkiQwoNRGVjaWRlUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEiEKBHZpZXcYAiABKAsyEy50cmlja3RhYmxlLnYxLlZpZXciMwoORGVjaWRlUmVzcG9uc2USIQoEbW92ZRgBIAEoCzITLnRyaWNrdGFibGUudjEuTW92ZTKpAQoKQm90U2VydmljZRJUCgtEZXNjcmliZUJvdBIhLnRyaWNrdGFibGUudjEuRGVzY3JpYmVCb3RSZXF1ZXN0GiIudHJpY2t0YWJsZS52MS5EZXNjcmliZUJvdFJlc3BvbnNlEkUKBkRlY2lkZRIcLnRyaWNrdGFibGUudjEuRGVjaWRlUmVxdWVzdBodLnRyaWNrdGFibGUudjEuRGVjaWRlUmVzcG9uc2ViBnByb3RvMw", [file_tricktable_v1_moves, file_tricktable_v1_views]);
+  fileDesc("Ch90cmlja3RhYmxlL3YxL2JvdF9zZXJ2aWNlLnByb3RvEg10cmlja3RhYmxlLnYxIhQKEkRlc2NyaWJlQm90UmVxdWVzdCIyChNEZXNjcmliZUJvdFJlc3BvbnNlEgwKBG5hbWUYASABKAkSDQoFZ2FtZXMYAiADKAkibwoNRGVjaWRlUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEiEKBHZpZXcYAiABKAsyEy50cmlja3RhYmxlLnYxLlZpZXcSKgoJZ2FtZV90eXBlGAMgASgLMhcudHJpY2t0YWJsZS52MS5HYW1lVHlwZSIzCg5EZWNpZGVSZXNwb25zZRIhCgRtb3ZlGAEgASgLMhMudHJpY2t0YWJsZS52MS5Nb3ZlMqkBCgpCb3RTZXJ2aWNlElQKC0Rlc2NyaWJlQm90EiEudHJpY2t0YWJsZS52MS5EZXNjcmliZUJvdFJlcXVlc3QaIi50cmlja3RhYmxlLnYxLkRlc2NyaWJlQm90UmVzcG9uc2USRQoGRGVjaWRlEhwudHJpY2t0YWJsZS52MS5EZWNpZGVSZXF1ZXN0Gh0udHJpY2t0YWJsZS52MS5EZWNpZGVSZXNwb25zZWIGcHJvdG8z", [file_tricktable_v1_game_types, file_tricktable_v1_moves, file_tricktable_v1_views]);
 
 /**
  * @generated from message tricktable.v1.DescribeBotRequest
@@ -68,6 +70,14 @@ export type DecideRequest = Message<"tricktable.v1.DecideRequest"> & {
    * @generated from field: tricktable.v1.View view = 2;
    */
   view?: View | undefined;
+
+  /**
+   * The game's type as ListGameTypes gives it, so the bot reads the game's facts (rank order,
+   * card points, bid readings) from it; sent when the caller knows it.
+   *
+   * @generated from field: tricktable.v1.GameType game_type = 3;
+   */
+  gameType?: GameType | undefined;
 };
 
 /**

@@ -4,13 +4,15 @@
 
 import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Rank, Suit } from "./cards_pb";
+import { file_tricktable_v1_cards } from "./cards_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file tricktable/v1/game_types.proto.
  */
 export const file_tricktable_v1_game_types: GenFile = /*@__PURE__*/
-  fileDesc("Ch50cmlja3RhYmxlL3YxL2dhbWVfdHlwZXMucHJvdG8SDXRyaWNrdGFibGUudjEiWQoLT3B0aW9uVmFsdWUSFAoKYm9vbF92YWx1ZRgBIAEoCEgAEhMKCWludF92YWx1ZRgCIAEoA0gAEhYKDHN0cmluZ192YWx1ZRgDIAEoCUgAQgcKBXZhbHVlIqYBCgxPcHRpb25QcmVzZXQSDAoEd2hlbhgBIAEoCRI7CghkZWZhdWx0cxgCIAMoCzIpLnRyaWNrdGFibGUudjEuT3B0aW9uUHJlc2V0LkRlZmF1bHRzRW50cnkaSwoNRGVmYXVsdHNFbnRyeRILCgNrZXkYASABKAkSKQoFdmFsdWUYAiABKAsyGi50cmlja3RhYmxlLnYxLk9wdGlvblZhbHVlOgI4ASKOAgoKT3B0aW9uU3BlYxIMCgRuYW1lGAEgASgJEicKBGtpbmQYAiABKA4yGS50cmlja3RhYmxlLnYxLk9wdGlvbktpbmQSMQoNZGVmYXVsdF92YWx1ZRgDIAEoCzIaLnRyaWNrdGFibGUudjEuT3B0aW9uVmFsdWUSEwoLZGVzY3JpcHRpb24YBCABKAkSDwoHY2hvaWNlcxgFIAMoCRIUCgdtaW5pbXVtGAYgASgDSACIAQESFAoHbWF4aW11bRgHIAEoA0gBiAEBEiwKB3ByZXNldHMYCCADKAsyGy50cmlja3RhYmxlLnYxLk9wdGlvblByZXNldEIKCghfbWluaW11bUIKCghfbWF4aW11bSKHAQoIR2FtZVR5cGUSDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRINCgVzZWF0cxgDIAEoBRIPCgdzdW1tYXJ5GAQgASgJEioKB29wdGlvbnMYBSADKAsyGS50cmlja3RhYmxlLnYxLk9wdGlvblNwZWMSEgoKbW92ZV9raW5kcxgGIAMoCSpsCgpPcHRpb25LaW5kEhsKF09QVElPTl9LSU5EX1VOU1BFQ0lGSUVEEAASFAoQT1BUSU9OX0tJTkRfQk9PTBABEhMKD09QVElPTl9LSU5EX0lOVBACEhYKEk9QVElPTl9LSU5EX0NIT0lDRRADYgZwcm90bzM");
+  fileDesc("Ch50cmlja3RhYmxlL3YxL2dhbWVfdHlwZXMucHJvdG8SDXRyaWNrdGFibGUudjEiWQoLT3B0aW9uVmFsdWUSFAoKYm9vbF92YWx1ZRgBIAEoCEgAEhMKCWludF92YWx1ZRgCIAEoA0gAEhYKDHN0cmluZ192YWx1ZRgDIAEoCUgAQgcKBXZhbHVlIqYBCgxPcHRpb25QcmVzZXQSDAoEd2hlbhgBIAEoCRI7CghkZWZhdWx0cxgCIAMoCzIpLnRyaWNrdGFibGUudjEuT3B0aW9uUHJlc2V0LkRlZmF1bHRzRW50cnkaSwoNRGVmYXVsdHNFbnRyeRILCgNrZXkYASABKAkSKQoFdmFsdWUYAiABKAsyGi50cmlja3RhYmxlLnYxLk9wdGlvblZhbHVlOgI4ASKOAgoKT3B0aW9uU3BlYxIMCgRuYW1lGAEgASgJEicKBGtpbmQYAiABKA4yGS50cmlja3RhYmxlLnYxLk9wdGlvbktpbmQSMQoNZGVmYXVsdF92YWx1ZRgDIAEoCzIaLnRyaWNrdGFibGUudjEuT3B0aW9uVmFsdWUSEwoLZGVzY3JpcHRpb24YBCABKAkSDwoHY2hvaWNlcxgFIAMoCRIUCgdtaW5pbXVtGAYgASgDSACIAQESFAoHbWF4aW11bRgHIAEoA0gBiAEBEiwKB3ByZXNldHMYCCADKAsyGy50cmlja3RhYmxlLnYxLk9wdGlvblByZXNldEIKCghfbWluaW11bUIKCghfbWF4aW11bSKTAgoIR2FtZVR5cGUSDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRINCgVzZWF0cxgDIAEoBRIPCgdzdW1tYXJ5GAQgASgJEioKB29wdGlvbnMYBSADKAsyGS50cmlja3RhYmxlLnYxLk9wdGlvblNwZWMSEgoKbW92ZV9raW5kcxgGIAMoCRInCgpyYW5rX29yZGVyGAcgAygOMhMudHJpY2t0YWJsZS52MS5SYW5rEi0KC2NhcmRfcG9pbnRzGAggAygLMhgudHJpY2t0YWJsZS52MS5SYW5rVmFsdWUSMgoLYmlkX3JlYWRpbmcYCSABKAsyHS50cmlja3RhYmxlLnYxLkJpZENhcmRSZWFkaW5nIj0KCVJhbmtWYWx1ZRIhCgRyYW5rGAEgASgOMhMudHJpY2t0YWJsZS52MS5SYW5rEg0KBXZhbHVlGAIgASgFIj0KCVN1aXRWYWx1ZRIhCgRzdWl0GAEgASgOMhMudHJpY2t0YWJsZS52MS5TdWl0Eg0KBXZhbHVlGAIgASgFIoIBCg5CaWRDYXJkUmVhZGluZxItCgtzdWl0X3ZhbHVlcxgBIAMoCzIYLnRyaWNrdGFibGUudjEuU3VpdFZhbHVlEg0KBWNhcmRzGAIgASgFEhgKEGhpZ2hfcmVhZGluZ19tYXgYAyABKAUSGAoQaGlnaF9yZWFkaW5nX2FkZBgEIAEoBSpsCgpPcHRpb25LaW5kEhsKF09QVElPTl9LSU5EX1VOU1BFQ0lGSUVEEAASFAoQT1BUSU9OX0tJTkRfQk9PTBABEhMKD09QVElPTl9LSU5EX0lOVBACEhYKEk9QVElPTl9LSU5EX0NIT0lDRRADYgZwcm90bzM", [file_tricktable_v1_cards]);
 
 /**
  * A game option's value. Exactly one case is set; which one follows the option's kind.
@@ -169,6 +171,29 @@ export type GameType = Message<"tricktable.v1.GameType"> & {
    * @generated from field: repeated string move_kinds = 6;
    */
   moveKinds: string[];
+
+  /**
+   * The ranks of the game's pack within a suit, strongest first (the Joker, which stands for
+   * another card, is not listed). Trumps beat every other suit where the game has trumps.
+   *
+   * @generated from field: repeated tricktable.v1.Rank rank_order = 7;
+   */
+  rankOrder: Rank[];
+
+  /**
+   * What a card is worth in the game's count, by rank: listed only for games that count card
+   * points in tricks (ranks not listed are worth 0). Empty: the game counts tricks.
+   *
+   * @generated from field: repeated tricktable.v1.RankValue card_points = 8;
+   */
+  cardPoints: RankValue[];
+
+  /**
+   * How bid cards laid aside are read as a bid, for games that bid that way; unset otherwise.
+   *
+   * @generated from field: tricktable.v1.BidCardReading bid_reading = 9;
+   */
+  bidReading?: BidCardReading | undefined;
 };
 
 /**
@@ -177,6 +202,94 @@ export type GameType = Message<"tricktable.v1.GameType"> & {
  */
 export const GameTypeSchema: GenMessage<GameType> = /*@__PURE__*/
   messageDesc(file_tricktable_v1_game_types, 3);
+
+/**
+ * A rank and what it is worth.
+ *
+ * @generated from message tricktable.v1.RankValue
+ */
+export type RankValue = Message<"tricktable.v1.RankValue"> & {
+  /**
+   * @generated from field: tricktable.v1.Rank rank = 1;
+   */
+  rank: Rank;
+
+  /**
+   * @generated from field: int32 value = 2;
+   */
+  value: number;
+};
+
+/**
+ * Describes the message tricktable.v1.RankValue.
+ * Use `create(RankValueSchema)` to create a new message.
+ */
+export const RankValueSchema: GenMessage<RankValue> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_types, 4);
+
+/**
+ * A suit and what it is worth.
+ *
+ * @generated from message tricktable.v1.SuitValue
+ */
+export type SuitValue = Message<"tricktable.v1.SuitValue"> & {
+  /**
+   * @generated from field: tricktable.v1.Suit suit = 1;
+   */
+  suit: Suit;
+
+  /**
+   * @generated from field: int32 value = 2;
+   */
+  value: number;
+};
+
+/**
+ * Describes the message tricktable.v1.SuitValue.
+ * Use `create(SuitValueSchema)` to create a new message.
+ */
+export const SuitValueSchema: GenMessage<SuitValue> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_types, 5);
+
+/**
+ * Bids made by laying cards aside: the bid is the sum of the cards' suit values.
+ *
+ * @generated from message tricktable.v1.BidCardReading
+ */
+export type BidCardReading = Message<"tricktable.v1.BidCardReading"> & {
+  /**
+   * @generated from field: repeated tricktable.v1.SuitValue suit_values = 1;
+   */
+  suitValues: SuitValue[];
+
+  /**
+   * The cards laid aside for a bid.
+   *
+   * @generated from field: int32 cards = 2;
+   */
+  cards: number;
+
+  /**
+   * With the game's `high_readings` option on, a bid of at most `high_reading_max` may also be
+   * read as itself plus `high_reading_add`: the reading closer to what the bidder took counts.
+   * Both 0 when the game has no such reading.
+   *
+   * @generated from field: int32 high_reading_max = 3;
+   */
+  highReadingMax: number;
+
+  /**
+   * @generated from field: int32 high_reading_add = 4;
+   */
+  highReadingAdd: number;
+};
+
+/**
+ * Describes the message tricktable.v1.BidCardReading.
+ * Use `create(BidCardReadingSchema)` to create a new message.
+ */
+export const BidCardReadingSchema: GenMessage<BidCardReading> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_types, 6);
 
 /**
  * What kind of value an option takes, so a frontend can pick the right input.

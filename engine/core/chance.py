@@ -143,7 +143,7 @@ class Chance:
         if unpack is None:
             unpack = _SORT_KEYS[n] = struct.Struct(f">{n}Q")
         keys = unpack.unpack(hashlib.shake_256(key).digest(8 * n))
-        order = list(map(cards.__getitem__, sorted(range(n), key=keys.__getitem__)))
+        order = [cards[i] for i in sorted(range(n), key=keys.__getitem__)]
         if self.log is not None:
             self._note(label, order)
         return order

@@ -646,7 +646,7 @@ def test_a_clocked_tournament_with_a_hung_and_a_crashing_bot_finishes(
         ),
         options=SHORT_COUNTERPOINT,
         seed="clocked",
-        move_time_s=0.3,
+        move_time_s=1.0,  # the heuristic bot needs ms; 0.3 s lost turns at load 10-18
         forfeit_after=2,
     )
     result = run_tournament(module_client, config, parallel=3)
@@ -659,7 +659,7 @@ def test_a_clocked_tournament_with_a_hung_and_a_crashing_bot_finishes(
         if "heuristic" in game.seats:
             assert [game.seats[w] for w in game.winners] == ["heuristic"]
     data = result.to_data()
-    assert data["config"]["clock"] == {"move_time_s": 0.3, "bank_s": 0.0, "forfeit_after": 2}
+    assert data["config"]["clock"] == {"move_time_s": 1.0, "bank_s": 0.0, "forfeit_after": 2}
     assert [s["timeouts"] for s in data["standings"]] == [s.timeouts for s in result.standings]
 
 

@@ -21,13 +21,21 @@ import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
-from tricktable.bots import make_bot
+from tricktable.bots import HEURISTIC, make_bot
 from tricktable.bots.runner import play_game
 from tricktable.cli.local_server import local_server
 from tricktable.client import Client, OptionValue
 
-#: Each game's seat count.
-SEATS = {"ninety-nine": 3, "counterpoint": 2, "sixty-six": 2, "nominations": 4}
+#: The games the arena can measure: those with a reference (heuristic) bot.
+GAMES = tuple(sorted(HEURISTIC))
+
+
+def seat_count(client: Client, game: str) -> int:
+    """The game's seats, as the server describes the game (ListGameTypes)."""
+    for game_type in client.game_types():
+        if game_type.name == game:
+            return game_type.seats
+    raise ValueError(f"the server offers no game {game!r}")
 
 
 @dataclass(frozen=True)
@@ -58,7 +66,7 @@ def measure(
     options: Mapping[str, OptionValue] | None = None,
     seed: str = "arena",
 ) -> Measurement:
-    seats = SEATS[game]
+    seats = seat_count(client, game)
     wins = 0.0
     moves = 0
     for number in range(games):
@@ -97,12 +105,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--address", help="a running server (default: start one, when the server is installed)"
     )
-    parser.add_argument("--game", action="append", choices=sorted(SEATS), help="(default: all)")
+    parser.add_argument("--game", action="append", choices=GAMES, help="(default: all)")
     parser.add_argument("--games", type=int, default=100, help="games per game type")
     parser.add_argument("--bot", default="heuristic", help="the bot measured")
     parser.add_argument("--seed", default="arena")
     args = parser.parse_args(argv)
-    games = args.game or sorted(SEATS)
+    games = args.game or list(GAMES)
     try:  # a bad name or import path fails here, before any server or game starts
         for game in games:
             make_bot(args.bot, game)

@@ -74,7 +74,6 @@ from service.errors import (
     VersionConflict,
 )
 from service.event_feed import EventFeed
-from service.logs import debug_logged
 from service.metrics import Metrics
 from service.store.base import (
     ABANDONED,
@@ -833,15 +832,15 @@ class GameService:
         self.metrics.move_committed(time.perf_counter() - started)
         if record.status != ACTIVE:
             self.metrics.game_ended(record.game_type, record.status)
-        if debug_logged():  # even a filtered-out call costs a move ~20 µs of building a logger
-            log.debug(
-                "move accepted",
-                game_id=game_id,
-                request_id=request_id,
-                seat=moved.mover,
-                version=record.version,
-                move=move.kind,
-            )
+        # No bound logger per move: binding copies the context even when debug is filtered out.
+        log.debug(
+            "move accepted",
+            game_id=game_id,
+            request_id=request_id,
+            seat=moved.mover,
+            version=record.version,
+            move=move.kind,
+        )
         await self._touch(game_id, moved.mover)
         return moved
 
@@ -979,7 +978,7 @@ class GameService:
         )
         # Before this call next awaits: waiters on this replica woken by the commit find it.
         self.cache.put(new_record, new_state, (mover, events))
-        return dataclasses.replace(decided, version=version, record=new_record)
+        return Moved(version, mover, events, new_record, rules, new_state)
 
     async def _first_result(
         self, record: GameRecord, rules: Rules[Any], state: Any, seen: _Seen

@@ -38,13 +38,3 @@ def configure(json: bool | None = None, level: str = "info") -> None:
         logger_factory=structlog.PrintLoggerFactory(sys.stderr),
         cache_logger_on_first_use=False,
     )
-
-
-def debug_logged() -> bool:
-    """Whether a debug line would be written now. A line per move is built only then: a
-    module's logger is a lazy proxy, which builds a logger on every call, ~20 µs even when the
-    level filters the line out. (Caching loggers on first use would spare that, but would keep
-    a test's configuration, or its closed stderr, for the rest of the process.)"""
-    wrapper = structlog.get_config()["wrapper_class"]
-    enabled = getattr(wrapper, "is_enabled_for", None)
-    return enabled is None or bool(enabled(None, logging.DEBUG))

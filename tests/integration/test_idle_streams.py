@@ -84,7 +84,12 @@ def test_no_move_is_missed_across_a_dropped_subscription(
             # Drop the replica's subscription and commit a move at once, while it may still be
             # down: its notification can be lost, and the streams must then learn of the move
             # by the read every waiter makes once the subscription is back.
-            assert inspector.client_kill_filter(_type="pubsub") >= 1
+            # The replica's own streams may learn of the last move before it has resubscribed
+            # (its commit wakes them): wait for the subscription to be back before dropping it.
+            deadline = time.monotonic() + 10
+            while inspector.client_kill_filter(_type="pubsub") < 1:
+                assert time.monotonic() < deadline, "the replica did not resubscribe"
+                time.sleep(0.02)
             token = table.tokens[version - 1]
             client.play_first(table.game_id, token, version - 1)
             assert [next(s).version for s in streams] == [version] * 10

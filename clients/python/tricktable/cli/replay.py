@@ -26,12 +26,12 @@ from typing import Any
 
 from google.protobuf import json_format
 from rich.console import Console
-from rich.text import Text
 
 from tricktable.cli.common import add_tls_arguments, tls_options
+from tricktable.cli.watch import show_batch
 from tricktable.client import Client
 from tricktable.errors import TricktableError
-from tricktable.render import TITLES, Seats, event_line, sentence
+from tricktable.render import TITLES, Seats
 from tricktable.v1 import game_service_pb2 as pb
 
 #: The entry point group of record checkers: ``check(json_text) -> (replays, verdict)``.
@@ -141,13 +141,7 @@ def show(text: str, name: str, console: Console) -> int:
     title = TITLES.get(record.game_type, record.game_type)
     console.print(f"{title}: game {record.game_id}, {len(record.steps)} steps.", markup=False)
     for step in record.steps:
-        for event in step.events:
-            line = Text(f"{step.version:>5} ", style="dim").append_text(event_line(event, seats))
-            console.print(line, soft_wrap=True)
-        forfeit = any(e.WhichOneof("kind") == "timed_out" for e in step.events)
-        if step.HasField("resigned_seat") and not forfeit:  # a forfeit on time was told above
-            line = Text(f"{step.version:>5} ", style="dim")
-            console.print(line.append(f"{sentence(seats.label(step.resigned_seat))} resigns."))
+        show_batch(step, seats, console)
     if record.HasField("resigned_seat") and not record.totals:
         console.print(
             f"The game was abandoned: {seats.label(record.resigned_seat)} resigned.", markup=False

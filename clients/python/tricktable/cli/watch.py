@@ -88,7 +88,7 @@ def watch(client: Client, game_id: str, console: Console, from_version: int | No
     try:
         for batch in client.stream(game_id, None, start):
             last = batch.version
-            _show_batch(batch, seats, console)
+            show_batch(batch, seats, console)
             if _ends_a_trick_or_deal(batch):
                 now = client.get(game_id)
                 seats.names = [s.player_name for s in now.game.seats]  # seats fill as we watch
@@ -107,7 +107,10 @@ def watch(client: Client, game_id: str, console: Console, from_version: int | No
     return 0
 
 
-def _show_batch(batch: pb.StreamEventsResponse, seats: Seats, console: Console) -> None:
+def show_batch(
+    batch: pb.StreamEventsResponse | pb.GameStep, seats: Seats, console: Console
+) -> None:
+    """One version's events, a line each, as watched live or replayed from a record."""
     for event in batch.events:
         line = Text(f"{batch.version:>5} ", style="dim").append_text(event_line(event, seats))
         console.print(line, soft_wrap=True)

@@ -497,3 +497,124 @@ def test_clocks_show_the_time_left_who_runs_and_timeouts() -> None:
     view = views_pb2.View(game="sixty-six", seats=seats, to_act=[0], clocks=[running, stopped])
     text = text_of(render_view(view, ["ann", "bob"]))
     assert "clock" in text and "▶ 0:04.5 +1:05" in text and "(2 timeouts)" in text
+
+
+def _deal_rows(
+    game: str, scored: events_pb2.DealScored, detail: str
+) -> tuple[str, list[list[str]]]:
+    """The rendered table's text and its rows split into cells, for a view of ``game`` whose
+    last deal is ``scored``."""
+    seats = len(scored.totals)
+    view = views_pb2.View(game=game, seats=[views_pb2.SeatView(seat=n) for n in range(seats)])
+    getattr(view, detail).last_deal.CopyFrom(scored)
+    text = text_of(render_view(view))
+    return text, [line.split() for line in text.splitlines()]
+
+
+def test_a_typed_ninety_nine_result_shows_bids_tricks_and_the_premium() -> None:
+    scored = events_pb2.DealScored(
+        deal_no=2,
+        points=[32, 3, 4],
+        totals=[40, 3, 4],
+        ninety_nine=events_pb2.NinetyNineDealResult(
+            bids=[
+                values_pb2.OptionalInt32(value=2),
+                values_pb2.OptionalInt32(),  # hidden: missed, no premium
+                values_pb2.OptionalInt32(value=4),
+            ],
+            tricks=[2, 3, 4],
+            made=[True, False, False],
+            contract_bonus=30,
+            premium_seat=0,
+            premium="declare",
+            premium_value=30,
+        ),
+    )
+    text, rows = _deal_rows("ninety-nine", scored, "ninety_nine_detail")
+    assert "Deal 2 result · premium: seat 0 declare" in text
+    assert ["│", "seat", "0", "2", "2", "yes", "32", "40", "│"] in rows
+    assert ["│", "seat", "1", "?", "3", "no", "3", "3", "│"] in rows
+
+
+def test_a_typed_counterpoint_result_shows_bids_points_errors_and_bonuses() -> None:
+    scored = events_pb2.DealScored(
+        deal_no=1,
+        points=[31, 5],
+        totals=[31, 5],
+        counterpoint=events_pb2.CounterpointDealResult(
+            bids=[60, 40], card_points=[61, 59], errors=[1, 19], bonuses=[20, 0]
+        ),
+    )
+    text, rows = _deal_rows("counterpoint", scored, "counterpoint_detail")
+    assert "error" in text and "bonus" in text
+    assert ["│", "seat", "0", "60", "61", "1", "20", "31", "31", "│"] in rows
+
+
+def test_a_typed_sixty_six_result_says_why_who_scores_and_the_carry() -> None:
+    scored = events_pb2.DealScored(
+        deal_no=4,
+        points=[0, 3],
+        totals=[2, 5],
+        sixty_six=events_pb2.SixtySixDealResult(
+            reason=events_pb2.SIXTY_SIX_REASON_FALSE_OUT,
+            counts=[52, 40],
+            tricks=[3, 2],
+            claimant=0,
+            scorer=1,
+            award=2,
+            carry_taken=1,
+        ),
+    )
+    text, rows = _deal_rows("sixty-six", scored, "sixty_six_detail")
+    assert "Deal 4 result · false out: seat 1 scores 2 + 1 carried" in text
+    assert ["│", "seat", "0", "52", "3", "0", "2", "│"] in rows
+
+
+def test_a_typed_nominations_result_names_the_contract_and_the_multiplier() -> None:
+    scored = events_pb2.DealScored(
+        deal_no=5,
+        points=[20, 20, 0, 0],
+        totals=[20, 20, 0, 0],
+        nominations=events_pb2.NominationsDealResult(
+            declarer=0,
+            contract="tricks",
+            bid_tricks=9,
+            partner=1,
+            made=True,
+            value=10,
+            multiplier=2,
+            tricks=[5, 4, 2, 2],
+        ),
+    )
+    text, _ = _deal_rows("nominations", scored, "nominations_detail")
+    assert "Deal 5 result · seat 0 9 tricks, made, ×2" in text
+    passed = events_pb2.DealScored(
+        deal_no=6,
+        points=[0] * 4,
+        totals=[20, 20, 0, 0],
+        nominations=events_pb2.NominationsDealResult(all_passed=True, multiplier=1),
+    )
+    assert (
+        "Deal 6 result · everybody passed"
+        in _deal_rows("nominations", passed, "nominations_detail")[0]
+    )
+
+
+def test_a_deal_scored_event_line_reads_the_typed_result() -> None:
+    scored = events_pb2.DealScored(
+        deal_no=4,
+        points=[0, 3],
+        totals=[2, 5],
+        sixty_six=events_pb2.SixtySixDealResult(
+            reason=events_pb2.SIXTY_SIX_REASON_OUT,
+            counts=[40, 70],
+            tricks=[2, 3],
+            scorer=1,
+            award=3,
+        ),
+    )
+    line = event_line(events_pb2.Event(deal_scored=scored), Seats(0, []))
+    assert line.plain == (
+        "Deal 4 scored (out: seat 1 scores 3) — "
+        "you: count 40 tricks 2 +0 = 2; seat 1: count 70 tricks 3 +3 = 5"
+    )

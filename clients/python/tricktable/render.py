@@ -423,51 +423,111 @@ def _taken_label(game: str) -> str:
     return "points" if facts.of(game).counts_points else "tricks"
 
 
+#: One column of a deal's table: its heading and a cell per seat.
+Column: TypeAlias = tuple[str, list[str]]
+
+
 def render_deal_scored(
     scored: events_pb2.DealScored, seats: Seats, taken: str = "taken"
 ) -> RenderableType:
-    """A deal's result as a small table: bids, what each seat took, made or not, points."""
+    """A deal's result as a small table, in the game's own terms (its typed ``result``): what
+    each seat bid and took, made or not, points and total, and the bid cards where shown."""
     n = len(scored.totals)
-    show_bid = any(b.HasField("value") for b in scored.bids)
-    show_made = any(m.HasField("value") for m in scored.made)
-    show_cards = any(b.visible and b.cards for b in scored.bid_cards)
+    columns, headline, bid_cards = _result_columns(scored, seats, taken)
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     table.add_column("seat")
-    if show_bid:
-        table.add_column("bid", justify="right")
-    table.add_column(taken, justify="right")
-    if show_made:
-        table.add_column("made")
+    for heading, _ in columns:
+        table.add_column(heading, justify="left" if heading == "made" else "right")
     table.add_column("+", justify="right")
     table.add_column("total", justify="right")
+    show_cards = any(b.visible and b.cards for b in bid_cards)
     if show_cards:
         table.add_column("bid cards")
     for seat in range(n):
         row: list[str | Text] = [seats.label(seat)]
-        if show_bid:
-            row.append(_optional(scored.bids, seat))
-        row.append(str(scored.taken[seat]) if seat < len(scored.taken) else "")
-        if show_made:
-            made = scored.made[seat] if seat < len(scored.made) else None
-            row.append(
-                ("yes" if made.value else "no")
-                if made is not None and made.HasField("value")
-                else ""
-            )
+        row += [cells[seat] if seat < len(cells) else "" for _, cells in columns]
         row.append(str(scored.points[seat]) if seat < len(scored.points) else "")
         row.append(str(scored.totals[seat]))
         if show_cards:
-            cards = scored.bid_cards[seat] if seat < len(scored.bid_cards) else None
+            cards = bid_cards[seat] if seat < len(bid_cards) else None
             row.append(cards_text(cards.cards) if cards is not None and cards.visible else Text(""))
         table.add_row(*row)
     title = Text(f"Deal {scored.deal_no} result", style="bold")
-    if scored.HasField("premium_seat") and scored.HasField("premium"):
-        title.append(
-            f" · premium: {seats.label(scored.premium_seat)} {contract_text(scored.premium)}"
-        )
-    if scored.note:
-        title.append(f" · {scored.note}")
+    if headline:
+        title.append(f" · {headline}")
     return Group(title, table)
+
+
+def _result_columns(
+    scored: events_pb2.DealScored, seats: Seats, taken: str
+) -> tuple[list[Column], str, Sequence[cards_pb2.SeatCards]]:
+    """The deal's own columns, what the title adds, and the bid cards, from the game's typed
+    result; a server from before ``result`` sends only the generic fields, read then."""
+    n = len(scored.totals)
+    kind = scored.WhichOneof("result")
+    if kind == "ninety_nine":
+        nn = scored.ninety_nine
+        premium = (
+            f"premium: {seats.label(nn.premium_seat)} {contract_text(nn.premium)}"
+            if nn.HasField("premium_seat") and nn.HasField("premium")
+            else ""
+        )
+        columns = [
+            ("bid", [_optional(nn.bids, seat) for seat in range(n)]),
+            ("tricks", [str(t) for t in nn.tricks]),
+            ("made", ["yes" if made else "no" for made in nn.made]),
+        ]
+        return columns, premium, nn.bid_cards
+    if kind == "counterpoint":
+        cp = scored.counterpoint
+        columns = [
+            ("bid", [str(b) for b in cp.bids]),
+            ("points", [str(p) for p in cp.card_points]),
+            ("error", [str(e) for e in cp.errors]),
+            ("bonus", [str(b) for b in cp.bonuses]),
+        ]
+        return columns, "", cp.bid_cards
+    if kind == "sixty_six":
+        ss = scored.sixty_six
+        reason = events_pb2.SixtySixReason.Name(ss.reason).removeprefix("SIXTY_SIX_REASON_")
+        headline = reason.lower().replace("_", " ")
+        if ss.HasField("scorer"):
+            headline += f": {seats.label(ss.scorer)} scores {ss.award}"
+            if ss.carry_taken:
+                headline += f" + {ss.carry_taken} carried"
+        if ss.carry:
+            headline += f" · {ss.carry} carried over"
+        columns = [("count", [str(c) for c in ss.counts]), ("tricks", [str(t) for t in ss.tricks])]
+        return columns, headline, ()
+    if kind == "nominations":
+        nom = scored.nominations
+        if nom.all_passed:
+            headline = "everybody passed"
+        else:
+            contract = contract_text(
+                nom.contract, nom.bid_tricks if nom.HasField("bid_tricks") else None
+            )
+            headline = f"{seats.label(nom.declarer)} {contract}, {'made' if nom.made else 'missed'}"
+            if nom.multiplier > 1:
+                headline += f", ×{nom.multiplier}"
+        return [("tricks", [str(t) for t in nom.tricks])], headline, ()
+    # Before typed results: the generic fields, as such a server meant them.
+    columns = []
+    if any(b.HasField("value") for b in scored.bids):
+        columns.append(("bid", [_optional(scored.bids, seat) for seat in range(n)]))
+    columns.append((taken, [str(t) for t in scored.taken]))
+    if any(m.HasField("value") for m in scored.made):
+        columns.append(
+            (
+                "made",
+                [("yes" if m.value else "no") if m.HasField("value") else "" for m in scored.made],
+            )
+        )
+    headline = scored.note
+    if scored.HasField("premium_seat") and scored.HasField("premium"):
+        premium = f"premium: {seats.label(scored.premium_seat)} {contract_text(scored.premium)}"
+        headline = f"{premium} · {headline}" if headline else premium
+    return columns, headline, scored.bid_cards
 
 
 def _optional(values: Sequence[values_pb2.OptionalInt32], seat: int) -> str:
@@ -559,26 +619,24 @@ def _trick_won(e: events_pb2.TrickWon, seats: Seats) -> Text:
 
 
 def _deal_scored(e: events_pb2.DealScored, seats: Seats) -> Text:
+    """``Deal 3 scored (why) — seat 0: bid 2 tricks 2 made yes +32 = 50; …``: the deal's table
+    (:func:`render_deal_scored`) on one line."""
+    columns, headline, bid_cards = _result_columns(e, seats, "took")
     parts = []
     for seat in range(len(e.totals)):
         part = Text(seats.label(seat) + ":")
-        if seat < len(e.bids) and e.bids[seat].HasField("value"):
-            part.append(f" bid {e.bids[seat].value}")
-        if seat < len(e.bid_cards) and e.bid_cards[seat].visible and e.bid_cards[seat].cards:
-            part.append(" (").append_text(cards_text(e.bid_cards[seat].cards)).append(")")
-        if seat < len(e.taken):
-            part.append(f" took {e.taken[seat]}")
-        if seat < len(e.made) and e.made[seat].HasField("value"):
-            part.append(" made" if e.made[seat].value else " missed")
+        for heading, cells in columns:
+            if seat < len(cells) and cells[seat]:
+                part.append(f" {heading} {cells[seat]}")
+        if seat < len(bid_cards) and bid_cards[seat].visible and bid_cards[seat].cards:
+            part.append(" (").append_text(cards_text(bid_cards[seat].cards)).append(")")
         if seat < len(e.points):
             part.append(f" +{e.points[seat]}")
         part.append(f" = {e.totals[seat]}")
         parts.append(part)
     line = Text(f"Deal {e.deal_no} scored", style="bold")
-    if e.HasField("premium_seat") and e.HasField("premium"):
-        line.append(f" ({seats.label(e.premium_seat)} {contract_text(e.premium)})")
-    if e.note:
-        line.append(f" [{e.note}]")
+    if headline:
+        line.append(f" ({headline})")
     return line.append(" — ").append_text(Text("; ").join(parts))
 
 

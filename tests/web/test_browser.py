@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -427,10 +428,18 @@ _PREFER: dict[str, list[tuple[str, ...]]] = {
 
 
 @pytest.mark.parametrize(
-    ("game_type", "seats", "options", "shown"),
+    ("game_type", "seats", "options", "shown", "summary"),
     [
-        ("sixty-six", 2, {"target_game_points": "1"}, "stock state"),
-        ("nominations", 4, {"end_mode": "deals", "deal_count": "1"}, "contract"),
+        # The log tells what decided the deal from the typed result: Sixty-Six's reason...
+        ("sixty-six", 2, {"target_game_points": "1"}, "stock state", r"scored: .* — [a-z ]+"),
+        # ... and Nominations' contract (P0 bids, the others pass).
+        (
+            "nominations",
+            4,
+            {"end_mode": "deals", "deal_count": "1"},
+            "contract",
+            r"scored: .* — P0 .*, (made|missed)",
+        ),
     ],
 )
 def test_sixty_six_and_nominations_play_to_the_end_in_the_browser(
@@ -440,6 +449,7 @@ def test_sixty_six_and_nominations_play_to_the_end_in_the_browser(
     seats: int,
     options: dict[str, str],
     shown: str,
+    summary: str,
 ) -> None:
     native = served[1]
     first = open_page("/")
@@ -460,6 +470,7 @@ def test_sixty_six_and_nominations_play_to_the_end_in_the_browser(
     play_until(pages, over, prefer)
     assert native.get(game_id).view.finished
     assert shown in details
+    assert re.search(summary, first.inner_text("#log")), first.inner_text("#log")
     for page in pages:
         page.wait_for_selector("#status:has-text('Game over')")
 

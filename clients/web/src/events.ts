@@ -1,7 +1,7 @@
 // One line per event for the table's log. Events arrive projected for this viewer: a card this
 // viewer may not see is simply absent, and the line says only what is there.
 
-import { type Event } from "./gen/tricktable/v1/events_pb";
+import { SixtySixReason, type DealScored, type Event } from "./gen/tricktable/v1/events_pb";
 import { cardText, suitText } from "./cards";
 import { contractText } from "./moves";
 
@@ -32,7 +32,10 @@ export function describeEvent(event: Event, name: (seat: number) => string): str
       return `${name(e.value.winner)} wins trick ${e.value.trickNo}${points}`;
     }
     case "dealScored":
-      return `Deal ${e.value.dealNo} scored: ${e.value.points.join(" / ")} (totals ${e.value.totals.join(" / ")})${e.value.note ? ` — ${e.value.note}` : ""}`;
+    {
+      const why = dealSummary(e.value, name);
+      return `Deal ${e.value.dealNo} scored: ${e.value.points.join(" / ")} (totals ${e.value.totals.join(" / ")})${why ? ` — ${why}` : ""}`;
+    }
     case "gameOver":
       return `Game over: ${e.value.winners.map(name).join(" and ")} ${e.value.winners.length > 1 ? "win" : "wins"} (${e.value.totals.join(" / ")})`;
     case "cardDrawn":
@@ -67,5 +70,31 @@ export function describeEvent(event: Event, name: (seat: number) => string): str
       return `The game was abandoned${e.value.reason === "idle" ? ": nobody moved for too long" : e.value.reason ? ` (${e.value.reason})` : ""}`;
     default:
       return "(an event this page does not know)";
+  }
+}
+
+/** What decided a deal, from the game's typed result (a server from before it: its note). */
+function dealSummary(deal: DealScored, name: (seat: number) => string): string {
+  const result = deal.result;
+  switch (result.case) {
+    case "ninetyNine":
+      return result.value.premiumSeat !== undefined && result.value.premium
+        ? `premium: ${name(result.value.premiumSeat)} ${result.value.premium}`
+        : "";
+    case "counterpoint":
+      return "";
+    case "sixtySix": {
+      const why = (SixtySixReason[result.value.reason] ?? String(result.value.reason)).toLowerCase().replaceAll("_", " ");
+      const scorer = result.value.scorer !== undefined ? `: ${name(result.value.scorer)} scores` : "";
+      return `${why}${scorer}`;
+    }
+    case "nominations": {
+      const r = result.value;
+      if (r.allPassed || r.declarer === undefined) return "everybody passed";
+      const times = r.multiplier > 1 ? `, ×${r.multiplier}` : "";
+      return `${name(r.declarer)} ${contractText(r.contract ?? "", r.bidTricks)}, ${r.made ? "made" : "missed"}${times}`;
+    }
+    default:
+      return deal.note;
   }
 }

@@ -468,7 +468,7 @@ def _result_columns(
     if kind == "ninety_nine":
         nn = scored.ninety_nine
         premium = (
-            f"premium: {seats.label(nn.premium_seat)} {contract_text(nn.premium)}"
+            _premium(seats, nn.premium_seat, nn.premium)
             if nn.HasField("premium_seat") and nn.HasField("premium")
             else ""
         )
@@ -525,9 +525,14 @@ def _result_columns(
         )
     headline = scored.note
     if scored.HasField("premium_seat") and scored.HasField("premium"):
-        premium = f"premium: {seats.label(scored.premium_seat)} {contract_text(scored.premium)}"
+        premium = _premium(seats, scored.premium_seat, scored.premium)
         headline = f"{premium} · {headline}" if headline else premium
     return columns, headline, scored.bid_cards
+
+
+def _premium(seats: Seats, seat: int, call: str) -> str:
+    """A Ninety-Nine premium that stood: ``premium: seat 0 declare``."""
+    return f"premium: {seats.label(seat)} {contract_text(call)}"
 
 
 def _optional(values: Sequence[values_pb2.OptionalInt32], seat: int) -> str:

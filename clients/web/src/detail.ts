@@ -60,7 +60,7 @@ function resultRows(
     if (Array.isArray(v) && v.length === seats) {
       rows.push(row(label(field), (s) => value(field, v[s], name) ?? (typeof v[s] === "boolean" ? "no" : "—")));
     } else if (field === "reason" && typeof v === "number") {
-      rows.push(whole("reason", (SixtySixReason[v] ?? String(v)).toLowerCase().replaceAll("_", " ")));
+      rows.push(whole("reason", reasonText(v)));
     } else {
       const shown = value(field, v, name);
       if (shown !== null) rows.push(whole(label(field), shown));
@@ -102,4 +102,9 @@ function fieldRows(message: Fields, name: Named): [string, Child][] {
 /** The game-specific rows of a view: [label, content]. */
 export function detailRows(view: View, name: Named): [string, Child][] {
   return view.detail.case === undefined ? [] : fieldRows(view.detail.value as unknown as Fields, name);
+}
+
+/** A Sixty-Six deal's reason in words: SIXTY_SIX_REASON_FALSE_OUT is "false out". */
+export function reasonText(reason: SixtySixReason): string {
+  return (SixtySixReason[reason] ?? String(reason)).toLowerCase().replaceAll("_", " ");
 }

@@ -1,9 +1,10 @@
 // One line per event for the table's log. Events arrive projected for this viewer: a card this
 // viewer may not see is simply absent, and the line says only what is there.
 
-import { SixtySixReason, type DealScored, type Event } from "./gen/tricktable/v1/events_pb";
+import { type DealScored, type Event } from "./gen/tricktable/v1/events_pb";
 import { cardText, suitText } from "./cards";
 import { contractText } from "./moves";
+import { reasonText } from "./detail";
 
 export function describeEvent(event: Event, name: (seat: number) => string): string {
   const e = event.kind;
@@ -84,7 +85,7 @@ function dealSummary(deal: DealScored, name: (seat: number) => string): string {
     case "counterpoint":
       return "";
     case "sixtySix": {
-      const why = (SixtySixReason[result.value.reason] ?? String(result.value.reason)).toLowerCase().replaceAll("_", " ");
+      const why = reasonText(result.value.reason);
       const scorer = result.value.scorer !== undefined ? `: ${name(result.value.scorer)} scores` : "";
       return `${why}${scorer}`;
     }

@@ -35,12 +35,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import math
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import structlog
 
@@ -73,7 +74,7 @@ from service.errors import (
     VersionAhead,
     VersionConflict,
 )
-from service.event_feed import EventFeed
+from service.event_feed import DecodedBatch, EventFeed
 from service.metrics import Metrics
 from service.store.base import (
     ABANDONED,
@@ -92,12 +93,12 @@ from service.store.base import (
 )
 
 log = structlog.get_logger("tricktable.games")
-T = TypeVar("T")
 
 #: How many games' latest states a replica keeps decoded (see :class:`StateCache`).
 DEFAULT_CACHE_GAMES = 4096
-#: How often an idle event stream reads its game's version, only to notice a game that expired
-#: (a commit's notification wakes it otherwise): rare, so idle streams cost Redis next to nothing.
+#: How often a game's idle event streams have its version read (once for all of them, by the
+#: EventFeed), only to notice a game that expired (a commit's notification wakes them
+#: otherwise): rare, so idle streams cost Redis next to nothing.
 DEFAULT_STREAM_RECHECK_S = 600.0
 #: A seat counts as connected this long after it was last seen (a call, or an open stream).
 PRESENCE_WINDOW_MS = 5000
@@ -277,10 +278,7 @@ class GameService:
         self._new_id = new_id
         self._closing = asyncio.Event()
         self._on_close: set[Callable[[], None]] = set()
-        self._idle_streams: set[asyncio.Task[Any]] = set()  # the tasks of waiting streams
-        self._stopped_streams: set[asyncio.Task[Any]] = set()  # those shutdown cancelled
-        self._stream_recheck_s = stream_recheck_s
-        self._feed = EventFeed(store)
+        self._feed = EventFeed(store, stream_recheck_s)
         self._touched: dict[tuple[str, int], int] = {}  # (game, seat) -> when this replica noted it
 
     def close_streams(self) -> None:
@@ -288,9 +286,7 @@ class GameService:
         self._closing.set()
         for hook in list(self._on_close):
             hook()
-        self._stopped_streams = set(self._idle_streams)
-        for task in self._stopped_streams:
-            task.cancel()
+        self._feed.close()  # the waiting streams wake, see the server closing and end
 
     @property
     def stream_wait_s(self) -> float:
@@ -1001,11 +997,13 @@ class GameService:
         next version is refused: that version may never come, and holding the stream until its
         deadline would only hide the client's mistake.
 
-        An idle stream costs the store nothing: it waits on the replica's one subscription
+        An idle stream costs the store nothing: it waits in the replica's :class:`EventFeed`,
+        whose one watch per game waits on the replica's one subscription
         (``wait_for_version``) until a commit's notification, a resubscription (after which the
         store re-reads the version, so a notification lost meanwhile delays a batch but never
-        drops it) or, every ``stream_recheck_s``, one version read that ends the stream of a
-        game that has expired. Streams woken by one commit share one read (:class:`EventFeed`).
+        drops it) or, every ``stream_recheck_s``, one version read that ends the streams of a
+        game that has expired. The streams woken by one commit share one read and are each
+        handed its batches.
         """
         record = await self.store.load(game_id)
         seat = self._seat(record, token)
@@ -1017,65 +1015,52 @@ class GameService:
         rules = get_rules(record.game_type)
         next_version = from_version
         # A seat's stream keeps its seat present, looking again every stream_wait_s (a store
-        # write at most about every second); a spectator's, the many idle streams, costs the
-        # store nothing until the game moves.
-        recheck_s = self._stream_recheck_s
+        # write at most about every second, and a look at the game's version); a spectator's,
+        # the many idle streams, costs the store nothing until the game moves.
+        wait_s = self._stream_wait_s if seat is not None else math.inf
+        if self._closing.is_set():
+            return
         if seat is not None:
-            recheck_s = min(recheck_s, self._stream_wait_s)
-        delivered = False
-        while not self._closing.is_set():
             await self._touch(game_id, seat)
-            if delivered:
-                # Caught up: wait before reading again. The wait returns at once when this
-                # replica has heard of a later version meanwhile, so a read that would find
-                # nothing (one per stream per commit, 10,000 spectators) is never made.
-                waiting = self.store.wait_for_version(game_id, next_version - 1, recheck_s)
-                if await self._unless_closing(waiting) is None:
-                    continue  # shutting down, or a recheck that found nothing new
-            batches = await self._feed.read(game_id, next_version)
-            delivered = bool(batches)
-            if not batches:
-                waiting = self.store.wait_for_version(game_id, next_version - 1, recheck_s)
-                await self._unless_closing(waiting)
-                continue
-            for decoded in batches:
+        batches: list[DecodedBatch] | None = await self._feed.read(game_id, next_version)
+        while True:
+            for decoded in batches or ():
                 batch = decoded.batch
                 if batch.version < next_version:
                     continue
                 if batch.version > 0:  # moves are made only at a full table
                     viewer = seat
-                projected = decoded.projected.get(viewer)
-                if projected is None:  # the first stream for this viewer projects for all
-                    events = [rules.project(e, viewer) for e in decoded.events]
-                    projected = ProjectedBatch(
-                        batch.version, batch.seat, events, batch.resigned_seat
-                    )
-                    decoded.projected[viewer] = projected
+                # The first stream for this viewer projects for all of them.
+                projected, last = decoded.projected.get(viewer) or self._project(
+                    rules, decoded, viewer
+                )
                 yield projected
                 next_version = batch.version + 1
-                if projected.last:
+                if last:
                     return
+            if self._closing.is_set():
+                return
+            if seat is not None:
+                await self._touch(game_id, seat)
+            batches = await self._feed.after(game_id, next_version, wait_s)
+            if batches is not None or self._closing.is_set():
+                continue
+            # A seat's wait ran out: it looks at the game's version (GameNotFound, the game
+            # expired, ends the stream), as the feed's watch does for spectators, rarely.
+            if await self.store.wait_for_version(game_id, next_version - 1, 0) is not None:
+                batches = await self._feed.read(game_id, next_version)
 
-    async def _unless_closing(self, waiting: Coroutine[Any, Any, T]) -> T | None:
-        """``waiting``'s result, or None as soon as the server starts shutting down.
-
-        Shutdown cancels the waiting streams' own tasks, and the cancellation is taken back
-        here: no task and no callback per wait (10,000 idle streams wake on one commit)."""
-        task = asyncio.current_task()
-        if self._closing.is_set() or task is None:
-            waiting.close()
-            return None
-        self._idle_streams.add(task)
-        try:
-            return await waiting
-        except asyncio.CancelledError:
-            if task in self._stopped_streams and task.cancelling() == 1:
-                task.uncancel()  # only shutdown cancelled it: the stream ends cleanly
-                return None
-            raise  # its client went away (too)
-        finally:
-            self._idle_streams.discard(task)
-            self._stopped_streams.discard(task)
+    @staticmethod
+    def _project(
+        rules: Rules[Any], decoded: DecodedBatch, viewer: int | None
+    ) -> tuple[ProjectedBatch, bool]:
+        """A shared read's batch as ``viewer`` may see it, and whether it ends the game: made
+        once for every stream of that viewer the read woke."""
+        batch = decoded.batch
+        events = [rules.project(e, viewer) for e in decoded.events]
+        projected = ProjectedBatch(batch.version, batch.seat, events, batch.resigned_seat)
+        decoded.projected[viewer] = made = (projected, projected.last)
+        return made
 
     async def leave_game(self, game_id: str, token: str | None) -> GameRecord:
         record = await self.store.load(game_id)

@@ -291,7 +291,8 @@ async def _watch(pipe: Connection, share: _Share) -> None:
                     seconds.append(time.time())
                     if len(seconds) == streams:
                         all_second.set()
-                    return
+                    # The stream stays open until the report: a cancellation now would be
+                    # work for this client and the server while the move still fans out.
         except grpc.RpcError as err:
             failed[f"{err.code().name}: {err.details()}"[:120]] += 1
         finally:

@@ -188,6 +188,8 @@ def measure(args: argparse.Namespace, redis_url: str) -> dict[str, Any]:
                 pipe.send(committed)
             moved = [pipe.recv() for pipe in pipes]
             server_cpu_after = cpu_seconds(server_pid)
+            for pipe in pipes:
+                pipe.send(None)  # measured: the clients may close their streams now
         channel.close()
     inspector.close()
     reached = sum(m["count"] for m in moved)
@@ -321,6 +323,8 @@ async def _watch(pipe: Connection, share: _Share) -> None:
             "failed": dict(failed),
         }
     )
+    # Closing 10,000 streams is work for the server too: not before its CPU has been read.
+    await loop.run_in_executor(None, pipe.recv)
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)

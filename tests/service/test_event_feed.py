@@ -161,3 +161,23 @@ def test_shutdown_ends_waiting_streams_and_any_that_start_waiting_after() -> Non
         assert store.waiting == 0
 
     asyncio.run(main())
+
+
+def test_a_seat_whose_waits_keep_running_out_misses_no_batch() -> None:
+    async def main() -> None:
+        store = CountingStore()
+        # Each wait of the seat's stream runs out almost at once: it leaves the feed, keeps its
+        # presence, looks at the version itself and waits again, as moves are committed.
+        games = GameService(store, stream_wait_s=0.001)
+        game_id, tokens = await seated(games)
+        seat = Watcher(games.stream_events(game_id, tokens[0], 0))
+        for version in range(6):
+            await _move(games, game_id, tokens, version)
+            await asyncio.sleep(0.002 * version)
+        await _until(lambda: seat.versions == list(range(7)))
+        seat.task.cancel()
+        await asyncio.gather(seat.task, return_exceptions=True)
+        await asyncio.sleep(0.01)
+        assert store.waiting == 0
+
+    asyncio.run(main())

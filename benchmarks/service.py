@@ -50,6 +50,7 @@ from typing import IO, Any
 
 import grpc
 import redis
+from tricktable.legal import legal_moves
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc
 
@@ -446,10 +447,12 @@ async def _unary_seat_bot(at: _Seating, rng: random.Random) -> None:
 
 async def _stream_seat_bot(at: _Seating, rng: random.Random) -> None:
     """One Play stream for the whole game: a move whenever a view says the seat is to act and
-    no move of its is unanswered."""
+    no move of its is unanswered. It asks for lay-asides as one choice (compact_lay_aside) and
+    picks a uniformly random one, as a bot on the stream would."""
     counts, seat = at.counts, at.seat
     call = at.stub.Play(metadata=[("authorization", f"Bearer {at.token}")])
-    await call.write(pb.PlayRequest(open=pb.PlayOpen(game_id=at.game_id, from_version=1)))
+    opening = pb.PlayOpen(game_id=at.game_id, from_version=1, compact_lay_aside=True)
+    await call.write(pb.PlayRequest(open=opening))
     latest: pb.PlayView | None = None
     acted, pending = -1, False
     try:
@@ -471,9 +474,10 @@ async def _stream_seat_bot(at: _Seating, rng: random.Random) -> None:
             if pending or latest is None or latest.version <= acted:
                 continue
             view = latest.view
-            if view.finished or seat not in view.to_act or not view.legal_moves:
+            legal = legal_moves(view)
+            if view.finished or seat not in view.to_act or not legal:
                 continue
-            move = view.legal_moves[rng.randrange(len(view.legal_moves))]
+            move = legal[rng.randrange(len(legal))]
             play = pb.PlayMove(
                 move=move, expected_version=latest.version, request_id=uuid.uuid4().hex
             )

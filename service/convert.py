@@ -48,6 +48,7 @@ from tricktable.v1 import (
 from engine import game_names, get_rules
 from engine.core import cards as C
 from engine.core.events import EVENT_TYPES, Event
+from engine.core.laying_aside import LayAsideChoices
 from engine.core.moves import MOVE_TYPES, Move
 from engine.core.options import OptionSpec, OptionValue
 from engine.core.rules import GameType
@@ -61,7 +62,9 @@ from service.store.base import ABANDONED, FINISHED, GameRecord
 _PROTO_MODULES = (cards_pb2, values_pb2, moves_pb2, events_pb2, views_pb2)
 _SUIT_ENUM = "tricktable.v1.Suit"
 #: Message fields the service fills beside the engine's (the engine knows no clock).
-SERVICE_FIELDS: Mapping[str, frozenset[str]] = {"View": frozenset({"clocks", "presence"})}
+SERVICE_FIELDS: Mapping[str, frozenset[str]] = {
+    "View": frozenset({"clocks", "presence", "lay_aside_choice"})
+}
 
 # -- cards -----------------------------------------------------------------------------------
 
@@ -344,20 +347,37 @@ def event_from_proto(msg: events_pb2.Event) -> Event:
     return event
 
 
-def view_to_proto(view: View) -> views_pb2.View:
+def view_to_proto(view: View, compact_lay_aside: bool = False) -> views_pb2.View:
     out = views_pb2.View()
-    fill_view(out, view)
+    fill_view(out, view, compact_lay_aside)
     return out
 
 
-def fill_view(target: views_pb2.View, view: View) -> None:
+def fill_view(target: views_pb2.View, view: View, compact_lay_aside: bool = False) -> None:
     """Write a view into an (empty) View message, such as a response's ``view``: written in
-    place, a view's legal moves are not built once and copied again."""
-    _fill_present(target, view, _fill)
+    place, a view's legal moves are not built once and copied again. ``compact_lay_aside``
+    (the request's flag): a lay-aside is written as one ``lay_aside_choice``, not as moves."""
+    if compact_lay_aside and isinstance(view.legal_moves, LayAsideChoices):
+        _fill_present(target, dataclasses.replace(view, legal_moves=()), _fill)
+        fill_lay_aside_choice(target.lay_aside_choice, view.legal_moves)
+    else:
+        _fill_present(target, view, _fill)
+
+
+def fill_lay_aside_choice(target: views_pb2.LayAsideChoice, choices: LayAsideChoices) -> None:
+    """The engine's lazy lay-asides as the protocol's choice: the viewer's own hand (the only
+    cards in it) and how many of them to lay aside. Which lay-asides are legal stays the
+    engine's rule: this writes what its choices hold."""
+    _fill_cards(target.cards, choices.cards)
+    target.count = choices.choose
 
 
 def view_from_proto(msg: views_pb2.View) -> View:
     view: View = from_proto(msg)
+    if msg.HasField("lay_aside_choice"):  # the compact form: the choice is the legal moves
+        choice = msg.lay_aside_choice
+        hand = C.mask_of(card_from_proto(c) for c in choice.cards)
+        view = dataclasses.replace(view, legal_moves=LayAsideChoices(hand, choice.count))
     return view
 
 
@@ -479,12 +499,14 @@ def events_to_proto(events: Iterable[Event]) -> list[events_pb2.Event]:
     return [event_to_proto(e) for e in events]
 
 
-def submit_move_response(result: MoveResult) -> game_service_pb2.SubmitMoveResponse:
+def submit_move_response(
+    result: MoveResult, compact_lay_aside: bool = False
+) -> game_service_pb2.SubmitMoveResponse:
     out = game_service_pb2.SubmitMoveResponse(
         version=result.version, view_version=result.view_version
     )
     fill_events(out.events, result.events)
-    fill_view(out.view, result.view)
+    fill_view(out.view, result.view, compact_lay_aside)
     fill_clocks(out.view, result.clocks)
     return out
 
@@ -494,9 +516,10 @@ def get_game_response(
     view: View,
     clocks: Iterable[SeatClockView] = (),
     presence: Iterable[SeatPresenceView] = (),
+    compact_lay_aside: bool = False,
 ) -> game_service_pb2.GetGameResponse:
     out = game_service_pb2.GetGameResponse(game=summary_to_proto(record))
-    fill_view(out.view, view)
+    fill_view(out.view, view, compact_lay_aside)
     fill_clocks(out.view, clocks)
     for p in presence:
         out.view.presence.add(seat=p.seat, connected=p.connected, last_seen_ms=p.last_seen_ms)
@@ -589,7 +612,7 @@ def fill_batch(out: game_service_pb2.StreamEventsResponse, batch: ProjectedBatch
 # -- the play stream --------------------------------------------------------------------------
 
 
-def play_response(step: PlayStep) -> game_service_pb2.PlayResponse:
+def play_response(step: PlayStep, compact_lay_aside: bool = False) -> game_service_pb2.PlayResponse:
     out = game_service_pb2.PlayResponse()
     target = out.step
     answer = step.answer
@@ -608,6 +631,6 @@ def play_response(step: PlayStep) -> game_service_pb2.PlayResponse:
         fill_batch(target.events.add(), batch)
     if step.view is not None:
         target.view.version = step.view.version
-        fill_view(target.view.view, step.view.view)
+        fill_view(target.view.view, step.view.view, compact_lay_aside)
         fill_clocks(target.view.view, step.view.clocks)
     return out

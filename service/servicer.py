@@ -105,7 +105,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             after_version=after,
         )
         presence = await self._games.presence(record)
-        return convert.get_game_response(record, view, self._games.clocks(record), presence)
+        return convert.get_game_response(
+            record, view, self._games.clocks(record), presence, request.compact_lay_aside
+        )
 
     async def SubmitMove(
         self, request: pb.SubmitMoveRequest, context: CallContext
@@ -123,7 +125,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             seat=request.seat if request.HasField("seat") else None,
             wait_s=self._games.turn_wait(context.time_remaining()) if request.wait_for_turn else 0,
         )
-        return convert.submit_move_response(result)
+        return convert.submit_move_response(result, request.compact_lay_aside)
 
     async def StreamEvents(
         self, request: pb.StreamEventsRequest, context: CallContext
@@ -159,7 +161,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         structlog.contextvars.bind_contextvars(game_id=opening.game_id)
         session = PlaySession(self._games, opening.game_id, token, opening.from_version)
         async for item in session.items(_moves(requests)):
-            yield convert.play_response(item)
+            yield convert.play_response(item, opening.compact_lay_aside)
 
 
 async def _moves(requests: AsyncIterator[pb.PlayRequest]) -> AsyncIterator[Incoming]:

@@ -49,6 +49,16 @@ class LayAsideChoices(Sequence[LayAside]):
         self._count = count
         self._len = comb(len(self._cards), count)
 
+    @property
+    def cards(self) -> tuple[int, ...]:
+        """The hand's cards, ascending: any ``count`` distinct ones make a legal move."""
+        return self._cards
+
+    @property
+    def choose(self) -> int:
+        """How many of ``cards`` one move lays aside (``count`` is Sequence's own method)."""
+        return self._count
+
     def __len__(self) -> int:
         return self._len
 

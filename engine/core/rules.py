@@ -29,6 +29,7 @@ from engine.core.cards import cards_of
 from engine.core.chance import Chance
 from engine.core.errors import IllegalMove, InvalidMove, Reason, UnknownGame
 from engine.core.events import DealScored, DealStarted, Event, GameOver, Viewer
+from engine.core.laying_aside import LayAsideChoices
 from engine.core.memo import Memo
 from engine.core.moves import Move
 from engine.core.options import OptionSpec, build_options, specs_of
@@ -359,7 +360,7 @@ class Rules(ABC, Generic[S]):
             trick=self.trick_shown(s),
             tricks=self.tricks_shown(s),
             trump=self.trump_shown(s),
-            legal_moves=tuple(self.legal_moves(s, viewer)) if viewer is not None else (),
+            legal_moves=_shown(self.legal_moves(s, viewer)) if viewer is not None else (),
             detail=self.detail(s, viewer),
             finished=s.finished,
             winners=tuple(s.winners),
@@ -398,6 +399,13 @@ class Rules(ABC, Generic[S]):
         if not state.finished:
             return None
         return Outcome(totals=tuple(state.scores), winners=tuple(state.winners))
+
+
+def _shown(moves: Sequence[Move]) -> Sequence[Move]:
+    """A view's legal moves, frozen: a tuple, except a lay-aside's lazy choices, kept as they
+    are so that the service can send them as one choice (its hand's cards and the count) to a
+    client that asks, instead of building and sending hundreds of moves."""
+    return moves if isinstance(moves, LayAsideChoices) else tuple(moves)
 
 
 def _listing(offers: Sequence[Offer[S]]) -> Callable[[S, int], Sequence[Move]]:

@@ -8,6 +8,7 @@ in ``detail``, a small dataclass of the game's own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,7 +51,8 @@ class View:
     trick: TrickView | None
     tricks: tuple[TrickView, ...]  # this deal's completed tricks (public history)
     trump: int | None
-    legal_moves: tuple[Move, ...]
+    # A tuple, or a lay-aside's lazy LayAsideChoices (immutable too): hundreds of moves.
+    legal_moves: Sequence[Move]
     detail: Any
     finished: bool
     winners: tuple[int, ...]

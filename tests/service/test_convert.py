@@ -1,11 +1,13 @@
 """The proto ⇄ engine adapter: every engine kind has a complete mapping, and real games
-round-trip (every projected view and event, for every seat and the spectator)."""
+round-trip (every projected view and event, for every seat and the spectator), in the listed
+and the compact lay-aside form."""
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
-from typing import cast
+from typing import Any, cast
 
 import pytest
 from tricktable.v1 import cards_pb2, events_pb2, moves_pb2, views_pb2
@@ -14,6 +16,7 @@ from tricktable.v1 import game_service_pb2 as pb
 from engine import game_names, get_rules
 from engine.core import cards as C
 from engine.core.events import EVENT_TYPES
+from engine.core.laying_aside import LayAsideChoices
 from engine.core.moves import (
     MOVE_TYPES,
     Call,
@@ -220,3 +223,90 @@ def test_a_move_with_a_malformed_card_is_refused() -> None:
     bad.play_card.card.rank = cards_pb2.Rank.ValueType(99)
     with pytest.raises(InvalidRequest):
         convert.move_from_proto(bad)
+
+
+# -- the compact lay-aside (compact_lay_aside) --------------------------------------------------
+
+_LAY_ASIDE_GAMES = ("counterpoint", "ninety-nine")
+
+
+def _lay_aside_views(game: str) -> list[tuple[Any, Any]]:
+    """(rules, view) for every viewer at every step of a random game of a few deals."""
+    rules = get_rules(game)
+    rng = random.Random(f"compact:{game}")
+    state = rules.new_game({}, f"compact:{game}".encode())
+    out = []
+    for _ in range(150):
+        if state.finished:
+            break
+        out += [(rules, rules.view(state, viewer)) for viewer in (None, *range(rules.seats))]
+        seat = rng.choice(rules.to_act(state))
+        legal = rules.legal_moves(state, seat)
+        state, _ = rules.apply(state, seat, legal[rng.randrange(len(legal))])
+    return out
+
+
+@pytest.mark.parametrize("game", _LAY_ASIDE_GAMES)
+def test_a_compact_lay_aside_carries_the_viewers_hand_and_count_and_lists_no_move(
+    game: str,
+) -> None:
+    compact_seen = 0
+    for _rules, view in _lay_aside_views(game):
+        msg = convert.view_to_proto(view, compact_lay_aside=True)
+        if isinstance(view.legal_moves, LayAsideChoices):
+            compact_seen += 1
+            assert view.viewer is not None
+            assert not msg.legal_moves
+            hand = view.seats[view.viewer].hand
+            # Exactly the viewer's own hand: no card it may not see (a hidden card of another
+            # seat, the cards laid aside) can be in it.
+            assert [convert.card_from_proto(c) for c in msg.lay_aside_choice.cards] == list(hand)
+            assert msg.lay_aside_choice.count == 3
+            assert len(view.legal_moves) == math.comb(len(hand), 3)
+        else:  # no lay-aside: the flag changes nothing
+            assert not msg.HasField("lay_aside_choice")
+            assert msg == convert.view_to_proto(view)
+    assert compact_seen >= 2  # every seat's first view of the deal at least
+
+
+@pytest.mark.parametrize("game", _LAY_ASIDE_GAMES)
+def test_without_the_flag_every_lay_aside_is_listed_as_before(game: str) -> None:
+    for _rules, view in _lay_aside_views(game)[:8]:
+        msg = convert.view_to_proto(view)
+        assert not msg.HasField("lay_aside_choice")
+        assert [convert.move_from_proto(m) for m in msg.legal_moves] == list(view.legal_moves)
+
+
+@pytest.mark.parametrize("game", _LAY_ASIDE_GAMES)
+def test_the_compact_form_round_trips(game: str) -> None:
+    for _rules, view in _lay_aside_views(game):
+        back = convert.view_from_proto(convert.view_to_proto(view, compact_lay_aside=True))
+        assert back == view
+        assert list(back.legal_moves) == list(view.legal_moves)
+
+
+def test_responses_write_the_compact_form_only_when_asked() -> None:
+    rules = get_rules("counterpoint")
+    state = rules.new_game({}, b"compact responses")
+    view = rules.view(state, 0)
+    assert isinstance(view.legal_moves, LayAsideChoices)
+    result = MoveResult(version=3, events=[], view=view, view_version=3)
+    record = GameRecord(
+        game_id="g",
+        game_type=rules.name,
+        options={},
+        seed=b"s",
+        seat_count=rules.seats,
+        created_at_ms=1,
+        seats=(None,) * rules.seats,
+        snapshot=b"",
+    )
+    listed = convert.submit_move_response(result)
+    compact = convert.submit_move_response(result, compact_lay_aside=True)
+    assert len(listed.view.legal_moves) == 560 and not listed.view.HasField("lay_aside_choice")
+    assert not compact.view.legal_moves and len(compact.view.lay_aside_choice.cards) == 16
+    game = convert.get_game_response(record, view, compact_lay_aside=True)
+    assert game.view.lay_aside_choice == compact.view.lay_aside_choice
+    assert len(convert.get_game_response(record, view).view.legal_moves) == 560
+    # Smaller by far: one hand instead of 560 moves of three cards each.
+    assert compact.ByteSize() * 10 < listed.ByteSize()

@@ -178,12 +178,18 @@ class AsyncClient:
         *,
         wait_for_turn: bool = False,
         after_version: int | None = None,
+        compact_lay_aside: bool = False,
     ) -> pb.GetGameResponse:
         """The game as the token's seat sees it (no token: the public view); ``wait_for_turn``
         holds the answer until the seat must act or the game ends, ``after_version`` until the
-        game's version is later than it or the game ends (anyone may wait so)."""
+        game's version is later than it or the game ends (anyone may wait so).
+        ``compact_lay_aside``: a lay-aside comes as one ``view.lay_aside_choice``, not hundreds
+        of ``legal_moves`` (read both forms with :func:`tricktable.legal.legal_moves`)."""
         request = pb.GetGameRequest(
-            game_id=game_id, wait_for_turn=wait_for_turn, after_version=after_version
+            game_id=game_id,
+            wait_for_turn=wait_for_turn,
+            after_version=after_version,
+            compact_lay_aside=compact_lay_aside,
         )
         response: pb.GetGameResponse = await self._call(self.stub.GetGame, request, token)
         return response
@@ -198,6 +204,7 @@ class AsyncClient:
         request_id: str | None = None,
         seat: int | None = None,
         wait_for_turn: bool = False,
+        compact_lay_aside: bool = False,
     ) -> pb.SubmitMoveResponse:
         """Make a move at ``expected_version``; retries reuse one request id. A stale version
         raises :class:`StaleVersion` with the game as it is now in ``current``."""
@@ -208,11 +215,12 @@ class AsyncClient:
             request_id=request_id or new_request_id(),
             seat=seat,
             wait_for_turn=wait_for_turn,
+            compact_lay_aside=compact_lay_aside,
         )
         try:
             response: pb.SubmitMoveResponse = await self._call(self.stub.SubmitMove, request, token)
         except StaleVersion as stale:
-            stale.current = await self.get(game_id, token)
+            stale.current = await self.get(game_id, token, compact_lay_aside=compact_lay_aside)
             raise
         return response
 
@@ -284,10 +292,18 @@ class AsyncSeat(SeatBase):
         self.client = client
 
     async def get(
-        self, *, wait_for_turn: bool = False, after_version: int | None = None
+        self,
+        *,
+        wait_for_turn: bool = False,
+        after_version: int | None = None,
+        compact_lay_aside: bool = False,
     ) -> pb.GetGameResponse:
         state = await self.client.get(
-            self.game_id, self.token, wait_for_turn=wait_for_turn, after_version=after_version
+            self.game_id,
+            self.token,
+            wait_for_turn=wait_for_turn,
+            after_version=after_version,
+            compact_lay_aside=compact_lay_aside,
         )
         self.version = state.game.version
         return state
@@ -299,6 +315,7 @@ class AsyncSeat(SeatBase):
         *,
         request_id: str | None = None,
         wait_for_turn: bool = False,
+        compact_lay_aside: bool = False,
     ) -> pb.SubmitMoveResponse:
         """Make a move for this seat, at ``expected_version`` or the last version seen."""
         if expected_version is None:
@@ -314,6 +331,7 @@ class AsyncSeat(SeatBase):
                 request_id=request_id,
                 seat=self.seat,
                 wait_for_turn=wait_for_turn,
+                compact_lay_aside=compact_lay_aside,
             )
         except StaleVersion as stale:
             self._saw_stale(stale)
@@ -323,11 +341,13 @@ class AsyncSeat(SeatBase):
     def stream(self, from_version: int = 0) -> AsyncIterator[pb.StreamEventsResponse]:
         return self.client.stream(self.game_id, self.token, from_version)
 
-    async def play(self, from_version: int = 0) -> AsyncPlayStream:
+    async def play(
+        self, from_version: int = 0, *, compact_lay_aside: bool = False
+    ) -> AsyncPlayStream:
         """This seat's play stream (:mod:`tricktable.playstream`), opened: moves up; events from
         ``from_version`` on, move results and the seat's view whenever it is to act, down. The
         table must be full."""
-        stream = AsyncPlayStream(self, from_version)
+        stream = AsyncPlayStream(self, from_version, compact_lay_aside=compact_lay_aside)
         await stream.open()
         return stream
 
@@ -340,8 +360,10 @@ class AsyncPlayStream(PlayState):
     synchronous code: ``await turn()``, ``await move(...)``, ``events()``. Made (and opened) by
     :meth:`AsyncSeat.play`; close it, or use it with ``async with``."""
 
-    def __init__(self, seat: AsyncSeat, from_version: int = 0) -> None:
-        super().__init__(seat.game_id, seat.seat, from_version)
+    def __init__(
+        self, seat: AsyncSeat, from_version: int = 0, *, compact_lay_aside: bool = False
+    ) -> None:
+        super().__init__(seat.game_id, seat.seat, from_version, compact_lay_aside)
         self._seat = seat
         self._call: Any = None
         self._delays = seat.client.retry.delays()

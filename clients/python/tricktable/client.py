@@ -261,13 +261,19 @@ class Client:
         *,
         wait_for_turn: bool = False,
         after_version: int | None = None,
+        compact_lay_aside: bool = False,
     ) -> pb.GetGameResponse:
         """The game as the token's seat sees it (no token: the public view). ``wait_for_turn``
         holds the answer until the seat must act or the game ends; ``after_version`` (anyone,
         spectators too) until the game's version is later than it or the game ends. Either
-        wait ends at the server's wait limit or this call's deadline if that comes first."""
+        wait ends at the server's wait limit or this call's deadline if that comes first.
+        ``compact_lay_aside``: a lay-aside comes as one ``view.lay_aside_choice``, not hundreds
+        of ``legal_moves`` (read both forms with :func:`tricktable.legal.legal_moves`)."""
         request = pb.GetGameRequest(
-            game_id=game_id, wait_for_turn=wait_for_turn, after_version=after_version
+            game_id=game_id,
+            wait_for_turn=wait_for_turn,
+            after_version=after_version,
+            compact_lay_aside=compact_lay_aside,
         )
         response: pb.GetGameResponse = self._call(self.stub.GetGame, request, token)
         return response
@@ -282,6 +288,7 @@ class Client:
         request_id: str | None = None,
         seat: int | None = None,
         wait_for_turn: bool = False,
+        compact_lay_aside: bool = False,
     ) -> pb.SubmitMoveResponse:
         """Make a move at ``expected_version``. Retries reuse one request id. A stale version
         raises :class:`StaleVersion` with the game as it is now in ``current``.
@@ -294,11 +301,12 @@ class Client:
             request_id=request_id or new_request_id(),
             seat=seat,
             wait_for_turn=wait_for_turn,
+            compact_lay_aside=compact_lay_aside,
         )
         try:
             response: pb.SubmitMoveResponse = self._call(self.stub.SubmitMove, request, token)
         except StaleVersion as stale:
-            stale.current = self.get(game_id, token)
+            stale.current = self.get(game_id, token, compact_lay_aside=compact_lay_aside)
             raise
         return response
 
@@ -405,10 +413,18 @@ class Seat(SeatBase):
         self.client = client
 
     def get(
-        self, *, wait_for_turn: bool = False, after_version: int | None = None
+        self,
+        *,
+        wait_for_turn: bool = False,
+        after_version: int | None = None,
+        compact_lay_aside: bool = False,
     ) -> pb.GetGameResponse:
         state = self.client.get(
-            self.game_id, self.token, wait_for_turn=wait_for_turn, after_version=after_version
+            self.game_id,
+            self.token,
+            wait_for_turn=wait_for_turn,
+            after_version=after_version,
+            compact_lay_aside=compact_lay_aside,
         )
         self.version = state.game.version
         return state
@@ -420,6 +436,7 @@ class Seat(SeatBase):
         *,
         request_id: str | None = None,
         wait_for_turn: bool = False,
+        compact_lay_aside: bool = False,
     ) -> pb.SubmitMoveResponse:
         """Make a move for this seat, at ``expected_version`` or the last version seen. On a
         stale version the fresh game is in the :class:`StaleVersion`'s ``current``."""
@@ -434,6 +451,7 @@ class Seat(SeatBase):
                 request_id=request_id,
                 seat=self.seat,
                 wait_for_turn=wait_for_turn,
+                compact_lay_aside=compact_lay_aside,
             )
         except StaleVersion as stale:
             self._saw_stale(stale)
@@ -443,11 +461,12 @@ class Seat(SeatBase):
     def stream(self, from_version: int = 0) -> Iterator[pb.StreamEventsResponse]:
         return self.client.stream(self.game_id, self.token, from_version)
 
-    def play(self, from_version: int = 0) -> PlayStream:
+    def play(self, from_version: int = 0, *, compact_lay_aside: bool = False) -> PlayStream:
         """This seat's play stream (:mod:`tricktable.playstream`): moves up; events from
         ``from_version`` on, move results and the seat's view whenever it is to act, down. The
-        table must be full."""
-        return PlayStream(self, from_version)
+        table must be full. ``compact_lay_aside``: views carry a lay-aside as one choice
+        (:mod:`tricktable.legal`)."""
+        return PlayStream(self, from_version, compact_lay_aside=compact_lay_aside)
 
     def leave(self) -> pb.GameSummary:
         return self.client.leave(self.game_id, self.token)

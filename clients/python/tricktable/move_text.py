@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from tricktable import cards as C
+from tricktable.legal import LegalMoves, lay_aside_move
 from tricktable.v1 import cards_pb2, moves_pb2
 
 Move = moves_pb2.Move
@@ -278,14 +279,15 @@ def parse_move(text: str, legal: Sequence[Move]) -> Move:
             raise MoveInputError(f"there is no move {index}: choose 1 to {len(legal)}")
         return legal[index - 1]
     wanted = _read(tokens)
-    matches = [m for m in legal if wanted.matches(_features(m))]
+    listed = _listed(legal)
+    matches = [(i, m) for i, m in enumerate(listed, start=1) if wanted.matches(_features(m))]
+    chosen = _chosen(wanted, legal)
+    if chosen is not None:
+        matches.append(chosen)
     if len(matches) == 1:
-        return matches[0]
+        return matches[0][1]
     if matches:
-        numbers = {id(m): i for i, m in enumerate(legal, start=1)}
-        shown = "; ".join(
-            f"{numbers[id(m)]}. {describe_move(m)}" for m in matches[:_SHOWN_CANDIDATES]
-        )
+        shown = "; ".join(f"{i}. {describe_move(m)}" for i, m in matches[:_SHOWN_CANDIDATES])
         extra = len(matches) - _SHOWN_CANDIDATES
         more = f" and {extra} more" if extra > 0 else ""
         raise MoveInputError(f"{text.strip()!r} could be {len(matches)} moves: {shown}{more}")
@@ -295,8 +297,29 @@ def parse_move(text: str, legal: Sequence[Move]) -> Move:
         and wanted.suit is None
         and wanted.number is None
     )
-    if is_card_play and any(m.WhichOneof("kind") == "play_card" for m in legal):
+    if is_card_play and any(m.WhichOneof("kind") == "play_card" for m in listed):
         card = wanted.cards[0]
         play = Move(play_card=moves_pb2.PlayCard(card=card))
         raise NotLegalNow(f"{C.label(card)} is not a legal play now", play)
     raise MoveInputError(f"no legal move matches {text.strip()!r}")
+
+
+def _listed(legal: Sequence[Move]) -> Sequence[Move]:
+    """The moves listed one by one (a compact lay-aside choice's are not among them)."""
+    return legal.listed if isinstance(legal, LegalMoves) else legal
+
+
+def _chosen(wanted: _Wanted, legal: Sequence[Move]) -> tuple[int, Move] | None:
+    """The lay-aside of a compact choice that ``wanted`` names, with its number: the typed
+    cards, in the choice's order (the order the server would list them in), when they are
+    ``choose`` distinct cards of it. Found without building the choice's hundreds of moves."""
+    if not isinstance(legal, LegalMoves) or not legal.choice_size or not wanted.cards:
+        return None
+    position = {C.key(c): i for i, c in enumerate(legal.cards)}
+    places = sorted({position.get(C.key(c), -1) for c in wanted.cards})
+    if len(places) != len(wanted.cards) or len(places) != legal.choose or places[0] < 0:
+        return None
+    move = lay_aside_move([legal.cards[i] for i in places])
+    if not wanted.matches(_features(move)):
+        return None
+    return len(legal.listed) + 1 + legal.choice_index(places), move

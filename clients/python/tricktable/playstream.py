@@ -57,9 +57,13 @@ def game_over() -> IllegalMove:
 class PlayState:
     """What a seat's play stream has told it, for the synchronous and the asyncio stream alike."""
 
-    def __init__(self, game_id: str, seat: int, from_version: int) -> None:
+    def __init__(
+        self, game_id: str, seat: int, from_version: int, compact_lay_aside: bool = False
+    ) -> None:
         self.game_id = game_id
         self.seat = seat
+        #: Views carry a lay-aside as one choice (read them with tricktable.legal.legal_moves).
+        self.compact_lay_aside = compact_lay_aside
         #: The last version whose events arrived.
         self.version = from_version - 1
         #: The latest view received (its version is the expected version of a move decided on it).
@@ -85,7 +89,12 @@ class PlayState:
         return [self._open_request(), *self._unanswered.values()]
 
     def _open_request(self) -> pb.PlayRequest:
-        return pb.PlayRequest(open=pb.PlayOpen(game_id=self.game_id, from_version=self.version + 1))
+        opening = pb.PlayOpen(
+            game_id=self.game_id,
+            from_version=self.version + 1,
+            compact_lay_aside=self.compact_lay_aside,
+        )
+        return pb.PlayRequest(open=opening)
 
     def _take(self, response: pb.PlayResponse) -> None:
         step = response.step
@@ -143,8 +152,10 @@ class PlayStream(PlayState):
     """A seat's play stream for synchronous code (see the module's documentation). Made by
     :meth:`tricktable.client.Seat.play`; close it (or use it as a context manager)."""
 
-    def __init__(self, seat: Seat, from_version: int = 0) -> None:
-        super().__init__(seat.game_id, seat.seat, from_version)
+    def __init__(
+        self, seat: Seat, from_version: int = 0, *, compact_lay_aside: bool = False
+    ) -> None:
+        super().__init__(seat.game_id, seat.seat, from_version, compact_lay_aside)
         self._seat = seat
         self._requests: queue.SimpleQueue[pb.PlayRequest | None] = queue.SimpleQueue()
         self._call: Iterator[pb.PlayResponse] | None = None

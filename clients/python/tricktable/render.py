@@ -26,6 +26,7 @@ from rich.text import Text
 
 from tricktable import cards as C
 from tricktable import facts
+from tricktable.legal import LegalMoves
 from tricktable.move_text import contract_text, describe_move
 from tricktable.v1 import cards_pb2, clocks_pb2, events_pb2, moves_pb2, values_pb2, views_pb2
 
@@ -766,8 +767,11 @@ def render_moves(legal: Sequence[Move]) -> RenderableType:
     """The legal moves, numbered from 1 as :func:`tricktable.move_text.parse_move` reads them.
     A kind with many moves (220 ways to lay three cards aside) is summed up with an example."""
     by_kind: dict[str, list[int]] = {}
-    for index, move in enumerate(legal, start=1):
+    one_by_one = legal.listed if isinstance(legal, LegalMoves) else legal
+    for index, move in enumerate(one_by_one, start=1):
         by_kind.setdefault(move.WhichOneof("kind") or "", []).append(index)
+    if isinstance(legal, LegalMoves) and legal.choice_size:  # summed up, its moves not built
+        by_kind.setdefault("lay_aside", []).extend(range(len(one_by_one) + 1, len(legal) + 1))
     listed: list[Text] = []
     summaries: list[Text] = []
     for kind, indexes in by_kind.items():

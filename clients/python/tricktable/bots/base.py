@@ -4,8 +4,11 @@
         return legal[0]
 
 A bot may be a function or an object with ``__call__`` (one object per seat and game, so it
-may remember what it has seen). It returns one of ``legal`` (the ready-to-send moves of
-``view.legal_moves``), or ``None`` to let a chance go by: some games offer a seat optional
+may remember what it has seen). It returns one of ``legal`` (the ready-to-send legal moves, a
+:class:`tricktable.legal.LegalMoves`: the runner asks for a lay-aside as one compact choice,
+and a lay-aside's hundreds of moves are built only as the bot looks at them; iterating
+``tricktable.legal.lay_asides(legal)`` weighs card sets without building any), or ``None`` to
+let a chance go by: some games offer a seat optional
 moves while another seat must act (a Sixty-Six claim between tricks: the seat is in
 ``view.may_act`` but not in ``view.to_act``), and the bot may wait for the game to move on.
 The SDK (:mod:`tricktable.bots.runner`) does everything else.

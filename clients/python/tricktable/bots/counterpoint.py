@@ -18,6 +18,7 @@ from tricktable import facts
 from tricktable.bots.base import Move, View, kind
 from tricktable.bots.tricks import Card, card_plays, own_hand
 from tricktable.facts import GameFacts
+from tricktable.legal import lay_asides
 
 GAME = "counterpoint"
 #: The chance a card wins its trick, leading or following, against an unknown hand.
@@ -70,17 +71,16 @@ class CounterpointBot:
         other = self._other_card(f, hand)
         total = expected_points(f, hand, other)
         best: tuple[float, int, int] | None = None
-        choice = legal[0]
-        for index, move in enumerate(legal):
-            aside = list(move.lay_aside.cards)
+        # Every choice is weighed by its cards; only the one chosen is built as a move.
+        for index, aside in lay_asides(legal):
             kept = total - expected_points(f, aside, other)
             for reading in f.readings(f.bid(aside)):
                 cost = (abs(kept - reading), index, reading)
                 if best is None or cost < best:
-                    best, choice = cost, move
+                    best = cost
         assert best is not None
         self.targets[view.deal_no] = best[2]
-        return choice
+        return legal[best[1]]
 
     def _taken(self, view: View) -> int:
         me = view.viewer

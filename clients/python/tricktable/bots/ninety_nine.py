@@ -24,6 +24,7 @@ from tricktable.bots.tricks import (
     own_hand,
     trick_winner,
 )
+from tricktable.legal import LegalMoves, lay_asides
 
 GAME = "ninety-nine"
 _TRUMP_HONOURS = {C.ACE: 1.0, C.KING: 0.85, C.QUEEN: 0.65, C.JACK: 0.45}
@@ -55,7 +56,8 @@ class NinetyNineBot:
     def __call__(self, view: View, legal: Sequence[Move]) -> Move | None:
         if not legal:
             return None
-        kinds = {kind(m) for m in legal}
+        # A compact lay-aside is one kind, not hundreds of moves to look at.
+        kinds = legal.kinds() if isinstance(legal, LegalMoves) else {kind(m) for m in legal}
         if "lay_aside" in kinds:
             return self.bid(view, legal)
         if "play_card" in kinds:
@@ -77,17 +79,15 @@ class NinetyNineBot:
     def bid(self, view: View, legal: Sequence[Move]) -> Move:
         hand = [self._real(view, c) for c in own_hand(view)]
         best: tuple[float, int] | None = None
-        choice = legal[0]
-        for index, move in enumerate(legal):
-            if kind(move) != "lay_aside":
-                continue
-            aside = [self._real(view, c) for c in move.lay_aside.cards]
+        # Every choice is weighed by its cards; only the one chosen is built as a move.
+        for index, cards in lay_asides(legal):
+            aside = [self._real(view, c) for c in cards]
             bid = facts.of(GAME).bid(aside)
             kept = _without(hand, aside)
             cost = (abs(estimate_tricks(kept, view.trump) - bid), index)
             if best is None or cost < best:
-                best, choice = cost, move
-        return choice
+                best = cost
+        return legal[best[1]] if best is not None else legal[0]
 
     # -- play ----------------------------------------------------------------------------------
 

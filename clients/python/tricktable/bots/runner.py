@@ -37,6 +37,7 @@ from tricktable import facts
 from tricktable.bots.base import Bot, Move, View
 from tricktable.client import Client, OptionValue, Seat
 from tricktable.errors import IllegalMove, StaleVersion, TricktableError
+from tricktable.legal import legal_moves
 from tricktable.v1 import clocks_pb2
 from tricktable.v1 import game_service_pb2 as pb
 
@@ -118,7 +119,7 @@ class BotRunner:
     def _wait_for_players(self) -> pb.GetGameResponse:
         # Joining a seat is not a version of the game, so the stream says nothing about it.
         while True:
-            state = self.seat.get()
+            state = self.seat.get(compact_lay_aside=True)
             if state.game.status != pb.GAME_STATUS_WAITING or self.stop.is_set():
                 return state
             self.stop.wait(self.poll_interval_s)
@@ -126,13 +127,13 @@ class BotRunner:
     def _play(self, version: int) -> None:
         """On the play stream: a move whenever the stream brings a view at which the seat is to
         act, until the game ends. Events are not needed: the view holds what a bot decides on."""
-        with self.seat.play(from_version=version + 1) as stream:
+        with self.seat.play(from_version=version + 1, compact_lay_aside=True) as stream:
             while not self.stop.is_set():
                 turn = stream.turn()
                 view = turn.view
                 if stream.ended or view.finished:
                     return
-                legal = list(view.legal_moves)
+                legal = legal_moves(view)
                 move = self._decide(view, legal) if legal else None
                 if move is None:  # nothing to play, or a chance the bot lets pass
                     stream.skip(turn.version)
@@ -158,14 +159,15 @@ class BotRunner:
                 return
             if batch.version <= position.version:
                 continue  # a move of ours, already seen in its answer
-            position = self._act(_position(self.seat.get()))
+            position = self._act(_position(self.seat.get(compact_lay_aside=True)))
             if position.over:
                 return
 
     def _poll(self, position: _Position) -> None:
         while not position.over and not self.stop.is_set():
             before = position.version
-            position = self._act(_position(self.seat.get(wait_for_turn=self.wait_for_turn)))
+            state = self.seat.get(wait_for_turn=self.wait_for_turn, compact_lay_aside=True)
+            position = self._act(_position(state))
             if position.version == before:  # nothing new (or a chance let pass): not too often
                 self.stop.wait(self.poll_interval_s)
 
@@ -173,7 +175,7 @@ class BotRunner:
         """Move while this seat may act and the bot has something to play: the moves the game
         waits on (``to_act``) and, when the bot wants them, optional ones (``may_act``)."""
         while not position.over and self.seat.seat in _acting(position.view):
-            legal = list(position.view.legal_moves)
+            legal = legal_moves(position.view)
             if not legal:
                 break
             move = self._decide(position.view, legal)
@@ -182,7 +184,12 @@ class BotRunner:
             if move not in legal:
                 raise BotError(f"seat {self.seat.seat}: {move} is not a legal move")
             try:
-                answer = self.seat.submit(move, position.version, wait_for_turn=self.wait_for_turn)
+                answer = self.seat.submit(
+                    move,
+                    position.version,
+                    wait_for_turn=self.wait_for_turn,
+                    compact_lay_aside=True,
+                )
             except StaleVersion as stale:
                 # The game moved on while the bot thought: look again, decide again.
                 if stale.current is None:
@@ -292,7 +299,7 @@ def play_seats(seats: Sequence[Seat], bots: Sequence[Bot], max_moves: int = 100_
     client = seats[0].client
     game_id = seats[0].game_id
     with contextlib.ExitStack() as streams:
-        plays = [streams.enter_context(seat.play()) for seat in seats]
+        plays = [streams.enter_context(seat.play(compact_lay_aside=True)) for seat in seats]
         # Whose turn it is is public: the public view tells which streams bring a turn.
         public = client.get(game_id)
         learn_facts(client, public.game.game_type)
@@ -302,7 +309,7 @@ def play_seats(seats: Sequence[Seat], bots: Sequence[Bot], max_moves: int = 100_
                 return GameResult(game_id, client.get(game_id), moves)
             for number in sorted(_acting(view)):
                 turn = plays[number].turn(since=version)
-                legal = list(turn.view.legal_moves)
+                legal = legal_moves(turn.view)
                 move = bots[number](turn.view, legal) if legal else None
                 if move is None:
                     continue
@@ -343,21 +350,22 @@ def play_clocked_seats(
     while moves < max_moves:
         if is_over(state):
             return GameResult(game_id, client.get(game_id), moves)
-        asked = {n: seats[n].get() for n in sorted(_acting(state.view))}
+        asked = {n: seats[n].get(compact_lay_aside=True) for n in sorted(_acting(state.view))}
         if any(s.game.version != state.game.version for s in asked.values()):
             state = client.get(game_id)  # the game moved on meanwhile (the clock)
             continue
         made = 0
+        legals = {n: legal_moves(mine.view) for n, mine in asked.items()}
         for number, move in _answers(
             {
-                n: (bots[n], mine.view, list(mine.view.legal_moves), _time_left(mine.view, n))
-                for n, mine in asked.items()
-                if mine.view.legal_moves
+                n: (bots[n], asked[n].view, legal, _time_left(asked[n].view, n))
+                for n, legal in legals.items()
+                if legal
             }
         ):
             if move is None:
                 continue
-            if move not in asked[number].view.legal_moves:
+            if move not in legals[number]:
                 raise BotError(f"seat {number}: {move} is not a legal move")
             if _send(seats[number], move, first=made == 0, decided_at=state.game.version):
                 made += 1
@@ -375,8 +383,8 @@ def _send(seat: Seat, move: Move, *, first: bool, decided_at: int) -> bool:
     first, or the game ended)."""
     version = decided_at
     if not first:
-        now = seat.get()
-        if is_over(now) or move not in now.view.legal_moves:
+        now = seat.get(compact_lay_aside=True)
+        if is_over(now) or move not in legal_moves(now.view):
             return False
         version = now.game.version
     try:

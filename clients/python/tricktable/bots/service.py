@@ -22,6 +22,7 @@ from tricktable import facts
 from tricktable.bots.base import Bot, Move, View
 from tricktable.client import RetryPolicy, call_with_retry
 from tricktable.errors import from_rpc_error
+from tricktable.legal import expanded, legal_moves
 from tricktable.v1 import bot_service_pb2 as pb
 from tricktable.v1 import bot_service_pb2_grpc
 
@@ -70,7 +71,7 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"this bot does not play {view.game}")
         if request.HasField("game_type") and not facts.known(view.game):
             facts.learn([request.game_type])
-        move = self._bot(request.game_id, view)(view, list(view.legal_moves))
+        move = self._bot(request.game_id, view)(view, legal_moves(view))
         return pb.DecideResponse() if move is None else pb.DecideResponse(move=move)
 
 
@@ -143,7 +144,9 @@ class RemoteBot:
         return response
 
     def __call__(self, view: View, legal: Sequence[Move]) -> Move | None:
-        request = pb.DecideRequest(game_id=self.game_id, view=view)
+        # The BotService contract lists every legal move in view.legal_moves: a compact
+        # lay-aside is listed again for the remote bot.
+        request = pb.DecideRequest(game_id=self.game_id, view=expanded(view))
         game_type = facts.game_type(view.game)
         if game_type is not None:  # the remote bot reads the game's facts from it
             request.game_type.CopyFrom(game_type)

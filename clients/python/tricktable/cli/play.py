@@ -39,6 +39,7 @@ from tricktable.cli.local_server import local_server
 from tricktable.cli.ticking import Ticking
 from tricktable.client import Client, Seat, time_control
 from tricktable.errors import IllegalMove, StaleVersion, TricktableError
+from tricktable.legal import legal_moves
 from tricktable.move_text import MoveInputError, NotLegalNow, parse_move
 from tricktable.playstream import PlayStream
 from tricktable.render import (
@@ -244,7 +245,7 @@ class Player:
         self._show_end()
 
     def _follow(self) -> None:
-        with self.seat.play() as stream:
+        with self.seat.play(compact_lay_aside=True) as stream:
             self._stream = stream
             while True:
                 for batch in stream.events():
@@ -274,7 +275,7 @@ class Player:
         """The game waits on this seat. A seat whose only moves are optional (a Sixty-Six claim
         while the other seat leads) is not asked: the bots would not wait for an answer."""
         view = state.view
-        legal = list(view.legal_moves)
+        legal = legal_moves(view)
         return self.seat.seat in view.to_act and bool(legal) and not may_wait(view, legal)
 
     def _show_events(self, batch: pb.StreamEventsResponse) -> None:
@@ -298,11 +299,11 @@ class Player:
 
     def _show_table(self, state: State) -> None:
         self.console.print(render_view(state.view, self.names))
-        self.console.print(render_moves(list(state.view.legal_moves)))
+        self.console.print(render_moves(legal_moves(state.view)))
 
     def _ask(self, state: State) -> moves_pb2.Move | None:
         """The move the player names; None to show the table again."""
-        legal = list(state.view.legal_moves)
+        legal = legal_moves(state.view)
         while True:
             try:
                 with self.ticking.at_prompt(state.view):
@@ -393,6 +394,5 @@ def still_stands(before: State, after: State, move: moves_pb2.Move, seat: int) -
     phase, the seat still to act, the move still legal. Moves made meanwhile by seats acting at
     the same time (laying bid cards aside) do not change a decision taken without seeing them."""
     b, a = before.view, after.view
-    return (
-        a.deal_no == b.deal_no and a.phase == b.phase and seat in a.to_act and move in a.legal_moves
-    )
+    same_turn = a.deal_no == b.deal_no and a.phase == b.phase and seat in a.to_act
+    return same_turn and move in legal_moves(a)

@@ -440,6 +440,7 @@ class GetGameRequest(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     WAIT_FOR_TURN_FIELD_NUMBER: _builtins.int
     AFTER_VERSION_FIELD_NUMBER: _builtins.int
+    COMPACT_LAY_ASIDE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     wait_for_turn: _builtins.bool
     """Hold the reply until the caller's seat is to act or the game has ended (or the server's
@@ -451,16 +452,21 @@ class GetGameRequest(_message.Message):
     server's wait limit or the call's deadline passes first: check game.version). Anyone may
     wait so, spectators too: a watcher passes the version it last saw instead of polling.
     """
+    compact_lay_aside: _builtins.bool
+    """Describe the caller's legal lay-asides in View.lay_aside_choice instead of listing each
+    in View.legal_moves (560 moves for a 16-card hand); without it every one is listed.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         wait_for_turn: _builtins.bool = ...,
         after_version: _builtins.int | None = ...,
+        compact_lay_aside: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_after_version", b"_after_version", "after_version", b"after_version"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_version", b"_after_version", "after_version", b"after_version", "game_id", b"game_id", "wait_for_turn", b"wait_for_turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_version", b"_after_version", "after_version", b"after_version", "compact_lay_aside", b"compact_lay_aside", "game_id", b"game_id", "wait_for_turn", b"wait_for_turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__after_version: _TypeAlias = _typing.Literal["after_version"]  # noqa: Y015
     _WhichOneofArgType__after_version: _TypeAlias = _typing.Literal["_after_version", b"_after_version"]  # noqa: Y015
@@ -502,6 +508,7 @@ class SubmitMoveRequest(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     WAIT_FOR_TURN_FIELD_NUMBER: _builtins.int
+    COMPACT_LAY_ASIDE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     expected_version: _builtins.int
     """The version the move was decided on; a different current version is ABORTED (refresh and
@@ -518,6 +525,10 @@ class SubmitMoveRequest(_message.Message):
     ended (or the server's wait limit or the call's deadline passes first: check view.to_act).
     A bot then needs one call per move. The move itself is committed before any waiting.
     """
+    compact_lay_aside: _builtins.bool
+    """Describe the caller's legal lay-asides in View.lay_aside_choice instead of listing each
+    in View.legal_moves (560 moves for a 16-card hand); without it every one is listed.
+    """
     @_builtins.property
     def move(self) -> _moves_pb2.Move: ...
     def __init__(
@@ -529,10 +540,11 @@ class SubmitMoveRequest(_message.Message):
         request_id: _builtins.str = ...,
         seat: _builtins.int | None = ...,
         wait_for_turn: _builtins.bool = ...,
+        compact_lay_aside: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "move", b"move", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "expected_version", b"expected_version", "game_id", b"game_id", "move", b"move", "request_id", b"request_id", "seat", b"seat", "wait_for_turn", b"wait_for_turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "compact_lay_aside", b"compact_lay_aside", "expected_version", b"expected_version", "game_id", b"game_id", "move", b"move", "request_id", b"request_id", "seat", b"seat", "wait_for_turn", b"wait_for_turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -961,20 +973,26 @@ class PlayOpen(_message.Message):
 
     GAME_ID_FIELD_NUMBER: _builtins.int
     FROM_VERSION_FIELD_NUMBER: _builtins.int
+    COMPACT_LAY_ASIDE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     from_version: _builtins.int
     """The first version whose events to send: 0 replays the game from its first deal; a client
     that has seen version v resumes with v + 1 and misses nothing.
+    """
+    compact_lay_aside: _builtins.bool
+    """Describe the seat's legal lay-asides in View.lay_aside_choice instead of listing each
+    in View.legal_moves (560 moves for a 16-card hand); without it every one is listed.
     """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         from_version: _builtins.int = ...,
+        compact_lay_aside: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["compact_lay_aside", b"compact_lay_aside", "from_version", b"from_version", "game_id", b"game_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -48,6 +48,7 @@ class View(_message.Message):
     MAY_ACT_FIELD_NUMBER: _builtins.int
     CLOCKS_FIELD_NUMBER: _builtins.int
     PRESENCE_FIELD_NUMBER: _builtins.int
+    LAY_ASIDE_CHOICE_FIELD_NUMBER: _builtins.int
     NINETY_NINE_DETAIL_FIELD_NUMBER: _builtins.int
     COUNTERPOINT_DETAIL_FIELD_NUMBER: _builtins.int
     SIXTY_SIX_DETAIL_FIELD_NUMBER: _builtins.int
@@ -80,7 +81,9 @@ class View(_message.Message):
 
     @_builtins.property
     def legal_moves(self) -> _containers.RepeatedCompositeFieldContainer[_moves_pb2.Move]:
-        """The viewer's legal moves now, ready to send."""
+        """The viewer's legal moves now, ready to send. With the request's compact_lay_aside, the
+        lay-asides among them are not listed here but described once in lay_aside_choice.
+        """
 
     @_builtins.property
     def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
@@ -101,6 +104,12 @@ class View(_message.Message):
     def presence(self) -> _containers.RepeatedCompositeFieldContainer[_clocks_pb2.SeatPresence]:
         """Each seat's presence, in seat order (GetGame answers carry it; SubmitMove's view leaves it
         empty).
+        """
+
+    @_builtins.property
+    def lay_aside_choice(self) -> Global___LayAsideChoice:
+        """Set only when the request asked for compact_lay_aside and the viewer may lay cards aside
+        now: every LayAside of `count` distinct cards of it is legal (and not in legal_moves).
         """
 
     @_builtins.property
@@ -131,14 +140,15 @@ class View(_message.Message):
         may_act: _abc.Iterable[_builtins.int] | None = ...,
         clocks: _abc.Iterable[_clocks_pb2.SeatClock] | None = ...,
         presence: _abc.Iterable[_clocks_pb2.SeatPresence] | None = ...,
+        lay_aside_choice: Global___LayAsideChoice | None = ...,
         ninety_nine_detail: Global___NinetyNineDetail | None = ...,
         counterpoint_detail: Global___CounterpointDetail | None = ...,
         sixty_six_detail: Global___SixtySixDetail | None = ...,
         nominations_detail: Global___NominationsDetail | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_viewer", b"_viewer", "counterpoint_detail", b"counterpoint_detail", "detail", b"detail", "ninety_nine_detail", b"ninety_nine_detail", "nominations_detail", b"nominations_detail", "sixty_six_detail", b"sixty_six_detail", "trick", b"trick", "turn_up", b"turn_up", "viewer", b"viewer"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_viewer", b"_viewer", "counterpoint_detail", b"counterpoint_detail", "detail", b"detail", "lay_aside_choice", b"lay_aside_choice", "ninety_nine_detail", b"ninety_nine_detail", "nominations_detail", b"nominations_detail", "sixty_six_detail", b"sixty_six_detail", "trick", b"trick", "turn_up", b"turn_up", "viewer", b"viewer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer", b"_viewer", "clocks", b"clocks", "counterpoint_detail", b"counterpoint_detail", "deal_no", b"deal_no", "dealer", b"dealer", "detail", b"detail", "finished", b"finished", "game", b"game", "legal_moves", b"legal_moves", "may_act", b"may_act", "ninety_nine_detail", b"ninety_nine_detail", "nominations_detail", b"nominations_detail", "phase", b"phase", "presence", b"presence", "seats", b"seats", "sixty_six_detail", b"sixty_six_detail", "to_act", b"to_act", "trick", b"trick", "tricks", b"tricks", "trump", b"trump", "turn_up", b"turn_up", "viewer", b"viewer", "winners", b"winners"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer", b"_viewer", "clocks", b"clocks", "counterpoint_detail", b"counterpoint_detail", "deal_no", b"deal_no", "dealer", b"dealer", "detail", b"detail", "finished", b"finished", "game", b"game", "lay_aside_choice", b"lay_aside_choice", "legal_moves", b"legal_moves", "may_act", b"may_act", "ninety_nine_detail", b"ninety_nine_detail", "nominations_detail", b"nominations_detail", "phase", b"phase", "presence", b"presence", "seats", b"seats", "sixty_six_detail", b"sixty_six_detail", "to_act", b"to_act", "trick", b"trick", "tricks", b"tricks", "trump", b"trump", "turn_up", b"turn_up", "viewer", b"viewer", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__viewer: _TypeAlias = _typing.Literal["viewer"]  # noqa: Y015
     _WhichOneofArgType__viewer: _TypeAlias = _typing.Literal["_viewer", b"_viewer"]  # noqa: Y015
@@ -150,6 +160,37 @@ class View(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType_detail) -> _WhichOneofReturnType_detail | None: ...
 
 Global___View: _TypeAlias = View  # noqa: Y015
+
+@_typing.final
+class LayAsideChoice(_message.Message):
+    """"Lay aside any `count` of these cards": a seat's legal lay-asides as one choice, instead of
+    every combination listed as a Move (560 for 3 of a 16-card hand). A move is sent as usual: a
+    LayAside naming `count` distinct cards of `cards`.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    COUNT_FIELD_NUMBER: _builtins.int
+    count: _builtins.int
+    """How many of them to lay aside in one LayAside move."""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]:
+        """The cards it may lay aside: the viewer's own hand, in the engine's card order."""
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[_cards_pb2.Card] | None = ...,
+        count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "count", b"count"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LayAsideChoice: _TypeAlias = LayAsideChoice  # noqa: Y015
 
 @_typing.final
 class SeatView(_message.Message):

@@ -20,7 +20,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tricktable/v1/views.proto.
  */
 export const file_tricktable_v1_views: GenFile = /*@__PURE__*/
-  fileDesc("Chl0cmlja3RhYmxlL3YxL3ZpZXdzLnByb3RvEg10cmlja3RhYmxlLnYxIvYFCgRWaWV3EgwKBGdhbWUYASABKAkSEwoGdmlld2VyGAIgASgFSAGIAQESDQoFcGhhc2UYAyABKAkSDwoHZGVhbF9ubxgEIAEoBRIOCgZkZWFsZXIYBSABKAUSDgoGdG9fYWN0GAYgAygFEiYKBXNlYXRzGAcgAygLMhcudHJpY2t0YWJsZS52MS5TZWF0VmlldxInCgV0cmljaxgIIAEoCzIYLnRyaWNrdGFibGUudjEuVHJpY2tWaWV3EigKBnRyaWNrcxgJIAMoCzIYLnRyaWNrdGFibGUudjEuVHJpY2tWaWV3EiIKBXRydW1wGAogASgOMhMudHJpY2t0YWJsZS52MS5TdWl0EigKC2xlZ2FsX21vdmVzGAsgAygLMhMudHJpY2t0YWJsZS52MS5Nb3ZlEhAKCGZpbmlzaGVkGAwgASgIEg8KB3dpbm5lcnMYDSADKAUSJAoHdHVybl91cBgOIAEoCzITLnRyaWNrdGFibGUudjEuQ2FyZBIPCgdtYXlfYWN0GA8gAygFEigKBmNsb2NrcxgQIAMoCzIYLnRyaWNrdGFibGUudjEuU2VhdENsb2NrEi0KCHByZXNlbmNlGBEgAygLMhsudHJpY2t0YWJsZS52MS5TZWF0UHJlc2VuY2USPQoSbmluZXR5X25pbmVfZGV0YWlsGBQgASgLMh8udHJpY2t0YWJsZS52MS5OaW5ldHlOaW5lRGV0YWlsSAASQAoTY291bnRlcnBvaW50X2RldGFpbBgVIAEoCzIhLnRyaWNrdGFibGUudjEuQ291bnRlcnBvaW50RGV0YWlsSAASOQoQc2l4dHlfc2l4X2RldGFpbBgWIAEoCzIdLnRyaWNrdGFibGUudjEuU2l4dHlTaXhEZXRhaWxIABI+ChJub21pbmF0aW9uc19kZXRhaWwYFyABKAsyIC50cmlja3RhYmxlLnYxLk5vbWluYXRpb25zRGV0YWlsSABCCAoGZGV0YWlsQgkKB192aWV3ZXIi+AEKCFNlYXRWaWV3EgwKBHNlYXQYASABKAUSEQoJaGFuZF9zaXplGAIgASgFEiUKBGhhbmQYAyABKAsyFy50cmlja3RhYmxlLnYxLkNhcmRMaXN0EhMKC2FzaWRlX2NvdW50GAQgASgFEiYKBWFzaWRlGAUgASgLMhcudHJpY2t0YWJsZS52MS5DYXJkTGlzdBIQCgNiaWQYBiABKAVIAIgBARISCgp0cmlja3Nfd29uGAcgASgFEhkKDHBvaW50c190YWtlbhgIIAEoBUgBiAEBEg0KBXNjb3JlGAkgASgFQgYKBF9iaWRCDwoNX3BvaW50c190YWtlbiJuCglUcmlja1ZpZXcSDgoGbGVhZGVyGAEgASgFEg0KBXNlYXRzGAIgAygFEiIKBWNhcmRzGAMgAygLMhMudHJpY2t0YWJsZS52MS5DYXJkEhMKBndpbm5lchgEIAEoBUgAiAEBQgkKB193aW5uZXIiwwIKEE5pbmV0eU5pbmVEZXRhaWwSDwoHZWRpdGlvbhgBIAEoCRIOCgZlbGRlc3QYAiABKAUSEwoGY2FsbGVyGAMgASgFSACIAQESLAoFY2FsbHMYBCADKAsyHS50cmlja3RhYmxlLnYxLk9wdGlvbmFsU3RyaW5nEhkKDHByZW1pdW1fc2VhdBgFIAEoBUgBiAEBEhQKB3ByZW1pdW0YBiABKAlIAogBARIdChVyZXZlYWxlcl9oYW5kX2V4cG9zZWQYByABKAgSJQoIam9rZXJfYXMYCCABKAsyEy50cmlja3RhYmxlLnYxLkNhcmQSLAoJbGFzdF9kZWFsGAkgASgLMhkudHJpY2t0YWJsZS52MS5EZWFsU2NvcmVkQgkKB19jYWxsZXJCDwoNX3ByZW1pdW1fc2VhdEIKCghfcHJlbWl1bSJWChJDb3VudGVycG9pbnREZXRhaWwSEgoKbm9uX2RlYWxlchgBIAEoBRIsCglsYXN0X2RlYWwYAiABKAsyGS50cmlja3RhYmxlLnYxLkRlYWxTY29yZWQiggQKDlNpeHR5U2l4RGV0YWlsEg4KBnByZXNldBgBIAEoCRISCgpub25fZGVhbGVyGAIgASgFEhIKCnN0b2NrX3NpemUYAyABKAUSEwoLc3RvY2tfc3RhdGUYBCABKAkSFwoPdHVybl91cF9mYWNlX3VwGAUgASgIEhMKBmNsb3NlchgGIAEoBUgAiAEBEiMKFmNsb3Nlcl9vcHBvbmVudF90cmlja3MYByABKAVIAYgBARIuCgltYXJyaWFnZXMYCCADKAsyGy50cmlja3RhYmxlLnYxLk1hcnJpYWdlVmlldxIqCg1tYXJyaWFnZV9zdWl0GAkgASgOMhMudHJpY2t0YWJsZS52MS5TdWl0EhwKD2VuZF93aW5kb3dfc2VhdBgKIAEoBUgCiAEBEg0KBWNhcnJ5GAsgASgFEhoKEnRhcmdldF9nYW1lX3BvaW50cxgMIAEoBRIUCgxtYXRjaF9zdGFrZXMYDSABKAUSLQoLa25vd25fY2FyZHMYDiADKAsyGC50cmlja3RhYmxlLnYxLlNlYXRDYXJkcxIsCglsYXN0X2RlYWwYDyABKAsyGS50cmlja3RhYmxlLnYxLkRlYWxTY29yZWRCCQoHX2Nsb3NlckIZChdfY2xvc2VyX29wcG9uZW50X3RyaWNrc0ISChBfZW5kX3dpbmRvd19zZWF0IoMBCgxNYXJyaWFnZVZpZXcSDAoEc2VhdBgBIAEoBRIhCgRzdWl0GAIgASgOMhMudHJpY2t0YWJsZS52MS5TdWl0Eg4KBnBvaW50cxgDIAEoBRIOCgZjb3VudHMYBCABKAgSIgoFY2FyZHMYBSADKAsyEy50cmlja3RhYmxlLnYxLkNhcmQingQKEU5vbWluYXRpb25zRGV0YWlsEg4KBmxhZGRlchgBIAMoCRIUCgxmaXJzdF9jYWxsZXIYAiABKAUSDwoHYXVjdGlvbhgDIAMoCRIVCghoaWdoX2JpZBgEIAEoCUgAiAEBEhgKC2hpZ2hfYmlkZGVyGAUgASgFSAGIAQESFQoIZGVjbGFyZXIYBiABKAVIAogBARIVCghjb250cmFjdBgHIAEoCUgDiAEBEhAKCG5vX3RydW1wGAggASgIEhQKB3BhcnRuZXIYCSABKAVIBIgBARIWCg5wYXJ0bmVyX3N0YXR1cxgKIAEoCRIYCgtzaWRlX3RyaWNrcxgLIAEoBUgFiAEBEhIKCm11bHRpcGxpZXIYDCABKAUSEwoLZG91YmxlX2hhbmQYDSABKAgSEwoGY3V0dGVyGA4gASgFSAaIAQESFAoMaGFuZF9leHBvc2VkGA8gASgIEhQKDHBsYXllZF9kZWFscxgQIAEoBRIjCgZjYWxsZWQYESABKAsyEy50cmlja3RhYmxlLnYxLkNhcmQSLAoJbGFzdF9kZWFsGBIgASgLMhkudHJpY2t0YWJsZS52MS5EZWFsU2NvcmVkQgsKCV9oaWdoX2JpZEIOCgxfaGlnaF9iaWRkZXJCCwoJX2RlY2xhcmVyQgsKCV9jb250cmFjdEIKCghfcGFydG5lckIOCgxfc2lkZV90cmlja3NCCQoHX2N1dHRlcmIGcHJvdG8z", [file_tricktable_v1_cards, file_tricktable_v1_clocks, file_tricktable_v1_events, file_tricktable_v1_moves, file_tricktable_v1_values]);
+  fileDesc("Chl0cmlja3RhYmxlL3YxL3ZpZXdzLnByb3RvEg10cmlja3RhYmxlLnYxIq8GCgRWaWV3EgwKBGdhbWUYASABKAkSEwoGdmlld2VyGAIgASgFSAGIAQESDQoFcGhhc2UYAyABKAkSDwoHZGVhbF9ubxgEIAEoBRIOCgZkZWFsZXIYBSABKAUSDgoGdG9fYWN0GAYgAygFEiYKBXNlYXRzGAcgAygLMhcudHJpY2t0YWJsZS52MS5TZWF0VmlldxInCgV0cmljaxgIIAEoCzIYLnRyaWNrdGFibGUudjEuVHJpY2tWaWV3EigKBnRyaWNrcxgJIAMoCzIYLnRyaWNrdGFibGUudjEuVHJpY2tWaWV3EiIKBXRydW1wGAogASgOMhMudHJpY2t0YWJsZS52MS5TdWl0EigKC2xlZ2FsX21vdmVzGAsgAygLMhMudHJpY2t0YWJsZS52MS5Nb3ZlEhAKCGZpbmlzaGVkGAwgASgIEg8KB3dpbm5lcnMYDSADKAUSJAoHdHVybl91cBgOIAEoCzITLnRyaWNrdGFibGUudjEuQ2FyZBIPCgdtYXlfYWN0GA8gAygFEigKBmNsb2NrcxgQIAMoCzIYLnRyaWNrdGFibGUudjEuU2VhdENsb2NrEi0KCHByZXNlbmNlGBEgAygLMhsudHJpY2t0YWJsZS52MS5TZWF0UHJlc2VuY2USNwoQbGF5X2FzaWRlX2Nob2ljZRgSIAEoCzIdLnRyaWNrdGFibGUudjEuTGF5QXNpZGVDaG9pY2USPQoSbmluZXR5X25pbmVfZGV0YWlsGBQgASgLMh8udHJpY2t0YWJsZS52MS5OaW5ldHlOaW5lRGV0YWlsSAASQAoTY291bnRlcnBvaW50X2RldGFpbBgVIAEoCzIhLnRyaWNrdGFibGUudjEuQ291bnRlcnBvaW50RGV0YWlsSAASOQoQc2l4dHlfc2l4X2RldGFpbBgWIAEoCzIdLnRyaWNrdGFibGUudjEuU2l4dHlTaXhEZXRhaWxIABI+ChJub21pbmF0aW9uc19kZXRhaWwYFyABKAsyIC50cmlja3RhYmxlLnYxLk5vbWluYXRpb25zRGV0YWlsSABCCAoGZGV0YWlsQgkKB192aWV3ZXIiQwoOTGF5QXNpZGVDaG9pY2USIgoFY2FyZHMYASADKAsyEy50cmlja3RhYmxlLnYxLkNhcmQSDQoFY291bnQYAiABKAUi+AEKCFNlYXRWaWV3EgwKBHNlYXQYASABKAUSEQoJaGFuZF9zaXplGAIgASgFEiUKBGhhbmQYAyABKAsyFy50cmlja3RhYmxlLnYxLkNhcmRMaXN0EhMKC2FzaWRlX2NvdW50GAQgASgFEiYKBWFzaWRlGAUgASgLMhcudHJpY2t0YWJsZS52MS5DYXJkTGlzdBIQCgNiaWQYBiABKAVIAIgBARISCgp0cmlja3Nfd29uGAcgASgFEhkKDHBvaW50c190YWtlbhgIIAEoBUgBiAEBEg0KBXNjb3JlGAkgASgFQgYKBF9iaWRCDwoNX3BvaW50c190YWtlbiJuCglUcmlja1ZpZXcSDgoGbGVhZGVyGAEgASgFEg0KBXNlYXRzGAIgAygFEiIKBWNhcmRzGAMgAygLMhMudHJpY2t0YWJsZS52MS5DYXJkEhMKBndpbm5lchgEIAEoBUgAiAEBQgkKB193aW5uZXIiwwIKEE5pbmV0eU5pbmVEZXRhaWwSDwoHZWRpdGlvbhgBIAEoCRIOCgZlbGRlc3QYAiABKAUSEwoGY2FsbGVyGAMgASgFSACIAQESLAoFY2FsbHMYBCADKAsyHS50cmlja3RhYmxlLnYxLk9wdGlvbmFsU3RyaW5nEhkKDHByZW1pdW1fc2VhdBgFIAEoBUgBiAEBEhQKB3ByZW1pdW0YBiABKAlIAogBARIdChVyZXZlYWxlcl9oYW5kX2V4cG9zZWQYByABKAgSJQoIam9rZXJfYXMYCCABKAsyEy50cmlja3RhYmxlLnYxLkNhcmQSLAoJbGFzdF9kZWFsGAkgASgLMhkudHJpY2t0YWJsZS52MS5EZWFsU2NvcmVkQgkKB19jYWxsZXJCDwoNX3ByZW1pdW1fc2VhdEIKCghfcHJlbWl1bSJWChJDb3VudGVycG9pbnREZXRhaWwSEgoKbm9uX2RlYWxlchgBIAEoBRIsCglsYXN0X2RlYWwYAiABKAsyGS50cmlja3RhYmxlLnYxLkRlYWxTY29yZWQiggQKDlNpeHR5U2l4RGV0YWlsEg4KBnByZXNldBgBIAEoCRISCgpub25fZGVhbGVyGAIgASgFEhIKCnN0b2NrX3NpemUYAyABKAUSEwoLc3RvY2tfc3RhdGUYBCABKAkSFwoPdHVybl91cF9mYWNlX3VwGAUgASgIEhMKBmNsb3NlchgGIAEoBUgAiAEBEiMKFmNsb3Nlcl9vcHBvbmVudF90cmlja3MYByABKAVIAYgBARIuCgltYXJyaWFnZXMYCCADKAsyGy50cmlja3RhYmxlLnYxLk1hcnJpYWdlVmlldxIqCg1tYXJyaWFnZV9zdWl0GAkgASgOMhMudHJpY2t0YWJsZS52MS5TdWl0EhwKD2VuZF93aW5kb3dfc2VhdBgKIAEoBUgCiAEBEg0KBWNhcnJ5GAsgASgFEhoKEnRhcmdldF9nYW1lX3BvaW50cxgMIAEoBRIUCgxtYXRjaF9zdGFrZXMYDSABKAUSLQoLa25vd25fY2FyZHMYDiADKAsyGC50cmlja3RhYmxlLnYxLlNlYXRDYXJkcxIsCglsYXN0X2RlYWwYDyABKAsyGS50cmlja3RhYmxlLnYxLkRlYWxTY29yZWRCCQoHX2Nsb3NlckIZChdfY2xvc2VyX29wcG9uZW50X3RyaWNrc0ISChBfZW5kX3dpbmRvd19zZWF0IoMBCgxNYXJyaWFnZVZpZXcSDAoEc2VhdBgBIAEoBRIhCgRzdWl0GAIgASgOMhMudHJpY2t0YWJsZS52MS5TdWl0Eg4KBnBvaW50cxgDIAEoBRIOCgZjb3VudHMYBCABKAgSIgoFY2FyZHMYBSADKAsyEy50cmlja3RhYmxlLnYxLkNhcmQingQKEU5vbWluYXRpb25zRGV0YWlsEg4KBmxhZGRlchgBIAMoCRIUCgxmaXJzdF9jYWxsZXIYAiABKAUSDwoHYXVjdGlvbhgDIAMoCRIVCghoaWdoX2JpZBgEIAEoCUgAiAEBEhgKC2hpZ2hfYmlkZGVyGAUgASgFSAGIAQESFQoIZGVjbGFyZXIYBiABKAVIAogBARIVCghjb250cmFjdBgHIAEoCUgDiAEBEhAKCG5vX3RydW1wGAggASgIEhQKB3BhcnRuZXIYCSABKAVIBIgBARIWCg5wYXJ0bmVyX3N0YXR1cxgKIAEoCRIYCgtzaWRlX3RyaWNrcxgLIAEoBUgFiAEBEhIKCm11bHRpcGxpZXIYDCABKAUSEwoLZG91YmxlX2hhbmQYDSABKAgSEwoGY3V0dGVyGA4gASgFSAaIAQESFAoMaGFuZF9leHBvc2VkGA8gASgIEhQKDHBsYXllZF9kZWFscxgQIAEoBRIjCgZjYWxsZWQYESABKAsyEy50cmlja3RhYmxlLnYxLkNhcmQSLAoJbGFzdF9kZWFsGBIgASgLMhkudHJpY2t0YWJsZS52MS5EZWFsU2NvcmVkQgsKCV9oaWdoX2JpZEIOCgxfaGlnaF9iaWRkZXJCCwoJX2RlY2xhcmVyQgsKCV9jb250cmFjdEIKCghfcGFydG5lckIOCgxfc2lkZV90cmlja3NCCQoHX2N1dHRlcmIGcHJvdG8z", [file_tricktable_v1_cards, file_tricktable_v1_clocks, file_tricktable_v1_events, file_tricktable_v1_moves, file_tricktable_v1_values]);
 
 /**
  * A game as one viewer sees it: everything a frontend draws and a bot decides on. A spectator
@@ -93,7 +93,8 @@ export type View = Message<"tricktable.v1.View"> & {
   trump: Suit;
 
   /**
-   * The viewer's legal moves now, ready to send.
+   * The viewer's legal moves now, ready to send. With the request's compact_lay_aside, the
+   * lay-asides among them are not listed here but described once in lay_aside_choice.
    *
    * @generated from field: repeated tricktable.v1.Move legal_moves = 11;
    */
@@ -139,6 +140,14 @@ export type View = Message<"tricktable.v1.View"> & {
   presence: SeatPresence[];
 
   /**
+   * Set only when the request asked for compact_lay_aside and the viewer may lay cards aside
+   * now: every LayAside of `count` distinct cards of it is legal (and not in legal_moves).
+   *
+   * @generated from field: tricktable.v1.LayAsideChoice lay_aside_choice = 18;
+   */
+  layAsideChoice?: LayAsideChoice | undefined;
+
+  /**
    * What is special to the game.
    *
    * @generated from oneof tricktable.v1.View.detail
@@ -176,6 +185,36 @@ export type View = Message<"tricktable.v1.View"> & {
  */
 export const ViewSchema: GenMessage<View> = /*@__PURE__*/
   messageDesc(file_tricktable_v1_views, 0);
+
+/**
+ * "Lay aside any `count` of these cards": a seat's legal lay-asides as one choice, instead of
+ * every combination listed as a Move (560 for 3 of a 16-card hand). A move is sent as usual: a
+ * LayAside naming `count` distinct cards of `cards`.
+ *
+ * @generated from message tricktable.v1.LayAsideChoice
+ */
+export type LayAsideChoice = Message<"tricktable.v1.LayAsideChoice"> & {
+  /**
+   * The cards it may lay aside: the viewer's own hand, in the engine's card order.
+   *
+   * @generated from field: repeated tricktable.v1.Card cards = 1;
+   */
+  cards: Card[];
+
+  /**
+   * How many of them to lay aside in one LayAside move.
+   *
+   * @generated from field: int32 count = 2;
+   */
+  count: number;
+};
+
+/**
+ * Describes the message tricktable.v1.LayAsideChoice.
+ * Use `create(LayAsideChoiceSchema)` to create a new message.
+ */
+export const LayAsideChoiceSchema: GenMessage<LayAsideChoice> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_views, 1);
 
 /**
  * One seat as the viewer sees it.
@@ -244,7 +283,7 @@ export type SeatView = Message<"tricktable.v1.SeatView"> & {
  * Use `create(SeatViewSchema)` to create a new message.
  */
 export const SeatViewSchema: GenMessage<SeatView> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_views, 1);
+  messageDesc(file_tricktable_v1_views, 2);
 
 /**
  * A trick: who played each card, in play order from the leader.
@@ -280,7 +319,7 @@ export type TrickView = Message<"tricktable.v1.TrickView"> & {
  * Use `create(TrickViewSchema)` to create a new message.
  */
 export const TrickViewSchema: GenMessage<TrickView> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_views, 2);
+  messageDesc(file_tricktable_v1_views, 3);
 
 /**
  * Ninety-Nine's public state.
@@ -349,7 +388,7 @@ export type NinetyNineDetail = Message<"tricktable.v1.NinetyNineDetail"> & {
  * Use `create(NinetyNineDetailSchema)` to create a new message.
  */
 export const NinetyNineDetailSchema: GenMessage<NinetyNineDetail> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_views, 3);
+  messageDesc(file_tricktable_v1_views, 4);
 
 /**
  * Counterpoint's public state.
@@ -375,7 +414,7 @@ export type CounterpointDetail = Message<"tricktable.v1.CounterpointDetail"> & {
  * Use `create(CounterpointDetailSchema)` to create a new message.
  */
 export const CounterpointDetailSchema: GenMessage<CounterpointDetail> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_views, 4);
+  messageDesc(file_tricktable_v1_views, 5);
 
 /**
  * Sixty-Six's public state (the same for every viewer).
@@ -476,7 +515,7 @@ export type SixtySixDetail = Message<"tricktable.v1.SixtySixDetail"> & {
  * Use `create(SixtySixDetailSchema)` to create a new message.
  */
 export const SixtySixDetailSchema: GenMessage<SixtySixDetail> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_views, 5);
+  messageDesc(file_tricktable_v1_views, 6);
 
 /**
  * A marriage declared this deal; `counts` once its declarer has won a trick.
@@ -515,7 +554,7 @@ export type MarriageView = Message<"tricktable.v1.MarriageView"> & {
  * Use `create(MarriageViewSchema)` to create a new message.
  */
 export const MarriageViewSchema: GenMessage<MarriageView> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_views, 6);
+  messageDesc(file_tricktable_v1_views, 7);
 
 /**
  * Nominations' public state, as one viewer sees it. `partner_status` is per viewer ("none",
@@ -627,5 +666,5 @@ export type NominationsDetail = Message<"tricktable.v1.NominationsDetail"> & {
  * Use `create(NominationsDetailSchema)` to create a new message.
  */
 export const NominationsDetailSchema: GenMessage<NominationsDetail> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_views, 7);
+  messageDesc(file_tricktable_v1_views, 8);
 

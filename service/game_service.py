@@ -152,6 +152,14 @@ class StateCache:
         self._games.move_to_end(game_id)
         return entry
 
+    def at_least(self, game_id: str, version: int) -> tuple[GameRecord, Any] | None:
+        """The game at ``version`` or a later one, when this replica holds such a copy."""
+        entry = self._games.get(game_id)
+        if entry is None or entry[0].version < version:
+            return None
+        self._games.move_to_end(game_id)
+        return entry
+
     def made(self, game_id: str, version: int) -> tuple[int, list[Event]] | None:
         """The mover and full events of the move that made ``version``, if it is cached."""
         made = self._made.get(game_id)
@@ -748,10 +756,13 @@ class GameService:
 
     async def game_at(self, game_id: str, version: int) -> tuple[GameRecord, Any]:
         """The game at ``version`` (just notified) or later: this replica's copy when it holds
-        that version, else the store's latest, then kept. A move this replica committed is in
-        its copy before any waiter hears of it: the store wakes this process's waiters when the
-        commit returns, and the committing call keeps the new state before it next awaits."""
-        cached = self.cache.get(game_id, version)
+        that version or a later one (a seat's next move may be committed before the stream that
+        waits on this one runs: a restore from the store then costs more than reading the
+        versions in between), else the store's latest, then kept. A move this replica committed
+        is in its copy before any waiter hears of it: the store wakes this process's waiters
+        when the commit returns, and the committing call keeps the new state before it next
+        awaits."""
+        cached = self.cache.at_least(game_id, version)
         if cached is not None:
             return cached
         record = await self.store.load(game_id)

@@ -20,6 +20,7 @@ from typing import Any
 
 from tricktable import facts
 from tricktable.bots import make_bot
+from tricktable.legal import legal_moves
 
 from engine.core.chance import Chance
 from engine.core.moves import Move
@@ -109,8 +110,9 @@ def bot_move(
 
     if not facts.known(rules.name):  # the bots read the game's facts as a client would
         facts.learn([convert.game_type_to_proto(rules.game_type())])
-    view = convert.view_to_proto(rules.view(state, seat))
-    legal = list(view.legal_moves)
+    # Lay-asides as one choice, not hundreds of listed moves: the bots read either form alike.
+    view = convert.view_to_proto(rules.view(state, seat), compact_lay_aside=True)
+    legal = legal_moves(view)
     bot = make_bot(kind, rules.name, seed=Chance(seed).randint(f"bot:{version}", 0, 2**31 - 1))
     chosen = bot(view, legal)
     if chosen is None or chosen not in legal:

@@ -43,17 +43,11 @@ Arg = bytes | str | int | float
 
 
 def pack(args: tuple[Arg, ...]) -> bytes:
-    """One command in RESP (an array of bulk strings)."""
-    out = [b"*%d\r\n" % len(args)]
-    for arg in args:
-        if isinstance(arg, bytes):
-            data = arg
-        elif isinstance(arg, str):
-            data = arg.encode()
-        else:
-            data = repr(arg).encode()  # int, float: their decimal text
-        out.append(b"$%d\r\n%b\r\n" % (len(data), data))
-    return b"".join(out)
+    """One command in RESP (an array of bulk strings), by hiredis (whose parser reads the
+    replies): its C encoder takes a third of the time of one written in Python."""
+    # hiredis's stub types the argument as a one-item tuple; any number of items is meant.
+    packed: bytes = hiredis.pack_command(args)  # type: ignore[arg-type]
+    return packed
 
 
 #: TCP keepalive on every connection: a subscription waits quietly for as long as no game moves,

@@ -159,6 +159,20 @@ def test_game_types_publish_every_option_with_its_default(game: str) -> None:
         assert presets == {k: dict(v) for k, v in spec.sets.items()}
 
 
+def _record(game: str, seats: int) -> GameRecord:
+    """A game's record as the lobby would hand it to a response (an empty table)."""
+    return GameRecord(
+        game_id="g",
+        game_type=game,
+        options={},
+        seed=b"s",
+        seat_count=seats,
+        created_at_ms=1,
+        seats=(None,) * seats,
+        snapshot=b"",
+    )
+
+
 @pytest.mark.parametrize("game", game_names())
 def test_responses_filled_in_place_equal_responses_built_from_copied_messages(game: str) -> None:
     # SubmitMove and GetGame answers are written straight into the response; the bytes must be
@@ -166,16 +180,7 @@ def test_responses_filled_in_place_equal_responses_built_from_copied_messages(ga
     rules = get_rules(game)
     rng = random.Random(5)
     state = rules.new_game({}, f"fill:{game}".encode())
-    record = GameRecord(
-        game_id="g",
-        game_type=game,
-        options={},
-        seed=b"s",
-        seat_count=rules.seats,
-        created_at_ms=1,
-        seats=(None,) * rules.seats,
-        snapshot=b"",
-    )
+    record = _record(game, rules.seats)
     for version in range(1, 150):
         if state.finished:
             break
@@ -291,16 +296,7 @@ def test_responses_write_the_compact_form_only_when_asked() -> None:
     view = rules.view(state, 0)
     assert isinstance(view.legal_moves, LayAsideChoices)
     result = MoveResult(version=3, events=[], view=view, view_version=3)
-    record = GameRecord(
-        game_id="g",
-        game_type=rules.name,
-        options={},
-        seed=b"s",
-        seat_count=rules.seats,
-        created_at_ms=1,
-        seats=(None,) * rules.seats,
-        snapshot=b"",
-    )
+    record = _record(rules.name, rules.seats)
     listed = convert.submit_move_response(result)
     compact = convert.submit_move_response(result, compact_lay_aside=True)
     assert len(listed.view.legal_moves) == 560 and not listed.view.HasField("lay_aside_choice")

@@ -897,14 +897,15 @@ class GameService:
         except (TricktableError, EngineError):
             return None  # refused in the full path's order (the request may be a retry)
         assert isinstance(decided, Moved)
+        # A lost compare-and-set (VersionConflict) is raised and keeps the copy: a copy is never
+        # wrong, only behind, and the move that won may be this replica's, kept there already
+        # (seats laying aside at once race so: dropping it made the other seat's stream restore
+        # the game from the store).
         try:
             return await self._commit(decided, asked)
         except RequestSeen:
             self.cache.drop(asked.game_id)
             return None
-        except VersionConflict:
-            self.cache.drop(asked.game_id)
-            raise
 
     async def _move_on_stored(self, asked: _MoveRequest) -> Moved:
         """The full path: the move decided on the game as the store has it now."""

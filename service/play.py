@@ -228,7 +228,8 @@ class PlaySession:
                 version = await games.store.wait_for_version(game_id, after, games.stream_wait_s)
                 if version is not None and version > after:
                     after = version
-                    self._inbox.put_nowait(version)
+                    if version > self._sent:  # not the seat's own move, answered already
+                        self._inbox.put_nowait(version)
         except Exception as failed:  # the game expired, the store went away: the stream's end
             self._inbox.put_nowait(failed)
 

@@ -40,7 +40,7 @@ from engine.core.events import event_to_data
 from engine.core.moves import move_to_data
 from engine.core.options import options_to_data
 from engine.playout import random_move
-from service import convert
+from service import convert, event_loop
 from service.config import REDIS_URL_ENV
 from service.game_service import MoveResult
 from service.store.base import (
@@ -238,4 +238,7 @@ if __name__ == "__main__":  # python -m benchmarks.bound PORT GAME PREFIX TABLES
         raise SystemExit("usage: python -m benchmarks.bound PORT GAME PREFIX TABLES")
     port_arg, game_arg, prefix_arg, tables_arg = sys.argv[1:]
     url = os.environ.get(REDIS_URL_ENV) or None
-    asyncio.run(serve_bound(int(port_arg), url, game_arg, prefix_arg, int(tables_arg)))
+    event_loop.run(  # the loop of the server it is compared with
+        serve_bound(int(port_arg), url, game_arg, prefix_arg, int(tables_arg)),
+        event_loop.from_environment(),
+    )

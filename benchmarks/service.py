@@ -57,6 +57,7 @@ from tricktable.v1 import game_service_pb2_grpc
 from benchmarks.bound import bound_table_ids, play_bound
 from benchmarks.redis_server import NoRedisServer, free_port, redis_server, redis_server_binary
 from benchmarks.single_method import serve_method
+from service import event_loop
 from service.config import REDIS_CLUSTER_ENV, REDIS_URL_ENV, ServerConfig
 from service.logs import configure
 from service.store.redis import RedisStore
@@ -262,6 +263,7 @@ async def measure(
         "games": games,
         "seconds": seconds,
         "layout": LAYOUT,
+        "event_loop": event_loop.from_environment(),  # the servers' (TRICKTABLE_EVENT_LOOP)
         "moves": moves,
         "aborted": aborted,
         "moves_per_s": round(rate),
@@ -617,4 +619,7 @@ async def _channel(address: str) -> AsyncIterator[grpc.aio.Channel]:
 if __name__ == "__main__":  # python -m benchmarks.service floor PORT  (the floor's own process)
     if len(sys.argv) != 3 or sys.argv[1] != "floor":
         raise SystemExit("usage: python -m benchmarks.service floor PORT")
-    asyncio.run(serve_floor(int(sys.argv[2]), os.environ.get(REDIS_URL_ENV) or None))
+    event_loop.run(  # the loop of the server it is compared with
+        serve_floor(int(sys.argv[2]), os.environ.get(REDIS_URL_ENV) or None),
+        event_loop.from_environment(),
+    )

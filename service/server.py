@@ -146,6 +146,8 @@ class Server:
             store="redis" if self.config.redis_url else "memory",
             tls=bool(self.config.tls_cert),
             redis_cluster=self.config.redis_cluster,
+            # "uvloop" or "asyncio" (service.event_loop): what runs every call
+            event_loop=type(asyncio.get_running_loop()).__module__.partition(".")[0],
         )
         return self.port
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 from typing import Any
 
-from service import limits
+from service import event_loop, limits
 from service.cli import env_flags
 from service.config import ServerConfig
 from service.logs import configure
@@ -141,6 +140,12 @@ def register(sub: Any) -> None:
         help="run N server processes on the one port (SO_REUSEPORT), for machines with more "
         "cores; needs Redis; worker i serves --metrics-port + i (default 1)",
     )
+    p.add_argument(
+        "--event-loop",
+        choices=event_loop.CHOICES,
+        default="auto",
+        help="the asyncio event loop: auto (default) is uvloop where it is installed",
+    )
     p.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)  # a worker's
     limits.add_arguments(p)
     env_flags.from_environment(p)  # last: every flag above gets its TRICKTABLE_* variable
@@ -158,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
         web_origins = ServerConfig.web_origins_from(args.web_origins)
         redis_cluster = ServerConfig.redis_cluster_from(args.redis_cluster)
         redis_wait_replicas = ServerConfig.redis_wait_replicas_from(args.redis_wait_replicas)
+        loop = event_loop.resolve(args.event_loop)
     except ValueError as exc:
         args.serve_parser.error(str(exc))
     config = ServerConfig(
@@ -186,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
     if (config.redis_cluster or config.redis_wait_replicas) and not config.redis_url:
         args.serve_parser.error("--redis-cluster and --redis-wait-replicas need a Redis URL")
     configure(json=config.json_logs, level=config.log_level)
-    asyncio.run(serve(config))
+    event_loop.run(serve(config), loop)
     return 0
 
 

@@ -27,7 +27,7 @@ import hashlib
 import socket
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import hiredis
 import redis.asyncio as aioredis
@@ -98,8 +98,9 @@ class _Protocol(asyncio.Protocol):
         self.closed: asyncio.Future[None] = loop.create_future()  # done once it is dropped
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self._transport = transport
+        # A stream transport, though not always an asyncio.Transport subclass (uvloop's are
+        # their own classes with the same methods).
+        self._transport = cast(asyncio.Transport, transport)
         keep_alive(transport.get_extra_info("socket"))
 
     def send(self, command: bytes) -> asyncio.Future[Any]:

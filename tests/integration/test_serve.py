@@ -18,6 +18,7 @@ import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from tricktable.v1 import game_service_pb2 as pb
 
+from service import event_loop
 from service.config import REDIS_URL_ENV
 from tests.servers import running_server, serve_process
 from tests.service.support import PlayLine, auth, error_info
@@ -25,8 +26,12 @@ from tests.service.support import PlayLine, auth, error_info
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_sigterm_ends_streams_cleanly_and_exits_zero() -> None:
-    with serve_process("--log-level", "debug") as served:
+@pytest.mark.parametrize(
+    ("loop", "runs_on"),
+    [("auto", "uvloop" if event_loop.UVLOOP_INSTALLED else "asyncio"), ("asyncio", "asyncio")],
+)
+def test_sigterm_ends_streams_cleanly_and_exits_zero(loop: str, runs_on: str) -> None:
+    with serve_process("--log-level", "debug", "--event-loop", loop) as served:
         proc, client = served.proc, served.client
         table = client.table("counterpoint")
         received: list[int] = []
@@ -54,6 +59,7 @@ def test_sigterm_ends_streams_cleanly_and_exits_zero() -> None:
         logs = served.log_lines()
         events = [line["event"] for line in logs]
         assert "serving" in events and "shutting down" in events and events[-1] == "stopped"
+        assert next(line for line in logs if line["event"] == "serving")["event_loop"] == runs_on
         accepted = next(line for line in logs if line["event"] == "move accepted")
         assert accepted["game_id"] == table.game_id and accepted["seat"] == 0
         assert accepted["request_id"] and accepted["level"] == "debug"

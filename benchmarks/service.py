@@ -25,6 +25,11 @@ over the measured interval: the server's, the bots' (this process) and, when the
 started the redis-server itself, Redis'; and the same per call of the floor. On a machine
 without ``/proc`` these are None.
 
+The phases are taken in turn, ``--rounds`` times (unary, stream, floor, bound; again), each
+round ``--seconds / --rounds`` long against fresh servers, and the totals summed: a shared
+machine's speed drifts within a minute, and a ratio between phases measured a minute apart
+would measure the drift.
+
 It prints numbers and asserts nothing (DESIGN.md: benchmarks are never timed tests).
 """
 
@@ -44,7 +49,7 @@ import time
 import urllib.request
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -75,7 +80,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "node of a running Redis Cluster (required)",
     )
     p.add_argument("--games", type=int, default=32, help="concurrent games (default 32)")
-    p.add_argument("--seconds", type=float, default=5.0, help="time per measurement (default 5)")
+    p.add_argument(
+        "--seconds", type=float, default=6.0, help="time per measurement, in all (default 6)"
+    )
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=2,
+        help="take the measurements in turn this many times, seconds/rounds each, so a drift "
+        "of the machine's speed reaches them all alike (default 2)",
+    )
     p.add_argument("--game", default="counterpoint", help="game type (default counterpoint)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -92,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
                 args.game,
                 redis_pid=redis_pid,
                 cluster=args.store == "redis-cluster",
+                rounds=args.rounds,
             )
         )
     if args.json:
@@ -103,7 +118,8 @@ def run(args: argparse.Namespace) -> int:
             f"floor {result['floor_calls_per_s']:,} calls/s "
             f"(moves/floor {result['moves_to_floor']:.0%}); {result['aborted']} moves aborted\n"
             f"  play stream: {result['stream_moves_per_s']:,} moves/s "
-            f"(stream/floor {result['stream_moves_to_floor']:.0%}), "
+            f"(stream/floor {result['stream_moves_to_floor']:.0%}; by round "
+            f"{', '.join(f'{r:.0%}' for r in result['stream_moves_to_floor_by_round'] if r)}), "
             f"p50 {result['stream_submit_p50_ms']} ms p99 {result['stream_submit_p99_ms']} ms; "
             f"CPU per move: server {_us(result['stream_server_cpu_us_per_move'])}, "
             f"bots {_us(result['stream_bots_cpu_us_per_move'])}, "
@@ -230,42 +246,58 @@ async def measure(
     *,
     redis_pid: Pids = None,
     cluster: bool = False,
+    rounds: int = 1,
 ) -> dict[str, Any]:
-    """One run: the bots against the server, then the floor. ``redis_pid``: the redis-server
-    process(es), when known, to report their CPU time too. ``cluster``: ``redis_url`` is a seed
-    node of a Redis Cluster (the floor then PINGs every master)."""
-    with _server_process(redis_url, cluster) as (address, metrics_url, server_pid):
-        played = _CpuMeter(server=server_pid, bots=os.getpid(), redis=redis_pid)
-        moves, aborted, elapsed = await _play(address, games, seconds, game, played)
-        latency = _histogram(urllib.request.urlopen(metrics_url, timeout=10).read().decode())
-    # The same bots on play streams, against a fresh server (its histogram theirs alone).
-    with _server_process(redis_url, cluster) as (address, metrics_url, server_pid):
-        streamed = _CpuMeter(server=server_pid, bots=os.getpid(), redis=redis_pid)
-        stream_moves, stream_aborted, stream_elapsed = await _play(
-            address, games, seconds, game, streamed, seat_bot=_stream_seat_bot
-        )
-        stream_latency = _histogram(urllib.request.urlopen(metrics_url, timeout=10).read().decode())
-    with _floor_process(redis_url, cluster) as (address, floor_pid):
-        floored = _CpuMeter(server=floor_pid, redis=redis_pid)
-        floor, calls = await _floor(address, games, seconds, floored)
-    with _bound_process(redis_url, game, games, cluster) as (address, ids, bound_pid):
-        bounded = _CpuMeter(server=bound_pid, redis=redis_pid)
-        async with _channel(address) as channel:
-            bound_moves, bound_elapsed = await play_bound(
-                channel, ids, seconds, bounded.start, bounded.stop
-            )
-    rate = moves / elapsed
-    stream_rate = stream_moves / stream_elapsed
-    bound = bound_moves / bound_elapsed
+    """One run: the bots against the server (unary calls, then play streams), the floor and
+    the bound, each for ``seconds`` in all, split into ``rounds`` rounds that take them in turn.
+    ``redis_pid``: the redis-server process(es), when known, to report their CPU time too.
+    ``cluster``: ``redis_url`` is a seed node of a Redis Cluster (the floor then PINGs every
+    master).
+
+    Rounds: a shared machine's speed drifts over a minute (seen here: 30% between runs minutes
+    apart), so a phase measured a minute after another compares two machines. Taking the phases
+    in turn, ``seconds / rounds`` each, puts every phase in every part of the run; the totals
+    are summed over the rounds, and each round's stream/floor is reported beside them."""
+    slice_s = seconds / rounds
+    unary, streamed, floored, bounded = _Tally(), _Tally(), _Tally(), _Tally()
+    latency: list[tuple[float, float]] = []
+    stream_latency: list[tuple[float, float]] = []
+    by_round: list[float | None] = []
+    for _ in range(rounds):
+        with _server_process(redis_url, cluster) as (address, metrics_url, server_pid):
+            cpu = _CpuMeter(server=server_pid, bots=os.getpid(), redis=redis_pid)
+            unary.add(cpu, *await _play(address, games, slice_s, game, cpu))
+            latency = _merged(latency, _histogram(_read_url(metrics_url)))
+        # The same bots on play streams, against a fresh server (its histogram theirs alone).
+        with _server_process(redis_url, cluster) as (address, metrics_url, server_pid):
+            cpu = _CpuMeter(server=server_pid, bots=os.getpid(), redis=redis_pid)
+            stream = await _play(address, games, slice_s, game, cpu, seat_bot=_stream_seat_bot)
+            streamed.add(cpu, *stream)
+            stream_latency = _merged(stream_latency, _histogram(_read_url(metrics_url)))
+        with _floor_process(redis_url, cluster) as (address, floor_pid):
+            cpu = _CpuMeter(server=floor_pid, redis=redis_pid)
+            floor, calls = await _floor(address, games, slice_s, cpu)
+            floored.add(cpu, calls, 0, calls / floor if floor else 0.0)
+        by_round.append(round(stream[0] / stream[2] / floor, 4) if floor else None)
+        with _bound_process(redis_url, game, games, cluster) as (address, ids, bound_pid):
+            cpu = _CpuMeter(server=bound_pid, redis=redis_pid)
+            async with _channel(address) as channel:
+                bound_moves, bound_elapsed = await play_bound(
+                    channel, ids, slice_s, cpu.start, cpu.stop
+                )
+            bounded.add(cpu, bound_moves, 0, bound_elapsed)
+    rate, stream_rate = unary.rate, streamed.rate
+    floor, bound = floored.rate, bounded.rate
     return {
         "store": store,
         "game": game,
         "games": games,
         "seconds": seconds,
+        "rounds": rounds,
         "layout": LAYOUT,
         "event_loop": event_loop.from_environment(),  # the servers' (TRICKTABLE_EVENT_LOOP)
-        "moves": moves,
-        "aborted": aborted,
+        "moves": unary.moves,
+        "aborted": unary.aborted,
         "moves_per_s": round(rate),
         "submit_p50_ms": _quantile_ms(latency, 0.50),
         "submit_p99_ms": _quantile_ms(latency, 0.99),
@@ -274,23 +306,67 @@ async def measure(
         "bound_moves_per_s": round(bound),
         "moves_to_bound": round(rate / bound, 4) if bound else None,
         "bound_to_floor": round(bound / floor, 4) if floor else None,
-        "server_cpu_us_per_move": played.per("server", moves),
-        "bots_cpu_us_per_move": played.per("bots", moves),
-        "redis_cpu_us_per_move": played.per("redis", moves),
-        "floor_server_cpu_us_per_call": floored.per("server", calls),
-        "floor_redis_cpu_us_per_call": floored.per("redis", calls),
-        "bound_server_cpu_us_per_move": bounded.per("server", bound_moves),
+        "server_cpu_us_per_move": unary.per("server"),
+        "bots_cpu_us_per_move": unary.per("bots"),
+        "redis_cpu_us_per_move": unary.per("redis"),
+        "floor_server_cpu_us_per_call": floored.per("server"),
+        "floor_redis_cpu_us_per_call": floored.per("redis"),
+        "bound_server_cpu_us_per_move": bounded.per("server"),
         # The play stream: the same bots, one Play call per seat instead of a call per move.
-        "stream_moves": stream_moves,
-        "stream_aborted": stream_aborted,
+        "stream_moves": streamed.moves,
+        "stream_aborted": streamed.aborted,
         "stream_moves_per_s": round(stream_rate),
         "stream_submit_p50_ms": _quantile_ms(stream_latency, 0.50),
         "stream_submit_p99_ms": _quantile_ms(stream_latency, 0.99),
         "stream_moves_to_floor": round(stream_rate / floor, 4) if floor else None,
-        "stream_server_cpu_us_per_move": streamed.per("server", stream_moves),
-        "stream_bots_cpu_us_per_move": streamed.per("bots", stream_moves),
-        "stream_redis_cpu_us_per_move": streamed.per("redis", stream_moves),
+        "stream_moves_to_floor_by_round": by_round,
+        "stream_server_cpu_us_per_move": streamed.per("server"),
+        "stream_bots_cpu_us_per_move": streamed.per("bots"),
+        "stream_redis_cpu_us_per_move": streamed.per("redis"),
     }
+
+
+@dataclass
+class _Tally:
+    """One phase's moves (or calls), time and CPU, summed over the rounds."""
+
+    moves: int = 0
+    aborted: int = 0
+    elapsed: float = 0.0
+    cpu: dict[str, float | None] = field(default_factory=dict)
+
+    def add(self, meter: _CpuMeter, moves: int, aborted: int, elapsed: float) -> None:
+        self.moves += moves
+        self.aborted += aborted
+        self.elapsed += elapsed
+        for name, used in meter.used.items():
+            before = self.cpu.get(name, 0.0)
+            self.cpu[name] = None if used is None or before is None else before + used
+
+    @property
+    def rate(self) -> float:
+        return self.moves / self.elapsed if self.elapsed else 0.0
+
+    def per(self, name: str) -> float | None:
+        used = self.cpu.get(name)
+        return None if used is None or self.moves <= 0 else round(used / self.moves * 1e6, 1)
+
+
+def _read_url(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=10) as reply:
+        body: bytes = reply.read()
+    return body.decode()
+
+
+def _merged(
+    first: list[tuple[float, float]], second: list[tuple[float, float]]
+) -> list[tuple[float, float]]:
+    """Two cumulative histograms of the same buckets, added (an empty one adds nothing)."""
+    if not first:
+        return second
+    if not second:
+        return first
+    return [(bound, a + b) for (bound, a), (_, b) in zip(first, second, strict=True)]
 
 
 #: How the run is laid out, printed with every result.
@@ -298,7 +374,8 @@ LAYOUT = (
     "server, floor and bound each in a process of their own (as deployed); bots in the benchmark's "
     "process, one per seat, one SubmitMove(wait_for_turn) per move, then (stream_*) one Play "
     "stream per seat against a fresh server; SubmitMove latency is the server's "
-    "request-to-commit histogram"
+    "request-to-commit histogram; the phases (unary, stream, floor, bound) taken in turn, each "
+    "round against fresh servers, totals summed over the rounds"
 )
 
 

@@ -15,6 +15,7 @@ from benchmarks.bound import recorded_moves
 from benchmarks.clocks import measure as measure_clocks
 from benchmarks.service import (
     _local_redis_pids,
+    _merged,
     _quantile_ms,
     _server_process,
     cpu_seconds,
@@ -50,6 +51,28 @@ def test_the_service_benchmark_measures_moves_and_its_floor(
     assert result["stream_server_cpu_us_per_move"] > 0
     assert result["stream_bots_cpu_us_per_move"] > 0 and result["stream_moves_to_floor"] > 0
     assert result["stream_redis_cpu_us_per_move"] is None and result["stream_aborted"] >= 0
+
+
+def test_rounds_take_the_phases_in_turn_and_add_up() -> None:
+    result = asyncio.run(
+        measure("memory", None, games=2, seconds=2.0, game="counterpoint", rounds=2)
+    )
+    assert result["rounds"] == 2 and result["seconds"] == 2.0
+    by_round = result["stream_moves_to_floor_by_round"]
+    assert len(by_round) == 2 and all(ratio > 0 for ratio in by_round)
+    assert result["stream_moves"] > 0 and result["moves"] > 0 and result["bound_moves_per_s"] > 0
+    # Each round's latencies come from a server of its own; their histograms are added.
+    assert 0 < result["stream_submit_p50_ms"] <= result["stream_submit_p99_ms"]
+    assert 0 < result["submit_p50_ms"] <= result["submit_p99_ms"]
+
+
+def test_histograms_of_two_rounds_add_bucket_by_bucket() -> None:
+    first = [(0.001, 2.0), (0.01, 5.0), (float("inf"), 6.0)]
+    second = [(0.001, 0.0), (0.01, 4.0), (float("inf"), 4.0)]
+    assert _merged(first, second) == [(0.001, 2.0), (0.01, 9.0), (float("inf"), 10.0)]
+    assert _merged([], second) == second and _merged(first, []) == first
+    # The median of the sum: the 5th of 10, the 3rd of the 7 between 1 and 10 ms.
+    assert _quantile_ms(_merged(first, second), 0.5) == 4.857
 
 
 def test_cpu_seconds_reads_a_process_cpu_time_from_proc() -> None:

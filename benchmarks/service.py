@@ -182,10 +182,6 @@ class _CpuMeter:
             before, after = self._start.get(name), self._read(pid)
             self.used[name] = None if before is None or after is None else after - before
 
-    def per(self, name: str, count: int) -> float | None:
-        used = self.used.get(name)
-        return None if used is None or count <= 0 else round(used / count * 1e6, 1)
-
 
 @contextlib.contextmanager
 def _redis_for(args: argparse.Namespace) -> Iterator[tuple[str | None, Pids]]:

@@ -6,11 +6,13 @@ the bid laid aside by picking cards; a spectator page that receives moves live a
 a hidden card; a reload that resumes the seat and the stream where it stopped; a server restart
 the pages ride out; an illegal move answered with the server's reason; Sixty-Six and Nominations
 played to their end; the page hosted on another site, allowed or refused by CORS; a whole
-Counterpoint game played by one page against a server bot; a clocked game whose clock ticks and
-whose person, waiting, times out; a seat whose player left shown waiting for a reconnect; an
-optional move (may_act) offered without "Your turn"; a game abandoned as idle. The pages use
-each transport (Connect binary, Connect JSON, gRPC-Web). With ``TRICKTABLE_SCREENSHOT=path``
-the Counterpoint test saves a picture of the table there (the one in the README).
+Counterpoint game played by one page against a server bot; a lay-aside turn read in the compact
+form the page asks for, and in the listed form an older server sends; a clocked game whose clock
+ticks and whose person, waiting, times out; a seat whose player left shown waiting for a
+reconnect; an optional move (may_act) offered without "Your turn"; a game abandoned as idle.
+The pages use each transport (Connect binary, Connect JSON, gRPC-Web). With
+``TRICKTABLE_SCREENSHOT=path`` the Counterpoint test saves a picture of the table there (the one
+in the README).
 
 The tests skip, saying why, only where Chromium is not installed; ``.ci/run`` installs it.
 """
@@ -26,11 +28,14 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
+from google.protobuf import json_format
 from tricktable.cards import label as card_label
 from tricktable.v1 import cards_pb2
 from tricktable.v1 import game_service_pb2 as pb
@@ -39,6 +44,7 @@ from service.web.app import STATIC
 from tests.conftest import free_port
 from tests.servers import Served, running_server
 from tests.service.support import Client, Table
+from tests.web.support import SERVICE
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 if not Path(CHROMIUM).exists():
@@ -47,7 +53,7 @@ if not Path(CHROMIUM).exists():
         allow_module_level=True,
     )
 
-from playwright.sync_api import BrowserContext, Page, sync_playwright  # noqa: E402
+from playwright.sync_api import BrowserContext, Page, Route, sync_playwright  # noqa: E402
 
 ARGS = [
     "--headless",
@@ -410,6 +416,111 @@ def test_a_ninety_nine_deal_with_the_lay_aside_bid(
     assert "calls" in log  # the round of premium calls, one button per call
     deal = first.locator(".detail table.deal")
     assert deal.count() == 1 and "bid" in deal.inner_text()
+
+
+@dataclass
+class Call:
+    """One unary call a page made (in Connect JSON), as the server received and answered it."""
+
+    request: dict[str, Any]
+    response: dict[str, Any]
+    size: int  # the answer's bytes
+
+
+def record_calls(
+    page: Page, method: str, rewrite: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+) -> list[Call]:
+    """Every ``method`` call the page makes from now on (it must speak Connect JSON), each sent
+    on to the server as ``rewrite`` changes it (unchanged without one)."""
+    calls: list[Call] = []
+
+    def relay(route: Route) -> None:
+        request = json.loads(route.request.post_data or "{}")
+        if rewrite is not None:
+            request = rewrite(request)
+        answer = route.fetch(post_data=json.dumps(request))
+        body = answer.body()
+        calls.append(Call(request, json.loads(body) if answer.ok else {}, len(body)))
+        route.fulfill(response=answer)
+
+    page.route(f"**/{SERVICE}/{method}", relay)
+    return calls
+
+
+def without_compact(request: dict[str, Any]) -> dict[str, Any]:
+    """The request as a page from before the compact lay-aside sent it: what an older server,
+    which knows no compactLayAside, acts on."""
+    return {k: v for k, v in request.items() if k != "compactLayAside"}
+
+
+def listed_lay_asides(view: dict[str, Any]) -> list[dict[str, Any]]:
+    return [m for m in view.get("legalMoves", []) if "layAside" in m]
+
+
+def laid_aside(native: Client, game_id: str, seat: int, token: str) -> list[str]:
+    """The cards a seat has laid aside, as the seat's own view shows them."""
+    mine = native.get(game_id, token).view.seats[seat]
+    return [shown_as(c) for c in mine.aside.cards]
+
+
+def seat_token(page: Page, game_id: str) -> str:
+    saved = page.evaluate(f"sessionStorage.getItem('tricktable.seat.{game_id}')")
+    token: str = json.loads(saved)["token"]
+    return token
+
+
+def test_a_lay_aside_turn_comes_compact_and_is_played_from_it(
+    open_page: Callable[..., Page], served: Served
+) -> None:
+    """The page asks for the compact lay-aside on every GetGame and SubmitMove; a lay-aside
+    turn then comes as one choice (no LayAside listed), and the cards picked from it are
+    laid aside."""
+    native = served[1]
+    ada = open_page("/", protocol="connect-json")
+    reads = record_calls(ada, "GetGame")
+    moves = record_calls(ada, "SubmitMove")
+    game_id = create_and_sit(ada, "counterpoint", "Ada")
+    bob = open_page(f"/game/{game_id}")
+    take_seat(bob, "Bob")
+    ada.wait_for_selector("#lay-aside")
+    offered = [c for c in reads if c.response.get("view", {}).get("layAsideChoice")]
+    assert offered, "no GetGame answer carried a layAsideChoice"
+    choice = offered[-1].response["view"]["layAsideChoice"]
+    assert choice["count"] == 3 and len(choice["cards"]) == 16
+    assert not listed_lay_asides(offered[-1].response["view"])
+    assert ada.get_attribute("#moves .lay-aside", "data-count") == "3"
+
+    picked = lay_aside_by_picking(ada)
+    assert sorted(laid_aside(native, game_id, 0, seat_token(ada, game_id))) == sorted(picked)
+    assert reads and all(c.request.get("compactLayAside") is True for c in reads)
+    assert len(moves) == 1 and moves[0].request.get("compactLayAside") is True
+    sent = [
+        shown_as(json_format.ParseDict(c, cards_pb2.Card()))
+        for c in moves[0].request["move"]["layAside"]["cards"]
+    ]
+    assert sorted(sent) == sorted(picked)
+
+
+def test_a_lay_aside_is_played_from_a_server_that_lists_the_moves(
+    open_page: Callable[..., Page], served: Served
+) -> None:
+    """An older server ignores compactLayAside and lists every LayAside: the page offers the
+    same pick of three cards, and lays them aside."""
+    native = served[1]
+    ada = open_page("/", protocol="connect-json")
+    reads = record_calls(ada, "GetGame", without_compact)
+    record_calls(ada, "SubmitMove", without_compact)
+    game_id = create_and_sit(ada, "counterpoint", "Ada")
+    bob = open_page(f"/game/{game_id}")
+    take_seat(bob, "Bob")
+    ada.wait_for_selector("#lay-aside")
+    assert ada.get_attribute("#moves .lay-aside", "data-count") == "3"
+    listed = [c for c in reads if listed_lay_asides(c.response.get("view", {}))]
+    assert listed and not any(c.response.get("view", {}).get("layAsideChoice") for c in reads)
+    assert len(listed_lay_asides(listed[-1].response["view"])) == 560  # C(16, 3)
+
+    picked = lay_aside_by_picking(ada)
+    assert sorted(laid_aside(native, game_id, 0, seat_token(ada, game_id))) == sorted(picked)
 
 
 def shown_as(card: cards_pb2.Card) -> str:

@@ -3,8 +3,9 @@
 // The server is the only source of truth. The page shows GetGame's view, follows StreamEvents
 // (resuming from the last version it saw, also after a reload), and reads the view again after
 // each batch. Legal moves come ready-made in the view: cards that are legal plays light up,
-// laying cards aside is picking them in the hand, other moves are buttons. A card that is not a
-// legal play can still be clicked: the server refuses it, and the page shows why.
+// laying cards aside is picking them in the hand (offered as one compact choice of cards, see
+// layaside.ts), other moves are buttons. A card that is not a legal play can still be clicked:
+// the server refuses it, and the page shows why.
 
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
@@ -19,6 +20,7 @@ import { GameStatus, StreamEventsResponseSchema, type GameSummary, type StreamEv
 import { type GameType } from "./gen/tricktable/v1/game_types_pb";
 import { MoveSchema, type Move } from "./gen/tricktable/v1/moves_pb";
 import { type SeatView, type TrickView, type View } from "./gen/tricktable/v1/views_pb";
+import { layAsideMove, layAsideOffer } from "./layaside";
 import { describeMove } from "./moves";
 
 /** The batches of events the log keeps (and the tab keeps across a reload). */
@@ -101,7 +103,8 @@ export class Table {
 
   private async refresh(): Promise<void> {
     try {
-      const reply = await this.api.getGame({ gameId: this.gameId }, as(this.token, this.stop$.signal));
+      // compactLayAside: a lay-aside turn comes as one choice (~260 bytes), not 560 moves.
+      const reply = await this.api.getGame({ gameId: this.gameId, compactLayAside: true }, as(this.token, this.stop$.signal));
       if (reply.game && this.gameType?.name !== reply.game.gameType) {
         const types = (await this.api.listGameTypes({}, { signal: this.stop$.signal })).gameTypes;
         this.gameType = types.find((t) => t.name === reply.game?.gameType);
@@ -157,7 +160,9 @@ export class Table {
     if (!this.game || !this.seat) return;
     try {
       await this.api.submitMove(
-        { gameId: this.gameId, move, expectedVersion: this.game.version, requestId: requestId() },
+        // The page reads the game again after a move, but the answer's view is built anyway:
+        // compactLayAside keeps it small when the next turn is a lay-aside.
+        { gameId: this.gameId, move, expectedVersion: this.game.version, requestId: requestId(), compactLayAside: true },
         as(this.token),
       );
       this.refusal = undefined;
@@ -193,8 +198,7 @@ export class Table {
 
   private clickCard(card: Card): void {
     const view = this.view!;
-    const layAside = view.legalMoves.filter((m) => m.kind.case === "layAside");
-    if (layAside.length) {
+    if (layAsideOffer(view)) {
       const key = cardKey(card);
       if (this.chosen.has(key)) this.chosen.delete(key);
       else this.chosen.add(key);
@@ -206,11 +210,9 @@ export class Table {
   }
 
   private layChosenAside(): void {
-    const hand = this.view?.seats[this.seat!.seat]?.hand?.cards ?? [];
-    const cards = hand.filter((c) => this.chosen.has(cardKey(c)));
-    const wanted = cards.map(cardKey).sort().join();
-    const legal = this.view!.legalMoves.find((m) => m.kind.case === "layAside" && m.kind.value.cards.map(cardKey).sort().join() === wanted);
-    void this.send(legal ?? create(MoveSchema, { kind: { case: "layAside", value: { cards } } }));
+    const offer = this.view && layAsideOffer(this.view);
+    const move = offer && layAsideMove(offer, this.chosen);
+    if (move) void this.send(move);
   }
 
   // -- drawing ---------------------------------------------------------------------------------
@@ -362,19 +364,18 @@ export class Table {
   }
 
   private moves(view: View): Child {
-    if (!this.seat || !view.legalMoves.length) return null;
-    const layAside = view.legalMoves.filter((m) => m.kind.case === "layAside");
+    const offer = layAsideOffer(view);
+    if (!this.seat || (!view.legalMoves.length && !offer)) return null;
     const others = view.legalMoves.filter((m) => m.kind.case !== "playCard" && m.kind.case !== "layAside");
     const parts: Child[] = [];
     if (!view.toAct.includes(this.seat.seat)) {
       // Only optional moves (a Sixty-Six claim): the game does not wait for them, no clock runs.
       parts.push(h("p", { class: "optional" }, "You may, if you wish (the game does not wait for it):"));
     }
-    if (layAside.length) {
-      const need = layAside[0].kind.case === "layAside" ? layAside[0].kind.value.cards.length : 0;
-      parts.push(h("p", { class: "lay-aside" },
-        `Pick ${need} cards in your hand to lay aside (${this.chosen.size} picked) `,
-        h("button", { id: "lay-aside", disabled: this.chosen.size !== need, onclick: () => this.layChosenAside() }, "Lay aside")));
+    if (offer) {
+      parts.push(h("p", { class: "lay-aside", "data-count": offer.count },
+        `Pick ${offer.count} cards in your hand to lay aside (${this.chosen.size} picked) `,
+        h("button", { id: "lay-aside", disabled: !layAsideMove(offer, this.chosen), onclick: () => this.layChosenAside() }, "Lay aside")));
     }
     const byKind = new Map<string, Move[]>();
     for (const move of others) byKind.set(move.kind.case!, [...(byKind.get(move.kind.case!) ?? []), move]);

@@ -21,7 +21,7 @@ mapping and round-trips real games. Values coming from clients are checked here:
 or an empty oneof is an ``InvalidRequest`` before the engine sees the move.
 
 How each engine type's fields are written is read from the proto descriptors once, when this
-module is imported (``_WRITERS``). The one cache is ``_shared_message``: a view lists every legal
+module is imported (``_FILLERS``). The one cache is ``_shared_message``: a view lists every legal
 move, hundreds when bid cards are laid aside, and every completed trick of its deal; a game's
 moves and tricks repeat.
 """
@@ -164,23 +164,44 @@ def to_proto(obj: Any) -> Message:
 def _fill(msg: Any, obj: Any) -> None:
     """Write the fields of ``obj`` into ``msg``, a message of its name. A field that is None
     stays unset: an unset message, an unset optional scalar."""
-    for name, write in _WRITERS[type(obj)]:
-        value = getattr(obj, name)
-        if value is not None:
-            write(msg, value)
+    _FILLERS[type(obj)](msg, obj)
 
 
 Writer = Callable[[Any, Any], None]
 
 
-def _writers(cls: type) -> tuple[tuple[str, Writer], ...]:
-    """How each field of ``cls`` is written into the message of its name."""
+def _filler(cls: type) -> Writer:
+    """``_fill`` for ``cls``: its fields' writers as one straight-line function, compiled
+    once. A view's conversion is mostly this per-field dispatch (some 50 fields a view, in
+    seats, tricks and details); written out, a plain scalar is one attribute store instead of
+    a lookup, a call and a ``setattr``, and a play step's conversion costs a tenth less (236k
+    instructions to 213k in Counterpoint). What is written stays ``_writer``'s choice, so the
+    rule stays written once."""
     desc = _MESSAGES[cls.__name__].DESCRIPTOR
-    return tuple((f.name, _writer(desc, f.name)) for f in dataclasses.fields(cls))
+    lines = ["def fill(msg, obj):"]
+    writers: dict[str, Writer] = {}
+    for f in dataclasses.fields(cls):
+        name = f.name
+        assert name.isidentifier()  # a dataclass field's name, pasted into the code below
+        write = _writer(desc, name)
+        lines += [f"    value = obj.{name}", "    if value is not None:"]
+        if write is None:
+            lines.append(f"        msg.{name} = value")
+        else:
+            writers[f"write_{name}"] = write
+            lines.append(f"        write_{name}(msg, value)")
+    if len(lines) == 1:
+        lines.append("    pass")
+    code: dict[str, Any] = {}
+    exec("\n".join(lines), writers, code)  # code made of dataclass field names only
+    fill: Writer = code["fill"]
+    return fill
 
 
-def _writer(desc: Any, name: str) -> Writer:
-    """How the engine value of field ``name`` is written into a message of type ``desc``."""
+def _writer(desc: Any, name: str) -> Writer | None:
+    """How the engine value of field ``name`` is written into a message of type ``desc``; None
+    when it is the field's value as it is (a singular int, bool or string), stored by
+    ``_filler``'s code itself."""
     field = desc.fields_by_name.get(name)
     if field is None:  # a oneof named like the field: the case is the value's type
         cases = {c.message_type.name: c.name for c in desc.oneofs_by_name[name].fields}
@@ -214,7 +235,7 @@ def _writer(desc: Any, name: str) -> Writer:
         return lambda msg, value: setattr(msg, name, numbers[value])
     if field.is_repeated:
         return lambda msg, value: getattr(msg, name).extend(value)
-    return lambda msg, value: setattr(msg, name, value)
+    return None
 
 
 def _fill_present(target: Any, value: Any, fill: Writer) -> None:
@@ -419,9 +440,7 @@ _MESSAGE_READERS: dict[str, Callable[[Any], Any]] = {
 #: field doubled the cost of converting a view.
 _MESSAGES: dict[str, type[Message]] = _message_classes()
 _ENGINE_TYPES: dict[str, type] = engine_types()
-_WRITERS: dict[type, tuple[tuple[str, Writer], ...]] = {
-    cls: _writers(cls) for cls in _ENGINE_TYPES.values()
-}
+_FILLERS: dict[type, Writer] = {cls: _filler(cls) for cls in _ENGINE_TYPES.values()}
 
 
 # -- game types and options -------------------------------------------------------------------

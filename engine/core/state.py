@@ -89,11 +89,32 @@ class GameState:
         head = _HEADS.get(id(self.chance))
         if head is None or head[0] is not self.chance or head[1] is not self.options:
             head = _HEADS.keep(id(self.chance), (self.chance, self.options, self._head()))
-        state = {
-            k: _event_data(v) if k in self._event_fields and v is not None else v
-            for k, v in self.fields_data().items()
-        }
-        return head[2] + json.dumps(state, separators=(",", ":"), sort_keys=True).encode() + b"}"
+        return head[2] + self._state_json().encode() + b"}"
+
+    def _state_json(self) -> str:
+        """The ``state`` value of the snapshot: the fields as sorted JSON. An event field's
+        JSON is spliced in as encoded once per event (see ``_event_json``): a deal's result
+        is most of what there is to encode, and it stays the same through the deal."""
+        data = self.fields_data()
+        spliced = {}
+        for key in self._event_fields:
+            if data.get(key) is not None:
+                spliced[key] = _event_json(data.pop(key))
+        if not spliced:
+            return _encode(data)
+        # The fields between two spliced ones are encoded together, so the pieces join into
+        # the very text the whole dict would encode to (keys sorted, no spaces).
+        pieces = []
+        rest = data
+        for key in sorted(spliced):
+            below = {k: v for k, v in rest.items() if k < key}
+            rest = {k: v for k, v in rest.items() if k > key}
+            if below:
+                pieces.append(_encode(below)[1:-1])
+            pieces.append(f"{_encode(key)}:{spliced[key]}")
+        if rest:
+            pieces.append(_encode(rest)[1:-1])
+        return "{" + ",".join(pieces) + "}"
 
     def _head(self) -> bytes:
         """The snapshot's JSON up to its ``state`` value: the other keys all sort before it."""
@@ -103,8 +124,7 @@ class GameState:
             "options": options_to_data(self.options),
             "chance": self.chance.to_data(),
         }
-        encoded = json.dumps(fixed, separators=(",", ":"), sort_keys=True)
-        return encoded[:-1].encode() + b',"state":'
+        return _encode(fixed)[:-1].encode() + b',"state":'
 
     @classmethod
     def restore(cls, blob: bytes, options: Any) -> Self:
@@ -130,18 +150,20 @@ class GameState:
         return new
 
 
-def _event_data(event: Any) -> dict[str, Any]:
-    """An event field's data form, written once per event object: a state keeps the same
-    event (the last deal's result) through a whole deal, and every move takes a snapshot.
-    The table holds the event itself, so an id is never reused while its entry is kept; the
-    data is only read (by json.dumps)."""
-    held = _EVENT_DATA.get(id(event))
+def _event_json(event: Any) -> str:
+    """An event field's JSON, encoded once per event object: a state keeps the same event
+    (the last deal's result) through a whole deal, and every move takes a snapshot. The table
+    holds the event itself, so an id is never reused while its entry is kept."""
+    held = _EVENT_JSON.get(id(event))
     if held is not None and held[0] is event:
         return held[1]
-    return _EVENT_DATA.keep(id(event), (event, event_to_data(event)))[1]
+    return _EVENT_JSON.keep(id(event), (event, _encode(event_to_data(event))))[1]
 
 
-_EVENT_DATA: Memo[int, tuple[Any, dict[str, Any]]] = Memo(8192)
+#: Sorted, compact JSON; one encoder for every snapshot (json.dumps with options makes one
+#: per call).
+_encode = json.JSONEncoder(separators=(",", ":"), sort_keys=True).encode
+_EVENT_JSON: Memo[int, tuple[Any, str]] = Memo(8192)
 #: Each game's snapshot head (see GameState.snapshot), by its chance object: held here with its
 #: options, so an id is never reused while its entry is kept.
 _HEADS: Memo[int, tuple[Chance, Any, bytes]] = Memo(8192)

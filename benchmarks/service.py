@@ -95,6 +95,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.rounds < 1:
+        raise SystemExit("tricktable: --rounds must be at least 1")
     configure(json=True, level="warning")  # per-move info lines would be what we measure
     with _redis_for(args) as (url, redis_pid):
         result = asyncio.run(

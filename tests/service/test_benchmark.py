@@ -66,6 +66,13 @@ def test_rounds_take_the_phases_in_turn_and_add_up() -> None:
     assert 0 < result["submit_p50_ms"] <= result["submit_p99_ms"]
 
 
+def test_rounds_below_one_are_refused() -> None:
+    from tricktable.cli import main
+
+    with pytest.raises(SystemExit, match="--rounds must be at least 1"):
+        main(["bench", "service", "--rounds", "0"])
+
+
 def test_histograms_of_two_rounds_add_bucket_by_bucket() -> None:
     first = [(0.001, 2.0), (0.01, 5.0), (float("inf"), 6.0)]
     second = [(0.001, 0.0), (0.01, 4.0), (float("inf"), 4.0)]

@@ -274,8 +274,9 @@ async def measure(
             stream_latency = _merged(stream_latency, _histogram(_read_url(metrics_url)))
         with _floor_process(redis_url, cluster) as (address, floor_pid):
             cpu = _CpuMeter(server=floor_pid, redis=redis_pid)
-            floor, calls = await _floor(address, games, slice_s, cpu)
-            floored.add(cpu, calls, 0, calls / floor if floor else 0.0)
+            calls, floor_elapsed = await _floor(address, games, slice_s, cpu)
+            floored.add(cpu, calls, 0, floor_elapsed)
+        floor = calls / floor_elapsed
         by_round.append(round(stream[0] / stream[2] / floor, 4) if floor else None)
         with _bound_process(redis_url, game, games, cluster) as (address, ids, bound_pid):
             cpu = _CpuMeter(server=bound_pid, redis=redis_pid)
@@ -642,8 +643,8 @@ def _quantile_ms(buckets: list[tuple[float, float]], q: float) -> float | None:
     return round(lower * 1000, 3)
 
 
-async def _floor(address: str, callers: int, seconds: float, cpu: _CpuMeter) -> tuple[float, int]:
-    """(calls/s, calls) of a bare unary RPC whose handler does one store round trip; ``cpu``
+async def _floor(address: str, callers: int, seconds: float, cpu: _CpuMeter) -> tuple[int, float]:
+    """(calls, elapsed seconds) of a bare unary RPC whose handler does one store round trip; ``cpu``
     measures the same interval."""
     calls = 0
     deadline = time.perf_counter() + seconds
@@ -662,7 +663,7 @@ async def _floor(address: str, callers: int, seconds: float, cpu: _CpuMeter) -> 
         await asyncio.gather(*(caller() for _ in range(callers)))
         elapsed = time.perf_counter() - started
         cpu.stop()
-    return calls / elapsed, calls
+    return calls, elapsed
 
 
 async def serve_floor(port: int, redis_url: str | None) -> None:

@@ -75,6 +75,7 @@ from service.errors import (
     VersionConflict,
 )
 from service.event_feed import DecodedBatch, EventFeed
+from service.game_watch import GameWatch
 from service.metrics import Metrics
 from service.store.base import (
     ABANDONED,
@@ -287,6 +288,8 @@ class GameService:
         self._closing = asyncio.Event()
         self._on_close: set[Callable[[], None]] = set()
         self._feed = EventFeed(store, stream_recheck_s)
+        #: The play streams' one wait per game (see service.game_watch).
+        self.watch = GameWatch(store, stream_wait_s)
         self._touched: dict[tuple[str, int], int] = {}  # (game, seat) -> when this replica noted it
 
     def close_streams(self) -> None:
@@ -295,6 +298,7 @@ class GameService:
         for hook in list(self._on_close):
             hook()
         self._feed.close()  # the waiting streams wake, see the server closing and end
+        self.watch.close()
 
     @property
     def stream_wait_s(self) -> float:

@@ -10,12 +10,13 @@ the same idempotency and compare-and-set, the same errors; a refused move is ans
 error and the session goes on. The seat's view after its own move is built only when it is sent.
 
 One loop per stream decides what to send, in version order, from one inbox: the seat's moves, and
-the versions other seats' moves reach (a watcher task waits for them with
-``GameStore.wait_for_version``, woken by the store's notifications like turn waiters, so a seat's
-stream may be on any replica). A version is caught up by reading its events from the store and
-the game at it from this replica's cache when it holds it; the seat's own move needs neither, as
-its answer holds its events and view. When the server shuts down, the session ends with
-:class:`ShuttingDown` (UNAVAILABLE): the client reconnects from the last version it saw.
+the versions other seats' moves reach (told by the replica's :class:`~service.game_watch.GameWatch`,
+whose one wait per game on ``GameStore.wait_for_version`` is woken by the store's notifications
+like turn waiters, so a seat's stream may be on any replica). A version is caught up by reading
+its events from the store and the game at it from this replica's cache when it holds it; the
+seat's own move needs neither, as its answer holds its events and view. When the server shuts
+down, the session ends with :class:`ShuttingDown` (UNAVAILABLE): the client reconnects from the
+last version it saw.
 """
 
 from __future__ import annotations
@@ -118,8 +119,8 @@ class PlaySession:
             raise VersionAhead(record.version, self._sent + 1)
         rules = get_rules(record.game_type)
         unregister = games.on_close(lambda: self._inbox.put_nowait(_CLOSED))
-        loop = asyncio.get_running_loop()
-        tasks = [loop.create_task(self._watch(record.version)), loop.create_task(self._read(moves))]
+        unfollow = games.watch.follow(self._game_id, record.version, self._heard)
+        reader = asyncio.get_running_loop().create_task(self._read(moves))
         try:
             step = PlayStep()
             await self._catch_up(step, rules, record, state, seat, always_view=True)
@@ -141,8 +142,8 @@ class PlaySession:
                     yield step
         finally:
             unregister()
-            for task in tasks:
-                task.cancel()
+            unfollow()
+            reader.cancel()
 
     async def _move(
         self, step: PlayStep, rules: Any, seat: int, request_id: str, read: Callable[[], MoveAsk]
@@ -220,18 +221,11 @@ class PlaySession:
                 record.version, rules.view(state, seat), self._games.clocks(record)
             )
 
-    async def _watch(self, after: int) -> None:
-        """Posts each later version the game reaches (other seats' moves, from any replica)."""
-        games, game_id = self._games, self._game_id
-        try:
-            while True:
-                version = await games.store.wait_for_version(game_id, after, games.stream_wait_s)
-                if version is not None and version > after:
-                    after = version
-                    if version > self._sent:  # not the seat's own move, answered already
-                        self._inbox.put_nowait(version)
-        except Exception as failed:  # the game expired, the store went away: the stream's end
-            self._inbox.put_nowait(failed)
+    def _heard(self, news: int | Exception) -> None:
+        """A version the game reached (other seats' moves, from any replica), or the error that
+        ended the wait (the game expired, the store went away: the stream's end)."""
+        if isinstance(news, Exception) or news > self._sent:  # else the seat's own move
+            self._inbox.put_nowait(news)
 
     async def _read(self, moves: AsyncIterator[Incoming]) -> None:
         """Posts the seat's moves as they arrive; once the seat sends no more, the stream goes

@@ -22,9 +22,9 @@ or an empty oneof is an ``InvalidRequest`` before the engine sees the move.
 
 How each engine type's fields are written is read from the proto descriptors once, when this
 module is imported (``_FILLERS``). The caches are ``_shared_message`` and the wire form of each
-entry of a repeated card, move or trick field (``_entries_writer``): a view lists every legal
-move, hundreds when bid cards are laid aside, every completed trick of its deal and 20 cards or
-more; a game's moves and tricks repeat.
+entry of a repeated card, move, trick or event field (``_entries_writer``): a view lists every
+legal move, hundreds when bid cards are laid aside, every completed trick of its deal and 20
+cards or more; a game's moves, tricks and events repeat.
 """
 
 from __future__ import annotations
@@ -392,10 +392,23 @@ def fill_event(target: events_pb2.Event, event: Event) -> None:
     _fill_present(getattr(target, event.kind), event, _fill)
 
 
-def fill_events(target: Any, events: Iterable[Event]) -> None:
-    """Append events to a ``repeated Event`` field."""
-    for event in events:
-        fill_event(target.add(), event)
+#: The responses that carry events, and how each writes them: as their wire entries.
+_EVENT_WRITERS: dict[type[Message], Writer] = {
+    m: _entries_writer(m, "events", event_to_proto)
+    for m in (game_service_pb2.StreamEventsResponse, game_service_pb2.SubmitMoveResponse)
+}
+
+
+def fill_events(
+    target: game_service_pb2.StreamEventsResponse | game_service_pb2.SubmitMoveResponse,
+    events: Iterable[Event],
+) -> None:
+    """Append events to the ``events`` field of ``target``, each written as its wire entry
+    (``_entries_writer``). A game's events repeat: every seat's batch holds the same public
+    events, and the same cards are played game after game. Building each event's message and
+    appending it (a copy) made events a tenth of a play step's conversion (play_response 305k
+    instructions a move to 266k in Counterpoint)."""
+    _EVENT_WRITERS[type(target)](target, events)
 
 
 def event_from_proto(msg: events_pb2.Event) -> Event:
@@ -562,7 +575,7 @@ def submit_move_response(
     out = game_service_pb2.SubmitMoveResponse(
         version=result.version, view_version=result.view_version
     )
-    fill_events(out.events, result.events)
+    fill_events(out, result.events)
     fill_view(out.view, result.view, compact_lay_aside)
     fill_clocks(out.view, result.clocks)
     return out
@@ -659,7 +672,7 @@ def batch_to_proto(batch: ProjectedBatch) -> game_service_pb2.StreamEventsRespon
 
 def fill_batch(out: game_service_pb2.StreamEventsResponse, batch: ProjectedBatch) -> None:
     out.version = batch.version
-    fill_events(out.events, batch.events)
+    fill_events(out, batch.events)
     if batch.seat is not None:
         out.seat = batch.seat
     if batch.resigned_seat is not None:

@@ -195,9 +195,56 @@ def _fill(msg: Any, obj: Any) -> None:
 
 
 Writer = Callable[[Any, Any], None]
+#: How ``_filler``'s code stores a field's value, with the function ``_writer`` chose for it:
+#: ``SET`` stores the value itself (there is no function), ``CONVERT`` what the function makes
+#: of it; ``EXTEND`` appends the values to a repeated scalar field; ``PRESENT`` fills the
+#: message of a singular field with the function (present even when all its fields keep their
+#: defaults); ``ITEMS`` fills one added entry of a repeated message field with it per value;
+#: ``CALL`` hands the message and the value to the function.
+SET, CONVERT, EXTEND, PRESENT, ITEMS, CALL = "set", "convert", "extend", "present", "items", "call"
+#: The code of each, for a field ``{name}`` whose function is ``write_{name}``.
+_STORE_CODE = {
+    SET: ["        msg.{name} = value"],
+    CONVERT: ["        msg.{name} = write_{name}(value)"],
+    EXTEND: ["        msg.{name}.extend(value)"],
+    PRESENT: [
+        "        item = msg.{name}",
+        "        item.SetInParent()",
+        "        write_{name}(item, value)",
+    ],
+    ITEMS: [
+        "        items = msg.{name}",
+        "        for item in value:",
+        "            write_{name}(items.add(), item)",
+    ],
+    CALL: ["        write_{name}(msg, value)"],
+}
 
 
-def _filler(cls: type) -> Writer:
+def _fillers() -> dict[type, Writer]:
+    """``_filler`` for every engine type, each compiled after the types its fields hold, so
+    that it calls their fillers directly rather than through ``_fill``. With a field's
+    message, entries or values stored in the filler's own code (``_STORE_CODE``) instead of
+    by a function per field, a play step's conversion cost 7% less (play_response 266k
+    instructions a move to 247k in Counterpoint, 385k to 358k in Ninety-Nine)."""
+    fillers: dict[type, Writer] = {}
+    started: set[str] = set()
+
+    def fill_of(kind: str) -> Writer:
+        cls = _ENGINE_TYPES.get(kind)
+        if cls is None or (kind in started and cls not in fillers):  # unknown, or a cycle
+            return _fill
+        if cls not in fillers:
+            started.add(kind)
+            fillers[cls] = _filler(cls, fill_of)
+        return fillers[cls]
+
+    for kind in _ENGINE_TYPES:
+        fill_of(kind)
+    return fillers
+
+
+def _filler(cls: type, fill_of: Callable[[str], Writer]) -> Writer:
     """``_fill`` for ``cls``: its fields' writers as one straight-line function, compiled
     once. A view's conversion is mostly this per-field dispatch (some 50 fields a view, in
     seats, tricks and details); written out, a plain scalar is one attribute store instead of
@@ -206,17 +253,15 @@ def _filler(cls: type) -> Writer:
     rule stays written once."""
     desc = _MESSAGES[cls.__name__].DESCRIPTOR
     lines = ["def fill(msg, obj):"]
-    writers: dict[str, Writer] = {}
+    writers: dict[str, Any] = {}
     for f in dataclasses.fields(cls):
         name = f.name
         assert name.isidentifier()  # a dataclass field's name, pasted into the code below
-        write = _writer(desc, name)
+        store, write = _writer(desc, name, fill_of)
         lines += [f"    value = obj.{name}", "    if value is not None:"]
-        if write is None:
-            lines.append(f"        msg.{name} = value")
-        else:
+        lines += [line.format(name=name) for line in _STORE_CODE[store]]
+        if write is not None:
             writers[f"write_{name}"] = write
-            lines.append(f"        write_{name}(msg, value)")
     if len(lines) == 1:
         lines.append("    pass")
     code: dict[str, Any] = {}
@@ -225,54 +270,51 @@ def _filler(cls: type) -> Writer:
     return fill
 
 
-def _writer(desc: Any, name: str) -> Writer | None:
-    """How the engine value of field ``name`` is written into a message of type ``desc``; None
-    when it is the field's value as it is (a singular int, bool or string), stored by
-    ``_filler``'s code itself."""
+def _writer(
+    desc: Any, name: str, fill_of: Callable[[str], Writer]
+) -> tuple[str, Callable[..., Any] | None]:
+    """How the engine value of field ``name`` is written into a message of type ``desc``: how
+    ``_filler``'s code stores it, and with what (None for ``SET`` and ``EXTEND``: the field's
+    value as it is, ints, bools or strings). ``fill_of`` gives the filler of an engine type."""
     field = desc.fields_by_name.get(name)
     if field is None:  # a oneof named like the field: the case is the value's type
-        cases = {c.message_type.name: c.name for c in desc.oneofs_by_name[name].fields}
+        cases = {
+            _ENGINE_TYPES[c.message_type.name]: (c.name, fill_of(c.message_type.name))
+            for c in desc.oneofs_by_name[name].fields
+            if c.message_type.name in _ENGINE_TYPES
+        }
 
         def write_case(msg: Any, value: Any) -> None:
-            _fill_present(getattr(msg, cases[type(value).__name__]), value, _fill)
+            case, fill = cases[type(value)]
+            item = getattr(msg, case)
+            item.SetInParent()
+            fill(item, value)
 
-        return write_case
+        return CALL, write_case
     kind = field.message_type.name if field.message_type is not None else None
     if kind in ("Move", "TrickView") and field.is_repeated:  # made once, then copied
-        return _entries_writer(_MESSAGES[desc.name], name, _shared_message)
+        return CALL, _entries_writer(_MESSAGES[desc.name], name, _shared_message)
     if kind == "Card" and field.is_repeated:
-        return _cards_writer(_MESSAGES[desc.name], name)
+        return CALL, _cards_writer(_MESSAGES[desc.name], name)
     if kind is not None:
-        fill = _MESSAGE_FILLERS.get(kind, _fill)
-        if field.is_repeated:
-
-            def write_items(msg: Any, value: Any) -> None:
-                items = getattr(msg, name)
-                for item in value:
-                    fill(items.add(), item)
-
-            return write_items
-        return lambda msg, value: _fill_present(getattr(msg, name), value, fill)
+        fill = _MESSAGE_FILLERS.get(kind) or fill_of(kind)
+        return (ITEMS if field.is_repeated else PRESENT), fill
     if _is_suit(field) and field.is_repeated:
-        return lambda msg, value: getattr(msg, name).extend([suit_to_proto(s) for s in value])
+        return CALL, lambda msg, value: getattr(msg, name).extend([suit_to_proto(s) for s in value])
     if _is_suit(field):
-        return lambda msg, value: setattr(msg, name, suit_to_proto(value))
+        return CONVERT, suit_to_proto
     if field.enum_type is not None:
         numbers = {word: number for number, word in _enum_words(field.enum_type).items()}
-        return lambda msg, value: setattr(msg, name, numbers[value])
+        return CONVERT, numbers.__getitem__
     if field.is_repeated:
-        return lambda msg, value: getattr(msg, name).extend(value)
-    return None
+        return EXTEND, None
+    return SET, None
 
 
 def _fill_present(target: Any, value: Any, fill: Writer) -> None:
     """Fill a singular message field, present even when all its fields keep their defaults."""
     target.SetInParent()
     fill(target, value)
-
-
-def _fill_card_list(target: cards_pb2.CardList, cards: Iterable[int]) -> None:
-    _fill_card_list_cards(target, cards)
 
 
 def _fill_seat_cards(target: cards_pb2.SeatCards, cards: Iterable[int] | None) -> None:
@@ -489,7 +531,7 @@ def view_from_proto(msg: views_pb2.View) -> View:
 #: The messages that are not an engine dataclass of their name, and how each is written.
 _MESSAGE_FILLERS: dict[str, Writer] = {
     "Card": _fill_card,
-    "CardList": _fill_card_list,
+    "CardList": _fill_card_list_cards,
     "SeatCards": _fill_seat_cards,
     "OptionalInt32": _fill_optional,
     "OptionalBool": _fill_optional,
@@ -512,7 +554,7 @@ _MESSAGE_READERS: dict[str, Reader] = {
 #: descriptors field by field doubled the cost of converting a view.
 _MESSAGES: dict[str, type[Message]] = _message_classes()
 _ENGINE_TYPES: dict[str, type] = engine_types()
-_FILLERS: dict[type, Writer] = {cls: _filler(cls) for cls in _ENGINE_TYPES.values()}
+_FILLERS: dict[type, Writer] = _fillers()
 _READERS: dict[type[Message], Reader] = {
     _MESSAGES[name]: _reader(cls) for name, cls in _ENGINE_TYPES.items()
 }

@@ -200,8 +200,18 @@ Writer = Callable[[Any, Any], None]
 #: of it; ``EXTEND`` appends the values to a repeated scalar field; ``PRESENT`` fills the
 #: message of a singular field with the function (present even when all its fields keep their
 #: defaults); ``ITEMS`` fills one added entry of a repeated message field with it per value;
-#: ``CALL`` hands the message and the value to the function.
-SET, CONVERT, EXTEND, PRESENT, ITEMS, CALL = "set", "convert", "extend", "present", "items", "call"
+#: ``CALL`` hands the message and the value to the function, ``ENTRIES`` too for a repeated
+#: field. The repeated ones store nothing for no values: an empty repeated field is not sent.
+SET, CONVERT, EXTEND, PRESENT, ITEMS, CALL, ENTRIES = (
+    "set",
+    "convert",
+    "extend",
+    "present",
+    "items",
+    "call",
+    "entries",
+)
+_REPEATED = (EXTEND, ITEMS, ENTRIES)
 #: The code of each, for a field ``{name}`` whose function is ``write_{name}``.
 _STORE_CODE = {
     SET: ["        msg.{name} = value"],
@@ -218,6 +228,7 @@ _STORE_CODE = {
         "            write_{name}(items.add(), item)",
     ],
     CALL: ["        write_{name}(msg, value)"],
+    ENTRIES: ["        write_{name}(msg, value)"],
 }
 
 
@@ -258,7 +269,8 @@ def _filler(cls: type, fill_of: Callable[[str], Writer]) -> Writer:
         name = f.name
         assert name.isidentifier()  # a dataclass field's name, pasted into the code below
         store, write = _writer(desc, name, fill_of)
-        lines += [f"    value = obj.{name}", "    if value is not None:"]
+        guard = "if value:" if store in _REPEATED else "if value is not None:"
+        lines += [f"    value = obj.{name}", f"    {guard}"]
         lines += [line.format(name=name) for line in _STORE_CODE[store]]
         if write is not None:
             writers[f"write_{name}"] = write
@@ -293,14 +305,16 @@ def _writer(
         return CALL, write_case
     kind = field.message_type.name if field.message_type is not None else None
     if kind in ("Move", "TrickView") and field.is_repeated:  # made once, then copied
-        return CALL, _entries_writer(_MESSAGES[desc.name], name, _shared_message)
+        return ENTRIES, _entries_writer(_MESSAGES[desc.name], name, _shared_message)
     if kind == "Card" and field.is_repeated:
-        return CALL, _cards_writer(_MESSAGES[desc.name], name)
+        return ENTRIES, _cards_writer(_MESSAGES[desc.name], name)
     if kind is not None:
         fill = _MESSAGE_FILLERS.get(kind) or fill_of(kind)
         return (ITEMS if field.is_repeated else PRESENT), fill
     if _is_suit(field) and field.is_repeated:
-        return CALL, lambda msg, value: getattr(msg, name).extend([suit_to_proto(s) for s in value])
+        return ENTRIES, lambda msg, value: getattr(msg, name).extend(
+            [suit_to_proto(s) for s in value]
+        )
     if _is_suit(field):
         return CONVERT, suit_to_proto
     if field.enum_type is not None:

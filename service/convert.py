@@ -523,11 +523,12 @@ def fill_view(target: views_pb2.View, view: View, compact_lay_aside: bool = Fals
     """Write a view into an (empty) View message, such as a response's ``view``: written in
     place, a view's legal moves are not built once and copied again. ``compact_lay_aside``
     (the request's flag): a lay-aside is written as one ``lay_aside_choice``, not as moves."""
+    target.SetInParent()
     if compact_lay_aside and isinstance(view.legal_moves, LayAsideChoices):
-        _fill_present(target, dataclasses.replace(view, legal_moves=()), _fill)
+        _fill_view(target, dataclasses.replace(view, legal_moves=()))
         fill_lay_aside_choice(target.lay_aside_choice, view.legal_moves)
     else:
-        _fill_present(target, view, _fill)
+        _fill_view(target, view)
 
 
 def fill_lay_aside_choice(target: views_pb2.LayAsideChoice, choices: LayAsideChoices) -> None:
@@ -574,6 +575,7 @@ _MESSAGE_READERS: dict[str, Reader] = {
 _MESSAGES: dict[str, type[Message]] = _message_classes()
 _ENGINE_TYPES: dict[str, type] = engine_types()
 _FILLERS: dict[type, Writer] = _fillers()
+_fill_view = _FILLERS[View]
 _READERS: dict[type[Message], Reader] = {
     _MESSAGES[name]: _reader(cls) for name, cls in _ENGINE_TYPES.items()
 }
@@ -781,23 +783,27 @@ def fill_batch(out: game_service_pb2.StreamEventsResponse, batch: ProjectedBatch
 
 def play_response(step: PlayStep, compact_lay_aside: bool = False) -> game_service_pb2.PlayResponse:
     out = game_service_pb2.PlayResponse()
-    target = out.step
+    target = out.step  # each submessage is looked up once: every lookup makes a wrapper
     answer = step.answer
     if answer is not None:
-        target.result.request_id = answer.request_id
+        result = target.result
+        result.request_id = answer.request_id
         if answer.error is not None:
             # The same status SubmitMove would have ended with, carried as a message (PlayError
             # has google.rpc.Status's fields, so its wire form reads as one).
-            target.result.error.MergeFromString(
-                rejection(answer.error).status().SerializeToString()
-            )
+            result.error.MergeFromString(rejection(answer.error).status().SerializeToString())
         else:
             assert answer.version is not None
-            target.result.version = answer.version
-    for batch in step.batches:
-        fill_batch(target.events.add(), batch)
-    if step.view is not None:
-        target.view.version = step.view.version
-        fill_view(target.view.view, step.view.view, compact_lay_aside)
-        fill_clocks(target.view.view, step.view.clocks)
+            result.version = answer.version
+    if step.batches:
+        batches = target.events
+        for batch in step.batches:
+            fill_batch(batches.add(), batch)
+    seat_view = step.view
+    if seat_view is not None:
+        played = target.view
+        played.version = seat_view.version
+        view = played.view
+        fill_view(view, seat_view.view, compact_lay_aside)
+        fill_clocks(view, seat_view.clocks)
     return out

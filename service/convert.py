@@ -201,13 +201,13 @@ def _fill(msg: Any, obj: Any) -> None:
 
 Writer = Callable[[Any, Any], None]
 #: How ``_filler``'s code stores a field's value, with the function ``_writer`` chose for it:
-#: ``SET`` stores the value itself (there is no function), ``CONVERT`` what the function makes
-#: of it; ``EXTEND`` appends the values to a repeated scalar field; ``PRESENT`` fills the
+#: ``_SET`` stores the value itself (there is no function), ``_CONVERT`` what the function makes
+#: of it; ``_EXTEND`` appends the values to a repeated scalar field; ``_PRESENT`` fills the
 #: message of a singular field with the function (present even when all its fields keep their
-#: defaults); ``ITEMS`` fills one added entry of a repeated message field with it per value;
-#: ``CALL`` hands the message and the value to the function, ``ENTRIES`` too for a repeated
+#: defaults); ``_ITEMS`` fills one added entry of a repeated message field with it per value;
+#: ``_CALL`` hands the message and the value to the function, ``_ENTRIES`` too for a repeated
 #: field. The repeated ones store nothing for no values: an empty repeated field is not sent.
-SET, CONVERT, EXTEND, PRESENT, ITEMS, CALL, ENTRIES = (
+_SET, _CONVERT, _EXTEND, _PRESENT, _ITEMS, _CALL, _ENTRIES = (
     "set",
     "convert",
     "extend",
@@ -216,24 +216,24 @@ SET, CONVERT, EXTEND, PRESENT, ITEMS, CALL, ENTRIES = (
     "call",
     "entries",
 )
-_REPEATED = (EXTEND, ITEMS, ENTRIES)
+_REPEATED = (_EXTEND, _ITEMS, _ENTRIES)
 #: The code of each, for a field ``{name}`` whose function is ``write_{name}``.
 _STORE_CODE = {
-    SET: ["        msg.{name} = value"],
-    CONVERT: ["        msg.{name} = write_{name}(value)"],
-    EXTEND: ["        msg.{name}.extend(value)"],
-    PRESENT: [
+    _SET: ["        msg.{name} = value"],
+    _CONVERT: ["        msg.{name} = write_{name}(value)"],
+    _EXTEND: ["        msg.{name}.extend(value)"],
+    _PRESENT: [
         "        item = msg.{name}",
         "        item.SetInParent()",
         "        write_{name}(item, value)",
     ],
-    ITEMS: [
+    _ITEMS: [
         "        items = msg.{name}",
         "        for item in value:",
         "            write_{name}(items.add(), item)",
     ],
-    CALL: ["        write_{name}(msg, value)"],
-    ENTRIES: ["        write_{name}(msg, value)"],
+    _CALL: ["        write_{name}(msg, value)"],
+    _ENTRIES: ["        write_{name}(msg, value)"],
 }
 
 
@@ -291,7 +291,7 @@ def _writer(
     desc: Any, name: str, fill_of: Callable[[str], Writer]
 ) -> tuple[str, Callable[..., Any] | None]:
     """How the engine value of field ``name`` is written into a message of type ``desc``: how
-    ``_filler``'s code stores it, and with what (None for ``SET`` and ``EXTEND``: the field's
+    ``_filler``'s code stores it, and with what (None for ``_SET`` and ``_EXTEND``: the field's
     value as it is, ints, bools or strings). ``fill_of`` gives the filler of an engine type."""
     field = desc.fields_by_name.get(name)
     if field is None:  # a oneof named like the field: the case is the value's type
@@ -307,27 +307,27 @@ def _writer(
             item.SetInParent()
             fill(item, value)
 
-        return CALL, write_case
+        return _CALL, write_case
     kind = field.message_type.name if field.message_type is not None else None
     if kind in ("Move", "TrickView") and field.is_repeated:  # made once, then copied
-        return ENTRIES, _entries_writer(_MESSAGES[desc.name], name, _shared_message)
+        return _ENTRIES, _entries_writer(_MESSAGES[desc.name], name, _shared_message)
     if kind == "Card" and field.is_repeated:
-        return ENTRIES, _cards_writer(_MESSAGES[desc.name], name)
+        return _ENTRIES, _cards_writer(_MESSAGES[desc.name], name)
     if kind is not None:
         fill = _MESSAGE_FILLERS.get(kind) or fill_of(kind)
-        return (ITEMS if field.is_repeated else PRESENT), fill
+        return (_ITEMS if field.is_repeated else _PRESENT), fill
     if _is_suit(field) and field.is_repeated:
-        return ENTRIES, lambda msg, value: getattr(msg, name).extend(
+        return _ENTRIES, lambda msg, value: getattr(msg, name).extend(
             [suit_to_proto(s) for s in value]
         )
     if _is_suit(field):
-        return CONVERT, suit_to_proto
+        return _CONVERT, suit_to_proto
     if field.enum_type is not None:
         numbers = {word: number for number, word in _enum_words(field.enum_type).items()}
-        return CONVERT, numbers.__getitem__
+        return _CONVERT, numbers.__getitem__
     if field.is_repeated:
-        return EXTEND, None
-    return SET, None
+        return _EXTEND, None
+    return _SET, None
 
 
 def _fill_present(target: Any, value: Any, fill: Writer) -> None:
@@ -500,8 +500,8 @@ def fill_events(
     """Append events to the ``events`` field of ``target``, each written as its wire entry
     (``_entries_writer``). A game's events repeat: every seat's batch holds the same public
     events, and the same cards are played game after game. Building each event's message and
-    appending it (a copy) made events a tenth of a play step's conversion (play_response 305k
-    instructions a move to 266k in Counterpoint)."""
+    appending it (a copy) cost an eighth of a play step's conversion (play_response 305k
+    instructions a move, 266k so, in Counterpoint)."""
     _EVENT_WRITERS[type(target)](target, events)
 
 

@@ -15,7 +15,7 @@ from tricktable.v1 import game_service_pb2 as pb
 
 from engine import game_names, get_rules
 from engine.core import cards as C
-from engine.core.events import EVENT_TYPES
+from engine.core.events import EVENT_TYPES, Event
 from engine.core.laying_aside import LayAsideChoices
 from engine.core.moves import (
     MOVE_TYPES,
@@ -31,7 +31,9 @@ from engine.core.moves import (
 from engine.core.options import OptionValue
 from service import convert
 from service.errors import InvalidRequest
-from service.game_service import MoveResult
+from service.game_service import MoveResult, ProjectedBatch, project_events
+from service.play import MoveAnswer, PlayStep
+from service.play import SeatView as PlaySeatView
 from service.store.base import GameRecord
 
 
@@ -173,6 +175,16 @@ def _record(game: str, seats: int) -> GameRecord:
     )
 
 
+def _events_one_by_one(events: list[Event]) -> list[events_pb2.Event]:
+    """Events as the servicer once wrote them: each event's message built and copied in."""
+    copied = []
+    for event in events:
+        msg = events_pb2.Event()
+        getattr(msg, event.kind).CopyFrom(convert.to_proto(event))
+        copied.append(msg)
+    return copied
+
+
 @pytest.mark.parametrize("game", game_names())
 def test_responses_filled_in_place_equal_responses_built_from_copied_messages(game: str) -> None:
     # SubmitMove and GetGame answers are written straight into the response; the bytes must be
@@ -192,14 +204,9 @@ def test_responses_filled_in_place_equal_responses_built_from_copied_messages(ga
             events=[rules.project(e, seat) for e in events],
             view=rules.view(state, seat),
         )
-        copied = []
-        for event in result.events:
-            msg = events_pb2.Event()
-            getattr(msg, event.kind).CopyFrom(convert.to_proto(event))
-            copied.append(msg)
         expected = pb.SubmitMoveResponse(
             version=result.version,
-            events=copied,
+            events=_events_one_by_one(result.events),
             view=cast(views_pb2.View, convert.to_proto(result.view)),
             view_version=result.view_version,
         )
@@ -211,6 +218,43 @@ def test_responses_filled_in_place_equal_responses_built_from_copied_messages(ga
             view=cast(views_pb2.View, convert.to_proto(result.view)),
         )
         assert got_game.SerializeToString() == expected_game.SerializeToString()
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_play_steps_equal_steps_built_from_copied_messages(game: str) -> None:
+    # A play step's events and view are written as cached wire entries; the bytes must be those
+    # of the messages built one by one, for every seat (each gets its own projection of the
+    # same events, so most entries are cache hits) at every step of a real game.
+    rules = get_rules(game)
+    rng = random.Random(7)
+    state = rules.new_game({}, f"play:{game}".encode())
+    for version in range(1, 150):
+        if state.finished:
+            break
+        mover = rng.choice(rules.to_act(state))
+        legal = rules.legal_moves(state, mover)
+        state, events = rules.apply(state, mover, legal[rng.randrange(len(legal))])
+        for seat in range(rules.seats):
+            projected = project_events(rules, list(events), seat)
+            view = rules.view(state, seat)
+            answer = MoveAnswer(f"r{version}", version) if seat == mover else None
+            step = PlayStep(answer, [ProjectedBatch(version, mover, projected, None)])
+            step.view = PlaySeatView(version, view)
+            expected = pb.PlayStep(
+                events=[
+                    pb.StreamEventsResponse(
+                        version=version, seat=mover, events=_events_one_by_one(projected)
+                    )
+                ],
+                view=pb.PlayView(
+                    version=version, view=cast(views_pb2.View, convert.to_proto(view))
+                ),
+            )
+            if answer is not None:
+                expected.result.request_id = answer.request_id
+                expected.result.version = version
+            got = convert.play_response(step)
+            assert got.SerializeToString() == pb.PlayResponse(step=expected).SerializeToString()
 
 
 def test_moves_of_different_kinds_with_equal_values_keep_their_own_messages() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+from collections.abc import Iterator
 from typing import Any, cast
 
 import pytest
@@ -175,6 +176,21 @@ def _record(game: str, seats: int) -> GameRecord:
     )
 
 
+def _random_steps(
+    game: str, seed: str, rng: random.Random, steps: int = 149
+) -> Iterator[tuple[int, int, Any, list[Event]]]:
+    """A random game's first ``steps`` moves: (version, mover, state after, events)."""
+    rules = get_rules(game)
+    state = rules.new_game({}, seed.encode())
+    for version in range(1, steps + 1):
+        if state.finished:
+            return
+        mover = rng.choice(rules.to_act(state))
+        legal = rules.legal_moves(state, mover)
+        state, events = rules.apply(state, mover, legal[rng.randrange(len(legal))])
+        yield version, mover, state, events
+
+
 def _events_one_by_one(events: list[Event]) -> list[events_pb2.Event]:
     """Events as the servicer once wrote them: each event's message built and copied in."""
     copied = []
@@ -190,15 +206,8 @@ def test_responses_filled_in_place_equal_responses_built_from_copied_messages(ga
     # SubmitMove and GetGame answers are written straight into the response; the bytes must be
     # those of the messages built one by one and copied in, as the servicer did before.
     rules = get_rules(game)
-    rng = random.Random(5)
-    state = rules.new_game({}, f"fill:{game}".encode())
     record = _record(game, rules.seats)
-    for version in range(1, 150):
-        if state.finished:
-            break
-        seat = rng.choice(rules.to_act(state))
-        legal = rules.legal_moves(state, seat)
-        state, events = rules.apply(state, seat, legal[rng.randrange(len(legal))])
+    for version, seat, state, events in _random_steps(game, f"fill:{game}", random.Random(5)):
         result = MoveResult(
             version=version,
             events=[rules.project(e, seat) for e in events],
@@ -226,14 +235,7 @@ def test_play_steps_equal_steps_built_from_copied_messages(game: str) -> None:
     # of the messages built one by one, for every seat (each gets its own projection of the
     # same events, so most entries are cache hits) at every step of a real game.
     rules = get_rules(game)
-    rng = random.Random(7)
-    state = rules.new_game({}, f"play:{game}".encode())
-    for version in range(1, 150):
-        if state.finished:
-            break
-        mover = rng.choice(rules.to_act(state))
-        legal = rules.legal_moves(state, mover)
-        state, events = rules.apply(state, mover, legal[rng.randrange(len(legal))])
+    for version, mover, state, events in _random_steps(game, f"play:{game}", random.Random(7)):
         for seat in range(rules.seats):
             projected = project_events(rules, list(events), seat)
             view = rules.view(state, seat)

@@ -5,14 +5,14 @@ waits once they have gone, and an expired game ends every follower."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 from service.errors import GameNotFound
 from service.game_service import GameService
 from service.game_watch import GameWatch
-from service.play import Incoming, MoveAsk, PlaySession
+from service.play import PlaySession
 from tests.service.games import FakeClock, seated
 from tests.service.test_event_feed import CountingStore, _move, _until
+from tests.service.test_play_session import _no_moves
 
 
 def test_the_seats_of_a_game_share_one_wait_and_each_is_told_every_version() -> None:
@@ -109,7 +109,7 @@ def test_the_play_streams_of_a_table_make_one_wait_and_leave_none_behind() -> No
         store = CountingStore()
         games = GameService(store)
         game_id, tokens = await seated(games, seed=b"streams")
-        streams = [PlaySession(games, game_id, t, 1).items(_idle()) for t in tokens]
+        streams = [PlaySession(games, game_id, t, 1).items(_no_moves()) for t in tokens]
         for stream in streams:
             await anext(stream)  # each opens with its seat's view
         await _until(lambda: store.waiting == 1)
@@ -123,8 +123,3 @@ def test_the_play_streams_of_a_table_make_one_wait_and_leave_none_behind() -> No
         await _until(lambda: store.waiting == 0)
 
     asyncio.run(main())
-
-
-async def _idle() -> AsyncIterator[Incoming]:
-    await asyncio.Event().wait()  # the seat sends nothing
-    yield ("", lambda: MoveAsk(None, 0, ""))  # type: ignore[arg-type]  # never reached

@@ -28,6 +28,11 @@ from typing import Any
 
 from engine.core.options import OptionValue
 
+#: json.dumps's encoding, as one encoder kept for the records every move writes: dumps goes
+#: through its keyword checks each call, and its check for circular references costs a dict
+#: insert and delete per object and list (these hold plain data, never themselves).
+_encode = json.JSONEncoder(check_circular=False).encode
+
 ACTIVE = "active"
 FINISHED = "finished"
 ABANDONED = "abandoned"
@@ -131,7 +136,7 @@ class MoveRecord:
     request_id: str = ""
 
     def to_json(self) -> str:
-        return json.dumps({"seat": self.seat, "move": self.move, "request_id": self.request_id})
+        return _encode({"seat": self.seat, "move": self.move, "request_id": self.request_id})
 
     @classmethod
     def from_json(cls, text: str | bytes) -> MoveRecord:
@@ -150,7 +155,7 @@ class EventBatch:
     request_id: str = ""
 
     def to_json(self) -> str:
-        return json.dumps(
+        return _encode(
             {
                 "version": self.version,
                 "seat": self.seat,

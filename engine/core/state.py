@@ -17,6 +17,7 @@ from functools import cache
 from typing import Any, ClassVar, Self
 
 from engine.core.chance import Chance
+from engine.core.codec import json_encoder
 from engine.core.errors import BadSnapshot, EngineError, Reason
 from engine.core.events import event_from_data, event_to_data
 from engine.core.memo import Memo
@@ -170,7 +171,7 @@ def _event_json(event: Any) -> str:
 #: Sorted, compact JSON; one encoder for every snapshot (json.dumps with options makes one
 #: per call). No check for circular references, which costs a dict insert and delete per list
 #: encoded: state data is a tree of plain values (see the module docstring).
-_encode = json.JSONEncoder(separators=(",", ":"), sort_keys=True, check_circular=False).encode
+_encode = json_encoder(separators=(",", ":"), sort_keys=True, check_circular=False)
 _EVENT_JSON: Memo[int, tuple[Any, str]] = Memo(8192)
 #: Each game's snapshot head (see GameState.snapshot), by its chance object: held here with its
 #: options, so an id is never reused while its entry is kept.

@@ -26,12 +26,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from engine.core.codec import json_encoder
 from engine.core.options import OptionValue
 
 #: json.dumps's encoding, as one encoder kept for the records every move writes: dumps goes
 #: through its keyword checks each call, and its check for circular references costs a dict
 #: insert and delete per object and list (these hold plain data, never themselves).
-_encode = json.JSONEncoder(check_circular=False).encode
+_encode = json_encoder(check_circular=False)
 
 ACTIVE = "active"
 FINISHED = "finished"

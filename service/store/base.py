@@ -26,7 +26,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from engine.core.codec import json_encoder
 from engine.core.options import OptionValue
+
+#: json.dumps's encoding, as one encoder kept for the records every move writes: dumps goes
+#: through its keyword checks each call, and its check for circular references costs a dict
+#: insert and delete per object and list (these hold plain data, never themselves).
+_encode = json_encoder(check_circular=False)
 
 ACTIVE = "active"
 FINISHED = "finished"
@@ -131,7 +137,7 @@ class MoveRecord:
     request_id: str = ""
 
     def to_json(self) -> str:
-        return json.dumps({"seat": self.seat, "move": self.move, "request_id": self.request_id})
+        return _encode({"seat": self.seat, "move": self.move, "request_id": self.request_id})
 
     @classmethod
     def from_json(cls, text: str | bytes) -> MoveRecord:
@@ -150,7 +156,7 @@ class EventBatch:
     request_id: str = ""
 
     def to_json(self) -> str:
-        return json.dumps(
+        return _encode(
             {
                 "version": self.version,
                 "seat": self.seat,

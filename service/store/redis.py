@@ -285,7 +285,7 @@ class RedisStore(GameStore):
         try:
             return await pending
         except RedisError as exc:
-            raise StoreUnavailable(f"the game store is unavailable ({type(exc).__name__})") from exc
+            raise _unavailable(exc) from exc
 
     def _hot(self, *args: Arg) -> Awaitable[Any]:
         """A command of the hot path: pipelined where there is the connection for it."""
@@ -313,7 +313,7 @@ class RedisStore(GameStore):
             pipe.execute_command(*then)
             return await pipe.execute()  # type: ignore[no-any-return]
 
-    async def _commit_step(self, game_id: str, request_id: str, args: list[Arg]) -> list[Any]:
+    def _commit_step(self, game_id: str, request_id: str, args: list[Arg]) -> Awaitable[list[Any]]:
         """The commit script's reply ({outcome, version, …}); with wait_replicas, once that
         many replicas have what it wrote (a request seen before: what the first try wrote),
         else StoreUnavailable.
@@ -327,7 +327,14 @@ class RedisStore(GameStore):
         id again (:meth:`_replicated`) and waits again, to confirm what the first try wrote."""
         keys = _keys(game_id)
         if not self._wait_replicas:
-            return await self._hot_script(self._commit_script, keys, args)  # type: ignore[no-any-return]
+            # The script's own awaitable, not one more coroutine around it: this is every move.
+            return self._hot_script(self._commit_script, keys, args)
+        return self._commit_waited(game_id, request_id, keys, args)
+
+    async def _commit_waited(
+        self, game_id: str, request_id: str, keys: list[str], args: list[Arg]
+    ) -> list[Any]:
+        """:meth:`_commit_step` with wait_replicas."""
         reply, acked = await self._commit_replicated(keys, args)
         outcome, version = reply[0], reply[1]
         if outcome == 2 and request_id:
@@ -423,7 +430,8 @@ class RedisStore(GameStore):
             await self._call(self._hot("ZADD", _DEADLINES, timing.deadline_ms, member))
 
     async def commit(self, game_id: str, step: Commit) -> int:
-        await self._index(game_id, step.expected_version + 1, step.timing)
+        if step.timing is not None:  # else no deadline, and no coroutine to make for none
+            await self._index(game_id, step.expected_version + 1, step.timing)
         move = step.move.to_json() if step.move is not None else ""
         resigned = "" if step.resigned_seat is None else str(step.resigned_seat)
         args: list[Arg] = [
@@ -439,7 +447,10 @@ class RedisStore(GameStore):
             step.timing.to_json() if step.timing is not None else "",
             step.at_ms or "",
         ]
-        reply = await self._call(self._commit_step(game_id, step.batch.request_id, args))
+        try:  # as _call does, without its coroutine: this is every move
+            reply = await self._commit_step(game_id, step.batch.request_id, args)
+        except RedisError as exc:
+            raise _unavailable(exc) from exc
         outcome, version = reply[0], reply[1]
         if outcome == -1:
             raise GameNotFound(game_id)
@@ -595,6 +606,11 @@ class RedisStore(GameStore):
                 if len(out) >= limit:
                     break
         return out
+
+
+def _unavailable(exc: RedisError) -> StoreUnavailable:
+    """What a Redis failure is to the service."""
+    return StoreUnavailable(f"the game store is unavailable ({type(exc).__name__})")
 
 
 def _scored(raw: list[Any]) -> list[tuple[bytes, Any]]:

@@ -17,8 +17,12 @@ import sys
 import structlog
 
 
-def configure(json: bool | None = None, level: str = "info") -> None:
-    """``json``: True, False (console), or None to choose by whether stderr is a terminal."""
+def configure(json: bool | None = None, level: str = "info", *, final: bool = False) -> None:
+    """``json``: True, False (console), or None to choose by whether stderr is a terminal.
+    ``final``: no later call will configure again (a server process), so each module's logger
+    is bound once, on first use: otherwise every ``log.debug`` a move makes binds it anew, even
+    when debug is filtered out (about 2 µs a call). Tests and tools that configure several times
+    keep the default."""
     if json is None:
         json = not sys.stderr.isatty()
     renderer: structlog.typing.Processor = (
@@ -36,5 +40,5 @@ def configure(json: bool | None = None, level: str = "info") -> None:
             logging.getLevelNamesMapping()[level.upper()]
         ),
         logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-        cache_logger_on_first_use=False,
+        cache_logger_on_first_use=final,
     )

@@ -22,6 +22,7 @@ last version it saw.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,6 +93,35 @@ Incoming = tuple[str, Callable[[], MoveAsk]]
 _Inbox = Incoming | int | BaseException | _Closed
 
 
+class _Mailbox:
+    """The session's inbox: many writers (callbacks, the reader task), one reader. Not
+    ``asyncio.Queue``: its bookkeeping for bounded sizes, many readers and ``join`` (a deque of
+    getters, task counts, an event cleared per put) costs more than the message, two of which
+    pass through here per move."""
+
+    __slots__ = ("_items", "_waiter")
+
+    def __init__(self) -> None:
+        self._items: deque[_Inbox] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put(self, item: _Inbox) -> None:
+        self._items.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def get(self) -> _Inbox:
+        items = self._items
+        while not items:
+            self._waiter = waiter = asyncio.get_running_loop().create_future()
+            try:
+                await waiter
+            finally:
+                self._waiter = None
+        return items.popleft()
+
+
 class PlaySession:
     """One seat's play stream on one game, from ``from_version`` on."""
 
@@ -103,7 +133,7 @@ class PlaySession:
         self._token = token
         self._sent = from_version - 1  # the last version whose events were sent
         self._viewed = -1  # the version of the last view sent
-        self._inbox: asyncio.Queue[_Inbox] = asyncio.Queue()
+        self._inbox = _Mailbox()
         self._ended = False
 
     async def items(self, moves: AsyncIterator[Incoming]) -> AsyncIterator[PlayStep]:
@@ -118,7 +148,7 @@ class PlaySession:
             # for it would only hide the client's mistake.
             raise VersionAhead(record.version, self._sent + 1)
         rules = get_rules(record.game_type)
-        unregister = games.on_close(lambda: self._inbox.put_nowait(_CLOSED))
+        unregister = games.on_close(lambda: self._inbox.put(_CLOSED))
         unfollow = games.watch.follow(self._game_id, record.version, self._heard)
         reader = asyncio.get_running_loop().create_task(self._read(moves))
         try:
@@ -225,13 +255,13 @@ class PlaySession:
         """A version the game reached (other seats' moves, from any replica), or the error that
         ended the wait (the game expired, the store went away: the stream's end)."""
         if isinstance(news, Exception) or news > self._sent:  # else the seat's own move
-            self._inbox.put_nowait(news)
+            self._inbox.put(news)
 
     async def _read(self, moves: AsyncIterator[Incoming]) -> None:
         """Posts the seat's moves as they arrive; once the seat sends no more, the stream goes
         on until the game ends."""
         try:
             async for incoming in moves:
-                self._inbox.put_nowait(incoming)
+                self._inbox.put(incoming)
         except Exception as failed:  # a protocol breach, or the call failing under us
-            self._inbox.put_nowait(failed)
+            self._inbox.put(failed)

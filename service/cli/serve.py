@@ -191,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if (config.redis_cluster or config.redis_wait_replicas) and not config.redis_url:
         args.serve_parser.error("--redis-cluster and --redis-wait-replicas need a Redis URL")
-    configure(json=config.json_logs, level=config.log_level)
+    configure(json=config.json_logs, level=config.log_level, final=True)
     event_loop.run(serve(config), loop)
     return 0
 

@@ -331,6 +331,11 @@ def test_a_compact_lay_aside_carries_the_viewers_hand_and_count_and_lists_no_mov
             assert [convert.card_from_proto(c) for c in msg.lay_aside_choice.cards] == list(hand)
             assert msg.lay_aside_choice.count == 3
             assert len(view.legal_moves) == math.comb(len(hand), 3)
+            # Everything else is the listed form's, byte for byte.
+            listed = convert.view_to_proto(view)
+            listed.ClearField("legal_moves")
+            msg.ClearField("lay_aside_choice")
+            assert msg.SerializeToString() == listed.SerializeToString()
         else:  # no lay-aside: the flag changes nothing
             assert not msg.HasField("lay_aside_choice")
             assert msg == convert.view_to_proto(view)

@@ -40,7 +40,7 @@ from engine.core.rules import BidCardReading, Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
 from engine.core.tricks import play_refusal, standard_winner
-from engine.core.view import SeatView, TrickView, trick_view
+from engine.core.view import SeatView, TrickView, seat_view, trick_view
 
 _SEATS: Final = 3
 _HAND: Final = 12
@@ -528,7 +528,7 @@ class NinetyNine(Rules[NinetyNineState]):
         own = seat == viewer
         hand_public = s.hand_exposed and seat == s.premium_seat
         aside_visible = own or s.aside_exposed[seat]
-        return SeatView(
+        return seat_view(
             seat=seat,
             hand_size=C.count(s.hands[seat]),
             hand=tuple(C.cards_of(s.hands[seat])) if own or hand_public else None,

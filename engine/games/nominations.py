@@ -45,7 +45,7 @@ from engine.core.rules import Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
 from engine.core.tricks import follow_mask, play_refusal, standard_winner
-from engine.core.view import SeatView, TrickView, trick_view
+from engine.core.view import SeatView, TrickView, seat_view, trick_view
 
 _SEATS: Final = 4
 _HAND: Final = 13
@@ -866,7 +866,7 @@ class Nominations(Rules[NominationsState]):
 
     def seat_view(self, s: NominationsState, seat: int, viewer: Viewer) -> SeatView:
         numeric = s.contract == TRICKS
-        return SeatView(
+        return seat_view(
             seat=seat,
             hand_size=C.count(s.hands[seat]),
             hand=(

@@ -34,9 +34,10 @@ from engine.core.rules import BidCardReading, Rules, register, strongest_first
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
 from engine.core.tricks import play_refusal
-from engine.core.view import SeatView, TrickView, seat_view, trick_view
+from engine.core.view import SeatView, TrickRows, TrickView, seat_view, trick_view
 
 _SEATS: Final = 2
+_COMPLETED: Final = TrickRows(_SEATS)  # completed tricks' views, by history row
 _HAND: Final = 16
 _TRICKS: Final = 13
 _DECK: Final = C.deck(range(7, 15))  # 32 cards
@@ -329,7 +330,7 @@ class Counterpoint(Rules[CounterpointState]):
         return trick_view(s.leader, s.trick, None, _SEATS) if s.phase == PLAY else None
 
     def tricks_shown(self, s: CounterpointState) -> tuple[TrickView, ...]:
-        return tuple(trick_view(h[0], h[2:], h[1], _SEATS) for h in s.history)
+        return _COMPLETED.shown(s.history)
 
     def detail(self, s: CounterpointState, viewer: Viewer) -> CounterpointDetail:
         return CounterpointDetail(non_dealer=1 - s.dealer, last_deal=s.last_result)

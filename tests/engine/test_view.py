@@ -11,7 +11,7 @@ import pytest
 
 from engine import get_rules
 from engine.core.rules import game_names
-from engine.core.view import SeatView, TrickView, seat_view, trick_view
+from engine.core.view import SeatView, TrickRows, TrickView, seat_view, trick_view
 from tests.engine.helpers import random_steps
 
 
@@ -46,6 +46,16 @@ def test_a_seat_view_without_cards_is_shared_and_one_with_cards_is_built() -> No
     shown = seat_view(seat=0, hand_size=2, hand=(10, 20), aside_count=1, aside=(30,), bid=5)
     assert shown == SeatView(seat=0, hand_size=2, hand=(10, 20), aside_count=1, aside=(30,), bid=5)
     assert seat_view(seat=0, hand_size=0, hand=(), score=3) == SeatView(0, 0, (), score=3)
+
+
+def test_trick_rows_give_the_trick_views_of_history_rows_and_start_over_when_full() -> None:
+    rows = TrickRows(3, limit=2)
+    history = [[2, 0, 10, 20, 30], [0, 1, 11, 21, 31], [1, 1, 12, 22, 32]]
+    expected = tuple(trick_view(h[0], h[2:], h[1], 3) for h in history)
+    assert rows.shown(history) == expected
+    assert all(a is b for a, b in zip(rows.shown(history), expected, strict=True))
+    assert len(rows) <= 2
+    assert rows.shown([]) == ()
 
 
 class _Built:

@@ -277,6 +277,12 @@ def _options_ladder(o: NominationsOptions) -> tuple[Bid, ...]:
     return ladder(o.min_bid, o.misere_rank, o.open_misere)
 
 
+@lru_cache(maxsize=64)
+def ladder_labels(min_bid: int, misere_rank: str, open_misere: bool) -> tuple[str, ...]:
+    """The ladder's bids by label, as every view's detail lists them: made once per ladder."""
+    return tuple(bid_label(b) for b in ladder(min_bid, misere_rank, open_misere))
+
+
 # -- dealing (§2, §4) ---------------------------------------------------------------------------
 
 
@@ -911,7 +917,7 @@ class Nominations(Rules[NominationsState]):
         o = s.options
         high = _options_ladder(o)[s.high] if s.high >= 0 else None
         return NominationsDetail(
-            ladder=tuple(bid_label(b) for b in _options_ladder(o)),
+            ladder=ladder_labels(o.min_bid, o.misere_rank, o.open_misere),
             first_caller=(s.dealer + 1) % _SEATS,
             auction=tuple(s.calls),
             high_bid=bid_label(high) if high is not None else None,

@@ -59,6 +59,60 @@ class View:
     turn_up: int | None = card_field(default=None)
 
 
+def seat_view(
+    *,
+    seat: int,
+    hand_size: int,
+    hand: tuple[int, ...] | None = None,
+    aside_count: int = 0,
+    aside: tuple[int, ...] | None = None,
+    bid: int | None = None,
+    tricks_won: int = 0,
+    points_taken: int | None = None,
+    score: int = 0,
+) -> SeatView:
+    """A seat as viewed; the games build their seat views here rather than with ``SeatView``.
+
+    Every view shows each other seat again, and a seat whose cards are hidden is a few small
+    numbers that recur across moves and games: those views are shared, looked up rather than
+    built (building a frozen dataclass is most of a seat view's cost). A view showing cards
+    is built: a hand rarely recurs."""
+    if hand is None and aside is None:
+        key = (seat, hand_size, aside_count, bid, tricks_won, points_taken, score)
+        view = _HIDDEN_SEATS.get(key)
+        if view is None:
+            view = _HIDDEN_SEATS.keep(
+                key,
+                SeatView(
+                    seat=seat,
+                    hand_size=hand_size,
+                    hand=None,
+                    aside_count=aside_count,
+                    bid=bid,
+                    tricks_won=tricks_won,
+                    points_taken=points_taken,
+                    score=score,
+                ),
+            )
+        return view
+    return SeatView(
+        seat=seat,
+        hand_size=hand_size,
+        hand=hand,
+        aside_count=aside_count,
+        aside=aside,
+        bid=bid,
+        tricks_won=tricks_won,
+        points_taken=points_taken,
+        score=score,
+    )
+
+
+#: Seat views without cards, by (seat, hand_size, aside_count, bid, tricks_won, points_taken,
+#: score).
+_HIDDEN_SEATS: Memo[tuple[int, int, int, int | None, int, int | None, int], SeatView] = Memo(65_536)
+
+
 def trick_view(leader: int, cards: list[int], winner: int | None, seats: int) -> TrickView:
     """A trick as viewed: who played each card, clockwise from the leader.
 
@@ -82,3 +136,28 @@ def trick_view(leader: int, cards: list[int], winner: int | None, seats: int) ->
 
 #: Trick views by (leader, cards, winner, seats).
 _TRICKS: Memo[tuple[int, tuple[int, ...], int | None, int], TrickView] = Memo(65_536)
+
+
+class TrickRows(dict[tuple[int, ...], TrickView]):
+    """Completed tricks' views by a game's history rows ``[leader, winner, *cards]``.
+
+    A view lists the deal's completed tricks again on every move; ``shown`` looks them all up
+    in C (a map over the rows), without a Python call per trick, which is most of their cost. A
+    miss builds the view by ``trick_view``; the memo starts over when full, like ``Memo``."""
+
+    __slots__ = ("limit", "seats")
+
+    def __init__(self, seats: int, limit: int = 65_536) -> None:
+        super().__init__()
+        self.seats = seats
+        self.limit = limit
+
+    def __missing__(self, row: tuple[int, ...]) -> TrickView:
+        if len(self) >= self.limit:
+            self.clear()
+        view = self[row] = trick_view(row[0], list(row[2:]), row[1], self.seats)
+        return view
+
+    def shown(self, history: list[list[int]]) -> tuple[TrickView, ...]:
+        """The views of ``history``'s tricks, in order."""
+        return tuple(map(self.__getitem__, map(tuple, history)))

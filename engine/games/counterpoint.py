@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Final
 
 from engine.core import cards as C
@@ -33,9 +34,10 @@ from engine.core.rules import BidCardReading, Rules, register, strongest_first
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
 from engine.core.tricks import play_refusal
-from engine.core.view import SeatView, TrickView, trick_view
+from engine.core.view import SeatView, TrickRows, TrickView, seat_view, trick_view
 
 _SEATS: Final = 2
+_COMPLETED: Final = TrickRows(_SEATS)  # completed tricks' views, by history row
 _HAND: Final = 16
 _TRICKS: Final = 13
 _DECK: Final = C.deck(range(7, 15))  # 32 cards
@@ -129,6 +131,15 @@ def bid_readings(aside_cards: list[int] | tuple[int, ...], high_readings: bool) 
     if high_readings and raw <= BID_READING.high_reading_max:
         return (raw, raw + BID_READING.high_reading_add)
     return (raw,)
+
+
+@cache
+def laid_aside(aside: int) -> tuple[tuple[int, ...], int]:
+    """A seat's bid cards (a mask) as its own view shows them: the cards, and the bid they make
+    (its plain reading). Remembered: the view repeats them on every move of the deal, and a
+    hand lays aside one of at most C(16, 3) = 560 sets of its cards (4960 in the pack)."""
+    cards = tuple(C.cards_of(aside))
+    return cards, bid_readings(cards, False)[0]
 
 
 def bid_error(readings: tuple[int, ...], taken: int) -> tuple[int, int]:
@@ -303,15 +314,13 @@ class Counterpoint(Rules[CounterpointState]):
 
     def seat_view(self, s: CounterpointState, seat: int, viewer: Viewer) -> SeatView:
         own = seat == viewer
-        return SeatView(
+        return seat_view(
             seat=seat,
             hand_size=C.count(s.hands[seat]),
             hand=tuple(C.cards_of(s.hands[seat])) if own else None,
             aside_count=C.count(s.aside[seat]),
-            aside=tuple(C.cards_of(s.aside[seat])) if own else None,
-            bid=bid_readings(C.cards_of(s.aside[seat]), False)[0]
-            if own and s.aside[seat]
-            else None,
+            aside=laid_aside(s.aside[seat])[0] if own else None,
+            bid=laid_aside(s.aside[seat])[1] if own and s.aside[seat] else None,
             tricks_won=s.tricks_won[seat],
             points_taken=s.points_taken[seat] if s.options.show_point_tally else None,
             score=s.scores[seat],
@@ -321,7 +330,7 @@ class Counterpoint(Rules[CounterpointState]):
         return trick_view(s.leader, s.trick, None, _SEATS) if s.phase == PLAY else None
 
     def tricks_shown(self, s: CounterpointState) -> tuple[TrickView, ...]:
-        return tuple(trick_view(h[0], h[2:], h[1], _SEATS) for h in s.history)
+        return _COMPLETED.shown(s.history)
 
     def detail(self, s: CounterpointState, viewer: Viewer) -> CounterpointDetail:
         return CounterpointDetail(non_dealer=1 - s.dealer, last_deal=s.last_result)

@@ -40,9 +40,10 @@ from engine.core.rules import BidCardReading, Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
 from engine.core.tricks import play_refusal, standard_winner
-from engine.core.view import SeatView, TrickView, trick_view
+from engine.core.view import SeatView, TrickRows, TrickView, seat_view, trick_view
 
 _SEATS: Final = 3
+_COMPLETED: Final = TrickRows(_SEATS)  # completed tricks' views, by history row
 _HAND: Final = 12
 _TRICKS: Final = 9
 _RANKS: Final = range(6, 15)  # 6 to Ace, in their natural order (§1)
@@ -528,7 +529,7 @@ class NinetyNine(Rules[NinetyNineState]):
         own = seat == viewer
         hand_public = s.hand_exposed and seat == s.premium_seat
         aside_visible = own or s.aside_exposed[seat]
-        return SeatView(
+        return seat_view(
             seat=seat,
             hand_size=C.count(s.hands[seat]),
             hand=tuple(C.cards_of(s.hands[seat])) if own or hand_public else None,
@@ -543,7 +544,7 @@ class NinetyNine(Rules[NinetyNineState]):
         return trick_view(s.leader, s.trick, None, _SEATS) if s.phase == PLAY else None
 
     def tricks_shown(self, s: NinetyNineState) -> tuple[TrickView, ...]:
-        return tuple(trick_view(h[0], h[2:], h[1], _SEATS) for h in s.history)
+        return _COMPLETED.shown(s.history)
 
     def trump_shown(self, s: NinetyNineState) -> int | None:
         return s.trump

@@ -45,7 +45,7 @@ from engine.core.rules import Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
 from engine.core.tricks import follow_mask, play_refusal, standard_winner
-from engine.core.view import SeatView, TrickView, trick_view
+from engine.core.view import SeatView, TrickView, seat_view, trick_view
 
 _SEATS: Final = 4
 _HAND: Final = 13
@@ -275,6 +275,12 @@ def bid_label(bid: Bid) -> str:
 
 def _options_ladder(o: NominationsOptions) -> tuple[Bid, ...]:
     return ladder(o.min_bid, o.misere_rank, o.open_misere)
+
+
+@lru_cache(maxsize=64)
+def ladder_labels(min_bid: int, misere_rank: str, open_misere: bool) -> tuple[str, ...]:
+    """The ladder's bids by label, as every view's detail lists them: made once per ladder."""
+    return tuple(bid_label(b) for b in ladder(min_bid, misere_rank, open_misere))
 
 
 # -- dealing (§2, §4) ---------------------------------------------------------------------------
@@ -866,7 +872,7 @@ class Nominations(Rules[NominationsState]):
 
     def seat_view(self, s: NominationsState, seat: int, viewer: Viewer) -> SeatView:
         numeric = s.contract == TRICKS
-        return SeatView(
+        return seat_view(
             seat=seat,
             hand_size=C.count(s.hands[seat]),
             hand=(
@@ -911,7 +917,7 @@ class Nominations(Rules[NominationsState]):
         o = s.options
         high = _options_ladder(o)[s.high] if s.high >= 0 else None
         return NominationsDetail(
-            ladder=tuple(bid_label(b) for b in _options_ladder(o)),
+            ladder=ladder_labels(o.min_bid, o.misere_rank, o.open_misere),
             first_caller=(s.dealer + 1) % _SEATS,
             auction=tuple(s.calls),
             high_bid=bid_label(high) if high is not None else None,

@@ -80,7 +80,7 @@ from engine.core.options import first_dealer_option, option
 from engine.core.phases import Choice, Masked, Phase, Plays, Problem
 from engine.core.rules import Rules, register, strongest_first
 from engine.core.state import GameState
-from engine.core.view import SeatView, TrickView, trick_view
+from engine.core.view import SeatView, TrickView, seat_view, trick_view
 
 _SEATS: Final = 2
 _DECK: Final = C.deck(range(9, 15))  # 24 cards
@@ -1000,7 +1000,7 @@ class SixtySix(Rules[SixtySixState]):
 
     def seat_view(self, s: SixtySixState, seat: int, viewer: Viewer) -> SeatView:
         own = seat == viewer
-        return SeatView(
+        return seat_view(
             seat=seat,
             hand_size=C.count(s.hands[seat]),
             hand=tuple(C.cards_of(s.hands[seat])) if own else None,

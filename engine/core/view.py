@@ -77,25 +77,13 @@ def seat_view(
     numbers that recur across moves and games: those views are shared, looked up rather than
     built (building a frozen dataclass is most of a seat view's cost). A view showing cards
     is built: a hand rarely recurs."""
-    if hand is None and aside is None:
+    hidden = hand is None and aside is None
+    if hidden:
         key = (seat, hand_size, aside_count, bid, tricks_won, points_taken, score)
-        view = _HIDDEN_SEATS.get(key)
-        if view is None:
-            view = _HIDDEN_SEATS.keep(
-                key,
-                SeatView(
-                    seat=seat,
-                    hand_size=hand_size,
-                    hand=None,
-                    aside_count=aside_count,
-                    bid=bid,
-                    tricks_won=tricks_won,
-                    points_taken=points_taken,
-                    score=score,
-                ),
-            )
-        return view
-    return SeatView(
+        shared = _HIDDEN_SEATS.get(key)
+        if shared is not None:
+            return shared
+    view = SeatView(
         seat=seat,
         hand_size=hand_size,
         hand=hand,
@@ -106,6 +94,7 @@ def seat_view(
         points_taken=points_taken,
         score=score,
     )
+    return _HIDDEN_SEATS.keep(key, view) if hidden else view
 
 
 #: Seat views without cards, by (seat, hand_size, aside_count, bid, tricks_won, points_taken,

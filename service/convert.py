@@ -87,6 +87,22 @@ def _fill_card(target: cards_pb2.Card, c: int) -> None:
         target.rank = cards_pb2.Rank.ValueType(c & 15)
 
 
+def _wire_forms(
+    message: type[Message], fill: Writer
+) -> tuple[Memo[Any, bytes], Callable[[Any], bytes]]:
+    """Values' wire forms in a ``message`` written by ``fill`` (the message holding the value
+    alone, serialized), kept once made: the memo to look them up in, and what makes one that is
+    missing."""
+    forms: Memo[Any, bytes] = Memo(65_536)
+
+    def make(value: Any) -> bytes:
+        holder = message()
+        fill(holder, value)
+        return forms.keep(value, holder.SerializeToString())
+
+    return forms, make
+
+
 def _entries_writer(message: type[Message], name: str, fill: Writer) -> Writer:
     """How a list of values is written into the repeated message field ``name`` of a
     ``message``: each value's wire form as that field's entry (``message`` holding it alone
@@ -97,12 +113,9 @@ def _entries_writer(message: type[Message], name: str, fill: Writer) -> Writer:
     new value is filled in its entry, not built and copied in: a deal's tricks, its scoring
     and many events are new, and the copy cost 3% of a play step's conversion (recorded
     Counterpoint steps, caches cold: 105.8k instructions a step, 102.6k so)."""
-    entries: Memo[Any, bytes] = Memo(65_536)
-
-    def entry_bytes(value: Any) -> bytes:
-        holder = message()
-        fill(getattr(holder, name).add(), value)
-        return entries.keep(value, holder.SerializeToString())
+    entries, entry_bytes = _wire_forms(
+        message, lambda holder, value: fill(getattr(holder, name).add(), value)
+    )
 
     def write(msg: Any, values: Iterable[Any]) -> None:
         values = tuple(values)  # read twice when one is new (a tuple is not copied)
@@ -124,12 +137,7 @@ def _wire_writer(message: type[Message], fill: Writer) -> Writer:
     instructions a step, 105.9k so); the trick on the table, seen by every seat until the next
     card, 1.5% more. The parse sets the same fields, so the message, and the bytes sent, are
     the same."""
-    wires: Memo[Any, bytes] = Memo(65_536)
-
-    def wire(value: Any) -> bytes:
-        holder = message()
-        fill(holder, value)
-        return wires.keep(value, holder.SerializeToString())
+    wires, wire = _wire_forms(message, fill)
 
     def write(msg: Any, value: Any) -> None:
         msg.MergeFromString(wires.get(value) or wire(value))

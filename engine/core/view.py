@@ -127,25 +127,21 @@ def trick_view(leader: int, cards: list[int], winner: int | None, seats: int) ->
 _TRICKS: Memo[tuple[int, tuple[int, ...], int | None, int], TrickView] = Memo(65_536)
 
 
-class TrickRows(dict[tuple[int, ...], TrickView]):
+class TrickRows(Memo[tuple[int, ...], TrickView]):
     """Completed tricks' views by a game's history rows ``[leader, winner, *cards]``.
 
     A view lists the deal's completed tricks again on every move; ``shown`` looks them all up
     in C (a map over the rows), without a Python call per trick, which is most of their cost. A
-    miss builds the view by ``trick_view``; the memo starts over when full, like ``Memo``."""
+    miss builds the view by ``trick_view`` and keeps it (``Memo.keep``: starting over when full)."""
 
-    __slots__ = ("limit", "seats")
+    __slots__ = ("seats",)
 
     def __init__(self, seats: int, limit: int = 65_536) -> None:
-        super().__init__()
+        super().__init__(limit)
         self.seats = seats
-        self.limit = limit
 
     def __missing__(self, row: tuple[int, ...]) -> TrickView:
-        if len(self) >= self.limit:
-            self.clear()
-        view = self[row] = trick_view(row[0], list(row[2:]), row[1], self.seats)
-        return view
+        return self.keep(row, trick_view(row[0], list(row[2:]), row[1], self.seats))
 
     def shown(self, history: list[list[int]]) -> tuple[TrickView, ...]:
         """The views of ``history``'s tricks, in order."""

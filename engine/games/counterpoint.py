@@ -314,13 +314,14 @@ class Counterpoint(Rules[CounterpointState]):
 
     def seat_view(self, s: CounterpointState, seat: int, viewer: Viewer) -> SeatView:
         own = seat == viewer
+        aside, bid = laid_aside(s.aside[seat]) if own else (None, None)
         return seat_view(
             seat=seat,
             hand_size=C.count(s.hands[seat]),
             hand=tuple(C.cards_of(s.hands[seat])) if own else None,
             aside_count=C.count(s.aside[seat]),
-            aside=laid_aside(s.aside[seat])[0] if own else None,
-            bid=laid_aside(s.aside[seat])[1] if own and s.aside[seat] else None,
+            aside=aside,
+            bid=bid if s.aside[seat] else None,
             tricks_won=s.tricks_won[seat],
             points_taken=s.points_taken[seat] if s.options.show_point_tally else None,
             score=s.scores[seat],

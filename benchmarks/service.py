@@ -372,7 +372,7 @@ def _merged(
 LAYOUT = (
     "server, floor and bound each in a process of their own (as deployed); bots in the benchmark's "
     "process, one per seat, one SubmitMove(wait_for_turn) per move, then (stream_*) one Play "
-    "stream per seat against a fresh server; SubmitMove latency is the server's "
+    "stream per seat (wait_for_turn) against a fresh server; SubmitMove latency is the server's "
     "request-to-commit histogram; the phases (unary, stream, floor, bound) taken in turn, each "
     "round against fresh servers, totals summed over the rounds"
 )
@@ -525,11 +525,14 @@ async def _unary_seat_bot(at: _Seating, rng: random.Random) -> None:
 
 async def _stream_seat_bot(at: _Seating, rng: random.Random) -> None:
     """One Play stream for the whole game: a move whenever a view says the seat is to act and
-    no move of its is unanswered. It asks for lay-asides as one choice (compact_lay_aside) and
-    picks a uniformly random one, as a bot on the stream would."""
+    no move of its is unanswered. As a bot on the stream would (BotRunner does), it asks for
+    lay-asides as one choice (compact_lay_aside) and picks a uniformly random one, and for each
+    move's answer with its next turn (wait_for_turn)."""
     counts, seat = at.counts, at.seat
     call = at.stub.Play(metadata=[("authorization", f"Bearer {at.token}")])
-    opening = pb.PlayOpen(game_id=at.game_id, from_version=1, compact_lay_aside=True)
+    opening = pb.PlayOpen(
+        game_id=at.game_id, from_version=1, compact_lay_aside=True, wait_for_turn=True
+    )
     await call.write(pb.PlayRequest(open=opening))
     latest: pb.PlayView | None = None
     acted, pending = -1, False

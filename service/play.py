@@ -126,19 +126,31 @@ class PlaySession:
     """One seat's play stream on one game, from ``from_version`` on."""
 
     def __init__(
-        self, games: GameService, game_id: str, token: str | None, from_version: int
+        self,
+        games: GameService,
+        game_id: str,
+        token: str | None,
+        from_version: int,
+        *,
+        wait_for_turn: bool = False,
     ) -> None:
         self._games = games
         self._game_id = game_id
         self._token = token
+        self._wait_for_turn = wait_for_turn
         self._sent = from_version - 1  # the last version whose events were sent
         self._viewed = -1  # the version of the last view sent
         self._inbox = _Mailbox()
         self._ended = False
 
-    async def items(self, moves: AsyncIterator[Incoming]) -> AsyncIterator[PlayStep]:
+    def items(self, moves: AsyncIterator[Incoming]) -> AsyncIterator[PlayStep]:
         """What to send the seat, as ``moves`` arrive, until the game ends (or an error ends
-        the stream: one raised by ``moves`` too, which is how a protocol breach ends it)."""
+        the stream: one raised by ``moves`` too, which is how a protocol breach ends it); with
+        ``wait_for_turn``, an accepted move's answer waits for the seat's next view."""
+        steps = self._steps(moves)
+        return answered_with_turn(steps) if self._wait_for_turn else steps
+
+    async def _steps(self, moves: AsyncIterator[Incoming]) -> AsyncIterator[PlayStep]:
         games = self._games
         if games.closing:
             raise ShuttingDown("the server is shutting down: reconnect")
@@ -265,3 +277,47 @@ class PlaySession:
                 self._inbox.put(incoming)
         except Exception as failed:  # a protocol breach, or the call failing under us
             self._inbox.put(failed)
+
+
+async def answered_with_turn(steps: AsyncIterator[PlayStep]) -> AsyncIterator[PlayStep]:
+    """``steps`` with each accepted move's answer (and the events after it) held back until a
+    step brings the seat's view, and sent in that step (``PlayOpen.wait_for_turn``): a bot acts
+    only on its views, and one message a turn instead of two costs less on both sides.
+
+    Only an answer to a move newer than the last view sent waits: a resent move's answer may
+    come after the view of its seat's next turn (sent when the stream reopened), and a client
+    that waits for that answer before it acts would wait forever. A refused move, or a step
+    that answers another move, sends what is held first, in order; so does the stream's end."""
+    held: PlayStep | None = None
+    viewed = -1  # the version of the last view sent
+    try:
+        async for made in steps:
+            step = made
+            if held is not None:
+                if made.answer is None:
+                    held.batches += made.batches
+                    held.view = made.view
+                    step = held
+                else:
+                    yield held
+                held = None
+            answer = step.answer
+            if (
+                step.view is None
+                and answer is not None
+                and answer.version is not None
+                and answer.version > viewed
+            ):
+                held = step
+                continue
+            if step.view is not None:
+                viewed = step.view.version
+            yield step
+    except Exception:
+        # The stream ends with an error (the server shutting down, say): what was held goes
+        # first, so the client sees every answer it was given up to the end.
+        if held is not None:
+            yield held
+        raise
+    if held is not None:
+        yield held

@@ -159,7 +159,13 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         token = _token(context)
         opening = validate.play_open(await anext(aiter(requests), None))
         structlog.contextvars.bind_contextvars(game_id=opening.game_id)
-        session = PlaySession(self._games, opening.game_id, token, opening.from_version)
+        session = PlaySession(
+            self._games,
+            opening.game_id,
+            token,
+            opening.from_version,
+            wait_for_turn=opening.wait_for_turn,
+        )
         async for item in session.items(_moves(requests)):
             yield convert.play_response(item, opening.compact_lay_aside)
 

@@ -19,6 +19,11 @@ from tests.clients.proxy import Proxy
 from tests.clients.test_client import _seats
 from tests.service.support import seat_view
 
+#: Moves answered at once, and with the seat's next turn (PlayOpen.wait_for_turn).
+WAIT_FOR_TURN = pytest.mark.parametrize(
+    "wait_for_turn", [False, True], ids=["answered-at-once", "wait-for-turn"]
+)
+
 
 def test_a_seat_plays_on_its_stream_and_refusals_do_not_end_it(client: Client) -> None:
     me, other = _seats(client, "counterpoint", seed=b"client stream")
@@ -48,12 +53,14 @@ def test_a_seat_plays_on_its_stream_and_refusals_do_not_end_it(client: Client) -
         assert [b.version for b in stream.events()] == [1, 2]
 
 
-def _play_out(seat: Seat, rng: random.Random, proxy: Proxy | None = None) -> list[int]:
+def _play_out(
+    seat: Seat, rng: random.Random, proxy: Proxy | None = None, wait_for_turn: bool = False
+) -> list[int]:
     """Random moves on the seat's stream to the game's end; the versions of its events. With a
     proxy, the link is cut every few moves."""
     versions: list[int] = []
     made = 0
-    with seat.play() as stream:
+    with seat.play(wait_for_turn=wait_for_turn) as stream:
         while True:
             turn = stream.turn()
             versions += [b.version for b in stream.events()]
@@ -74,8 +81,9 @@ def _play_out(seat: Seat, rng: random.Random, proxy: Proxy | None = None) -> lis
     return versions
 
 
+@WAIT_FOR_TURN
 def test_streams_play_a_whole_game_through_dropped_connections(
-    client: Client, server: ServerThread
+    client: Client, server: ServerThread, wait_for_turn: bool
 ) -> None:
     with Proxy(server.address) as proxy, Client(proxy.address) as flaky:
         game = client.create("counterpoint", {"target_score": 60}, seed=b"flaky streams")
@@ -83,7 +91,8 @@ def test_streams_play_a_whole_game_through_dropped_connections(
         seen: dict[int, list[int]] = {}
 
         def run(n: int) -> None:
-            seen[n] = _play_out(seats[n], random.Random(n), proxy if n == 0 else None)
+            flaky_link = proxy if n == 0 else None
+            seen[n] = _play_out(seats[n], random.Random(n), flaky_link, wait_for_turn)
 
         threads = [threading.Thread(target=run, args=(n,)) for n in (0, 1)]
         for thread in threads:
@@ -97,7 +106,10 @@ def test_streams_play_a_whole_game_through_dropped_connections(
         assert versions == list(range(final.game.version + 1))
 
 
-def test_an_async_seat_plays_a_whole_game_on_its_stream(server: ServerThread) -> None:
+@WAIT_FOR_TURN
+def test_an_async_seat_plays_a_whole_game_on_its_stream(
+    server: ServerThread, wait_for_turn: bool
+) -> None:
     async def main() -> None:
         async with AsyncClient(server.address) as client:
             # Counterpoint: its last move is one seat's card, so no two seats race to end the
@@ -108,7 +120,7 @@ def test_an_async_seat_plays_a_whole_game_on_its_stream(server: ServerThread) ->
 
             async def play(n: int) -> list[int]:
                 rng, versions = random.Random(n), []
-                async with await seats[n].play() as stream:
+                async with await seats[n].play(wait_for_turn=wait_for_turn) as stream:
                     with pytest.raises(InvalidArgument):
                         await stream.move(moves_pb2.Move(), 0)
                     while True:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -50,6 +51,8 @@ class Seen:
     batches: list[pb.StreamEventsResponse] = field(default_factory=list)
     views: list[pb.PlayView] = field(default_factory=list)
     results: list[pb.PlayMoveResult] = field(default_factory=list)
+    #: Accepted moves answered in a step without the seat's view.
+    answered_without_view: int = 0
     ended: str = ""
 
 
@@ -68,6 +71,8 @@ def play_seat(line: PlayLine, seat: int, rng: random.Random) -> Seen:
                 if step.result.HasField("error"):
                     # Seats that lay cards aside at once may race: another was first.
                     assert step.result.error.code == grpc.StatusCode.ABORTED.value[0]
+                elif not step.HasField("view"):
+                    seen.answered_without_view += 1
             seen.batches.extend(step.events)
             if step.HasField("view"):
                 seen.views.append(step.view)
@@ -120,13 +125,17 @@ def _options(game: str) -> dict[str, object]:
     return {}
 
 
+@pytest.mark.parametrize("wait_for_turn", [False, True], ids=["answered-at-once", "wait-for-turn"])
 @pytest.mark.parametrize("game", game_names())
 def test_seats_play_whole_games_on_their_streams_and_see_only_their_projection(
-    served: Served, game: str
+    served: Served, game: str, wait_for_turn: bool
 ) -> None:
     server, client = served
     table = client.table(game, _options(game), seed=f"play stream:{game}".encode())
-    lines = [PlayLine(client, table.game_id, token) for token in table.tokens]
+    lines = [
+        PlayLine(client, table.game_id, token, wait_for_turn=wait_for_turn)
+        for token in table.tokens
+    ]
     seen: list[Seen] = [Seen() for _ in lines]
 
     def run(seat: int) -> None:
@@ -158,6 +167,9 @@ def test_seats_play_whole_games_on_their_streams_and_see_only_their_projection(
         assert got.views[-1].view.finished
         accepted = [r.version for r in got.results if not r.HasField("error")]
         assert sorted(accepted) == [v for v, m in enumerate(moves, 1) if m.seat == seat]
+        # With wait_for_turn every accepted move is answered with the seat's next view;
+        # without it, a move after which the seat is not to act is answered on its own.
+        assert (got.answered_without_view == 0) == wait_for_turn
 
 
 @pytest.fixture
@@ -257,6 +269,35 @@ def test_other_seats_moves_arrive_as_events_with_the_view_when_to_act(
         assert step.view.view == seat_view(client.get(table.game_id, table.tokens[0]))
     else:
         assert not step.HasField("view")
+
+
+def test_with_wait_for_turn_a_move_is_answered_with_the_seats_next_turn(
+    client: Client, table: Table
+) -> None:
+    line = PlayLine(client, table.game_id, table.tokens[0], wait_for_turn=True)
+    try:
+        opening, _ = line.until("view")
+        legal = opening.view.view.legal_moves
+        # A refused move is answered at once, alone.
+        stale = line.move(legal[0], 5)
+        refused = line.next()
+        assert refused.result.request_id == stale and refused.result.HasField("error")
+        assert not refused.events and not refused.HasField("view")
+        # Seat 0 lays aside; it is not to act again until seat 1 has moved (and, should seat 1
+        # lead the first trick, played to it): until then its answer waits.
+        request_id = line.move(legal[0], 0)
+        while client.get(table.game_id).game.version < 1:
+            time.sleep(0.01)
+        while 0 not in client.get(table.game_id).view.to_act:
+            _other_seat_moves(client, table)
+        version = client.get(table.game_id).game.version
+        step = line.next()
+        assert step.result.request_id == request_id and step.result.version == 1
+        assert [b.version for b in step.events] == list(range(1, version + 1))
+        assert step.view.version == version
+        assert step.view.view == seat_view(client.get(table.game_id, table.tokens[0]))
+    finally:
+        line.close()
 
 
 def test_a_stream_resumes_from_a_version_and_misses_nothing(

@@ -172,10 +172,19 @@ class PlayLine:
     through a queue, responses are read one by one."""
 
     def __init__(
-        self, client: Client, game_id: str, token: str | None, from_version: int = 0
+        self,
+        client: Client,
+        game_id: str,
+        token: str | None,
+        from_version: int = 0,
+        *,
+        wait_for_turn: bool = False,
     ) -> None:
         self._requests: queue.Queue[pb.PlayRequest | None] = queue.Queue()
-        self.send(pb.PlayRequest(open=pb.PlayOpen(game_id=game_id, from_version=from_version)))
+        opening = pb.PlayOpen(
+            game_id=game_id, from_version=from_version, wait_for_turn=wait_for_turn
+        )
+        self.send(pb.PlayRequest(open=opening))
         self.call = client.stub.Play(iter(self._requests.get, None), metadata=auth(token))
 
     def send(self, request: pb.PlayRequest) -> None:

@@ -342,12 +342,18 @@ class AsyncSeat(SeatBase):
         return self.client.stream(self.game_id, self.token, from_version)
 
     async def play(
-        self, from_version: int = 0, *, compact_lay_aside: bool = False
+        self,
+        from_version: int = 0,
+        *,
+        compact_lay_aside: bool = False,
+        wait_for_turn: bool = False,
     ) -> AsyncPlayStream:
         """This seat's play stream (:mod:`tricktable.playstream`), opened: moves up; events from
         ``from_version`` on, move results and the seat's view whenever it is to act, down. The
-        table must be full."""
-        stream = AsyncPlayStream(self, from_version, compact_lay_aside=compact_lay_aside)
+        table must be full. ``wait_for_turn``: as for :meth:`tricktable.client.Seat.play`."""
+        stream = AsyncPlayStream(
+            self, from_version, compact_lay_aside=compact_lay_aside, wait_for_turn=wait_for_turn
+        )
         await stream.open()
         return stream
 
@@ -361,9 +367,14 @@ class AsyncPlayStream(PlayState):
     :meth:`AsyncSeat.play`; close it, or use it with ``async with``."""
 
     def __init__(
-        self, seat: AsyncSeat, from_version: int = 0, *, compact_lay_aside: bool = False
+        self,
+        seat: AsyncSeat,
+        from_version: int = 0,
+        *,
+        compact_lay_aside: bool = False,
+        wait_for_turn: bool = False,
     ) -> None:
-        super().__init__(seat.game_id, seat.seat, from_version, compact_lay_aside)
+        super().__init__(seat.game_id, seat.seat, from_version, compact_lay_aside, wait_for_turn)
         self._seat = seat
         self._call: Any = None
         self._delays = seat.client.retry.delays()
@@ -409,7 +420,7 @@ class AsyncPlayStream(PlayState):
         request_id: str | None = None,
     ) -> int:
         """Make a move at ``expected_version`` (default: the latest view's) and wait for its
-        answer: the game's version after it. A refusal raises; the stream goes on."""
+        answer: as :meth:`tricktable.playstream.PlayStream.move`."""
         if expected_version is None:
             expected_version = (await self.turn()).version
         request_id = request_id or new_request_id()

@@ -461,12 +461,21 @@ class Seat(SeatBase):
     def stream(self, from_version: int = 0) -> Iterator[pb.StreamEventsResponse]:
         return self.client.stream(self.game_id, self.token, from_version)
 
-    def play(self, from_version: int = 0, *, compact_lay_aside: bool = False) -> PlayStream:
+    def play(
+        self,
+        from_version: int = 0,
+        *,
+        compact_lay_aside: bool = False,
+        wait_for_turn: bool = False,
+    ) -> PlayStream:
         """This seat's play stream (:mod:`tricktable.playstream`): moves up; events from
         ``from_version`` on, move results and the seat's view whenever it is to act, down. The
         table must be full. ``compact_lay_aside``: views carry a lay-aside as one choice
-        (:mod:`tricktable.legal`)."""
-        return PlayStream(self, from_version, compact_lay_aside=compact_lay_aside)
+        (:mod:`tricktable.legal`). ``wait_for_turn``: a move is answered with the seat's next
+        turn, so :meth:`PlayStream.move` returns when the seat may act again (a bot's way)."""
+        return PlayStream(
+            self, from_version, compact_lay_aside=compact_lay_aside, wait_for_turn=wait_for_turn
+        )
 
     def leave(self) -> pb.GameSummary:
         return self.client.leave(self.game_id, self.token)

@@ -7,6 +7,12 @@
                 break
             stream.move(choose(turn.view.legal_moves), turn.version)
 
+A bot that acts only on its views opens it with ``seat.play(wait_for_turn=True)``: each move is
+then answered with the seat's next turn, one message a turn instead of two (cheaper for the
+server and the bot), and :meth:`PlayStream.move` returns when the seat may act again. Code that
+plays several seats from one thread, one after the other, must not: a move's answer would wait
+for the other seats' moves.
+
 What it takes care of, beside what :mod:`tricktable.client` does for unary calls:
 
 * **The latest view.** The server sends the seat's view whenever it is to act; :meth:`turn`
@@ -58,12 +64,19 @@ class PlayState:
     """What a seat's play stream has told it, for the synchronous and the asyncio stream alike."""
 
     def __init__(
-        self, game_id: str, seat: int, from_version: int, compact_lay_aside: bool = False
+        self,
+        game_id: str,
+        seat: int,
+        from_version: int,
+        compact_lay_aside: bool = False,
+        wait_for_turn: bool = False,
     ) -> None:
         self.game_id = game_id
         self.seat = seat
         #: Views carry a lay-aside as one choice (read them with tricktable.legal.legal_moves).
         self.compact_lay_aside = compact_lay_aside
+        #: A move's answer comes with the seat's next turn (PlayOpen.wait_for_turn).
+        self.wait_for_turn = wait_for_turn
         #: The last version whose events arrived.
         self.version = from_version - 1
         #: The latest view received (its version is the expected version of a move decided on it).
@@ -93,6 +106,7 @@ class PlayState:
             game_id=self.game_id,
             from_version=self.version + 1,
             compact_lay_aside=self.compact_lay_aside,
+            wait_for_turn=self.wait_for_turn,
         )
         return pb.PlayRequest(open=opening)
 
@@ -153,9 +167,14 @@ class PlayStream(PlayState):
     :meth:`tricktable.client.Seat.play`; close it (or use it as a context manager)."""
 
     def __init__(
-        self, seat: Seat, from_version: int = 0, *, compact_lay_aside: bool = False
+        self,
+        seat: Seat,
+        from_version: int = 0,
+        *,
+        compact_lay_aside: bool = False,
+        wait_for_turn: bool = False,
     ) -> None:
-        super().__init__(seat.game_id, seat.seat, from_version, compact_lay_aside)
+        super().__init__(seat.game_id, seat.seat, from_version, compact_lay_aside, wait_for_turn)
         self._seat = seat
         self._requests: queue.SimpleQueue[pb.PlayRequest | None] = queue.SimpleQueue()
         self._call: Iterator[pb.PlayResponse] | None = None
@@ -209,7 +228,8 @@ class PlayStream(PlayState):
         request_id: str | None = None,
     ) -> int:
         """Make a move at ``expected_version`` (default: the latest view's) and wait for its
-        answer: the game's version after it. A refusal raises; the stream goes on."""
+        answer: the game's version after it (with ``wait_for_turn``, the answer comes once the
+        seat may act again, or the game has ended). A refusal raises; the stream goes on."""
         if expected_version is None:
             expected_version = self.turn().version
         request_id = request_id or new_request_id()

@@ -126,8 +126,10 @@ class BotRunner:
 
     def _play(self, version: int) -> None:
         """On the play stream: a move whenever the stream brings a view at which the seat is to
-        act, until the game ends. Events are not needed: the view holds what a bot decides on."""
-        with self.seat.play(from_version=version + 1, compact_lay_aside=True) as stream:
+        act, until the game ends. Events are not needed: the view holds what a bot decides on,
+        so a move is answered with the seat's next turn (wait_for_turn)."""
+        play = self.seat.play(from_version=version + 1, compact_lay_aside=True, wait_for_turn=True)
+        with play as stream:
             while not self.stop.is_set():
                 turn = stream.turn()
                 view = turn.view
@@ -299,6 +301,8 @@ def play_seats(seats: Sequence[Seat], bots: Sequence[Bot], max_moves: int = 100_
     client = seats[0].client
     game_id = seats[0].game_id
     with contextlib.ExitStack() as streams:
+        # Answered at once (not wait_for_turn): this thread plays every seat in turn, so a
+        # move's answer must not wait for the other seats' moves.
         plays = [streams.enter_context(seat.play(compact_lay_aside=True)) for seat in seats]
         # Whose turn it is is public: the public view tells which streams bring a turn.
         public = client.get(game_id)

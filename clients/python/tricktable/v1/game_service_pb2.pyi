@@ -974,6 +974,7 @@ class PlayOpen(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     FROM_VERSION_FIELD_NUMBER: _builtins.int
     COMPACT_LAY_ASIDE_FIELD_NUMBER: _builtins.int
+    WAIT_FOR_TURN_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     from_version: _builtins.int
     """The first version whose events to send: 0 replays the game from its first deal; a client
@@ -983,16 +984,24 @@ class PlayOpen(_message.Message):
     """Describe the seat's legal lay-asides in View.lay_aside_choice instead of listing each
     in View.legal_moves (560 moves for a 16-card hand); without it every one is listed.
     """
+    wait_for_turn: _builtins.bool
+    """Answer an accepted move in the step that brings the seat's next view (when it may act
+    again, or at the game's end), with the events between, as SubmitMove's wait_for_turn
+    answers: one message a turn instead of two, for a bot that acts only on its views. A
+    refused move is answered at once. Without it every answer comes as soon as the move is
+    committed.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         from_version: _builtins.int = ...,
         compact_lay_aside: _builtins.bool = ...,
+        wait_for_turn: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["compact_lay_aside", b"compact_lay_aside", "from_version", b"from_version", "game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["compact_lay_aside", b"compact_lay_aside", "from_version", b"from_version", "game_id", b"game_id", "wait_for_turn", b"wait_for_turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

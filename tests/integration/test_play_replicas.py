@@ -30,14 +30,15 @@ def replicas(redis_url: str) -> Iterator[tuple[Client, Client]]:
         yield a.client, b.client
 
 
+@pytest.mark.parametrize("wait_for_turn", [False, True], ids=["answered-at-once", "wait-for-turn"])
 def test_seats_on_two_replicas_play_a_whole_game_on_their_streams(
-    replicas: tuple[Client, Client],
+    replicas: tuple[Client, Client], wait_for_turn: bool
 ) -> None:
     a, b = replicas
     table = a.table("counterpoint", seed=b"two replicas")
     lines = [
-        PlayLine(a, table.game_id, table.tokens[0]),
-        PlayLine(b, table.game_id, table.tokens[1]),
+        PlayLine(a, table.game_id, table.tokens[0], wait_for_turn=wait_for_turn),
+        PlayLine(b, table.game_id, table.tokens[1], wait_for_turn=wait_for_turn),
     ]
     results: dict[int, Seen] = {}
 
@@ -54,6 +55,8 @@ def test_seats_on_two_replicas_play_a_whole_game_on_their_streams(
     for got in results.values():
         assert got.ended == "OK"
         assert [batch.version for batch in got.batches] == list(range(final.game.version + 1))
+        # Held answers come with the view of a version the other replica's moves made.
+        assert (got.answered_without_view == 0) == wait_for_turn
 
 
 def _streams_on_both(

@@ -10,9 +10,11 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -379,3 +381,29 @@ def test_the_arena_refuses_a_bot_it_cannot_import_with_a_message(tmp_path: Path)
     )
     assert done.returncode == 2
     assert "cannot import 'nomodule_here'" in done.stderr and "Traceback" not in done.stderr
+
+
+class _CountingCalls(grpc.UnaryUnaryClientInterceptor):  # type: ignore[misc]
+    """Counts a channel's unary calls by method name."""
+
+    def __init__(self) -> None:
+        self.calls: Counter[str] = Counter()
+
+    def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        self.calls[details.method.rpartition("/")[2]] += 1
+        return continuation(details, request)
+
+
+def test_a_game_played_from_one_thread_asks_whose_turn_it_is_of_its_streams(
+    server: ServerThread,
+) -> None:
+    # play_game (tournaments) plays every seat on its stream from one thread: the streams tell
+    # it whose turn comes next, where a public GetGame after every move cost a unary call each.
+    counting = _CountingCalls()
+    with grpc.insecure_channel(server.address) as channel:
+        client = Client(grpc.intercept_channel(channel, counting))
+        bots = [make_bot("heuristic", "counterpoint"), RandomBot(4)]
+        result = play_game(client, "counterpoint", bots, options=SHORT["counterpoint"], seed=b"one")
+    assert result.final.view.finished and result.moves > 20
+    assert counting.calls["GetGame"] == 2  # the public view at the start, the result at the end
+    assert counting.calls["SubmitMove"] == 0

@@ -38,6 +38,7 @@ from tricktable.bots.base import Bot, Move, View
 from tricktable.client import Client, OptionValue, Seat
 from tricktable.errors import IllegalMove, StaleVersion, TricktableError
 from tricktable.legal import legal_moves
+from tricktable.playstream import PlayStream
 from tricktable.v1 import clocks_pb2
 from tricktable.v1 import game_service_pb2 as pb
 
@@ -304,11 +305,12 @@ def play_seats(seats: Sequence[Seat], bots: Sequence[Bot], max_moves: int = 100_
         # Answered at once (not wait_for_turn): this thread plays every seat in turn, so a
         # move's answer must not wait for the other seats' moves.
         plays = [streams.enter_context(seat.play(compact_lay_aside=True)) for seat in seats]
-        # Whose turn it is is public: the public view tells which streams bring a turn.
+        # Whose turn it is is public: the public view tells which streams bring a turn, at
+        # the start; then the streams themselves do (_public_at).
         public = client.get(game_id)
         learn_facts(client, public.game.game_type)
+        view, version = public.view, public.game.version
         while moves < max_moves:
-            view, version = public.view, public.game.version
             if view.finished or not view.to_act:
                 return GameResult(game_id, client.get(game_id), moves)
             for number in sorted(_acting(view)):
@@ -319,15 +321,29 @@ def play_seats(seats: Sequence[Seat], bots: Sequence[Bot], max_moves: int = 100_
                     continue
                 if move not in legal:
                     raise BotError(f"seat {number}: {move} is not a legal move")
-                plays[number].move(move, turn.version)
-                for play in plays:
-                    play.events()  # not kept: bots decide on their views
+                version = plays[number].move(move, turn.version)
+                view = _public_at(plays, version) or client.get(game_id).view
                 moves += 1
-                public = client.get(game_id)
                 break
             else:
                 raise Stalled(f"game {game_id}: seats {list(view.to_act)} all let it pass")
     raise Stalled(f"game {game_id} did not end within {max_moves} moves")
+
+
+def _public_at(plays: Sequence[PlayStream], version: int) -> View | None:
+    """A view of the game at ``version`` from the seats' streams, for what every view shows
+    alike (who is to act or may act, whether the game is over); None when no seat was sent one
+    there. Every stream hears of every version, and a seat that may act at it (every seat, at
+    the game's end) gets its view in the same message: so the streams tell whose turn it is,
+    where asking the server for the public view cost a unary call a move."""
+    public: View | None = None
+    for play in plays:
+        while play.version < version and not play.ended:
+            play.receive()
+        play.events()  # not kept: bots decide on their views
+        if public is None and play.view is not None and play.view.version == version:
+            public = play.view.view
+    return public
 
 
 #: Thinking time for an optional move (no clock runs for it).

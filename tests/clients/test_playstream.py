@@ -17,12 +17,7 @@ from tricktable.v1 import moves_pb2
 from service.running import ServerThread
 from tests.clients.proxy import Proxy
 from tests.clients.test_client import _seats
-from tests.service.support import seat_view
-
-#: Moves answered at once, and with the seat's next turn (PlayOpen.wait_for_turn).
-WAIT_FOR_TURN = pytest.mark.parametrize(
-    "wait_for_turn", [False, True], ids=["answered-at-once", "wait-for-turn"]
-)
+from tests.service.support import WAIT_FOR_TURN, seat_view
 
 
 def test_a_seat_plays_on_its_stream_and_refusals_do_not_end_it(client: Client) -> None:

@@ -20,7 +20,7 @@ from tricktable.v1 import game_service_pb2 as pb
 from service.config import REDIS_URL_ENV
 from tests.integration.test_play_stream import Seen, play_seat
 from tests.servers import serve_process
-from tests.service.support import Client, PlayLine, Table
+from tests.service.support import WAIT_FOR_TURN, Client, PlayLine, Table
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def replicas(redis_url: str) -> Iterator[tuple[Client, Client]]:
         yield a.client, b.client
 
 
-@pytest.mark.parametrize("wait_for_turn", [False, True], ids=["answered-at-once", "wait-for-turn"])
+@WAIT_FOR_TURN
 def test_seats_on_two_replicas_play_a_whole_game_on_their_streams(
     replicas: tuple[Client, Client], wait_for_turn: bool
 ) -> None:

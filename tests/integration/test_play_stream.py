@@ -31,7 +31,7 @@ from service import convert
 from service.running import ServerThread
 from tests.integration.test_play import _hidden_from
 from tests.servers import Served
-from tests.service.support import Client, PlayLine, Table, seat_view
+from tests.service.support import WAIT_FOR_TURN, Client, PlayLine, Table, seat_view
 
 EMPTY = moves_pb2.Move()
 
@@ -125,7 +125,7 @@ def _options(game: str) -> dict[str, object]:
     return {}
 
 
-@pytest.mark.parametrize("wait_for_turn", [False, True], ids=["answered-at-once", "wait-for-turn"])
+@WAIT_FOR_TURN
 @pytest.mark.parametrize("game", game_names())
 def test_seats_play_whole_games_on_their_streams_and_see_only_their_projection(
     served: Served, game: str, wait_for_turn: bool

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import grpc
+import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from tricktable.v1 import game_service_pb2 as pb
@@ -165,6 +166,13 @@ def option_value(value: object) -> game_types_pb2.OptionValue:
     if isinstance(value, int):
         return game_types_pb2.OptionValue(int_value=value)
     return game_types_pb2.OptionValue(string_value=str(value))
+
+
+#: Play streams whose moves are answered at once, and with the seat's next turn
+#: (PlayOpen.wait_for_turn): a test run in both.
+WAIT_FOR_TURN = pytest.mark.parametrize(
+    "wait_for_turn", [False, True], ids=["answered-at-once", "wait-for-turn"]
+)
 
 
 class PlayLine:

@@ -215,7 +215,7 @@ class PlaySession:
         self._sent = moved.version
         self._ended = batch.last
         state = moved.state
-        if self._ended or state.finished or seat in rules.may_act(state):
+        if self._ended or state.finished or seat in rules.movers(state):
             self._viewed = moved.version
             step.view = SeatView(
                 moved.version, rules.view(state, seat), self._games.clocks(moved.record)
@@ -257,7 +257,7 @@ class PlaySession:
             self._ended = True  # an ended game whose every batch was sent
         if record.version <= self._viewed:
             return
-        if always_view or self._ended or state.finished or seat in rules.may_act(state):
+        if always_view or self._ended or state.finished or seat in rules.movers(state):
             self._viewed = record.version
             step.view = SeatView(
                 record.version, rules.view(state, seat), self._games.clocks(record)

@@ -4,13 +4,12 @@ such a view said ``finished=false`` and still offered the seat to act its moves.
 
 from __future__ import annotations
 
-from tricktable.v1 import clocks_pb2
+from tricktable.v1 import clocks_pb2, views_pb2
 from tricktable.v1 import game_service_pb2 as pb
-from tricktable.v1 import views_pb2
 
 from tests.integration.test_clocks import clocked_table, time_control, watch_until
-from tests.service.support import PlayLine, auth
 from tests.servers import running_server
+from tests.service.support import PlayLine, auth
 
 
 def assert_over(view: views_pb2.View) -> None:

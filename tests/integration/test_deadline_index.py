@@ -5,15 +5,20 @@ the idle time (issue 25: 11,642 entries after a 10-minute soak)."""
 
 from __future__ import annotations
 
+import asyncio
 import random
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import redis
+import redis.asyncio as aioredis
 from tricktable.v1 import clocks_pb2
 from tricktable.v1 import game_service_pb2 as pb
 
+from service.store.base import IDLE
+from service.store.redis import RedisStore
 from tests.integration.test_clocks import clocked_table, time_control, watch_until
 from tests.servers import running_server, store_fields
 from tests.service.support import auth, play_random_game
@@ -76,3 +81,35 @@ def test_games_ended_by_their_clock_or_idleness_leave_the_deadline_index(
             ended = watch_until(client, table.game_id, 1)
             assert ended.game.status == pb.GAME_STATUS_ABANDONED
             assert index_of(raw_redis, table.game_id) == []
+
+
+def test_an_idle_entry_written_before_one_entry_per_game_is_still_handled(
+    redis_url: str,
+) -> None:
+    """Entries ``<id>|idle|<deadline>`` that a Redis may hold from before: found due as IDLE,
+    and moved to the game's one entry when the game has moved on, or dropped."""
+
+    async def main() -> None:
+        store = RedisStore.from_url(redis_url)
+        raw: Any = aioredis.Redis.from_url(redis_url)
+        try:
+            moved_on, gone = uuid.uuid4().hex, uuid.uuid4().hex
+            for game_id in (moved_on, gone):
+                await raw.zadd("tt:deadlines", {f"{game_id}|idle|5000": 5000})
+            due = [d for d in await store.due(5000, 10_000) if d.game_id in (moved_on, gone)]
+            assert sorted((d.game_id, d.kind, d.deadline_ms) for d in due) == sorted(
+                [(moved_on, IDLE, 5000), (gone, IDLE, 5000)]
+            )
+            for entry in due:
+                await store.done(entry, 9000 if entry.game_id == moved_on else None)
+            members = {m.decode() for m in await raw.zrange("tt:deadlines", 0, -1)}
+            assert {m for m in members if m.split("|")[0] in (moved_on, gone)} == {
+                f"{moved_on}|idle"
+            }
+            assert await raw.zscore("tt:deadlines", f"{moved_on}|idle") == 9000
+            await raw.zrem("tt:deadlines", f"{moved_on}|idle")
+        finally:
+            await raw.aclose()
+            await store.close()
+
+    asyncio.run(main())

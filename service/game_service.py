@@ -255,6 +255,15 @@ def project_batch(rules: Rules[Any], batch: EventBatch, viewer: int | None) -> P
     return ProjectedBatch(batch.version, batch.seat, events, batch.resigned_seat)
 
 
+def view_of(rules: Rules[Any], state: Any, viewer: int | None, record: GameRecord) -> View:
+    """``viewer``'s view of the game as stored. A game the service ended (idle, a resignation,
+    a forfeit on time) is over though its deal is not: finished, and no one may act."""
+    view = rules.view(state, viewer)
+    if record.status == ACTIVE or view.finished:
+        return view
+    return dataclasses.replace(view, finished=True, to_act=(), may_act=(), legal_moves=())
+
+
 def new_game_id() -> str:
     return secrets.token_hex(8)
 
@@ -700,7 +709,7 @@ class GameService:
         if wait_for_turn and viewer is not None:
             left = deadline - time.monotonic()
             record, state = await self._wait_for_turn(record, rules, state, viewer, left)
-        return record, rules.view(state, viewer)
+        return record, view_of(rules, state, viewer, record)
 
     async def _wait_for_change(
         self,

@@ -35,7 +35,13 @@ from engine.core.moves import Move
 from engine.core.view import View
 from service.clocks import SeatClockView
 from service.errors import ShuttingDown, TricktableError, VersionAhead
-from service.game_service import GameService, ProjectedBatch, project_batch, project_events
+from service.game_service import (
+    GameService,
+    ProjectedBatch,
+    project_batch,
+    project_events,
+    view_of,
+)
 from service.store.base import ACTIVE, GameRecord
 
 log = structlog.get_logger("tricktable.play")
@@ -260,7 +266,7 @@ class PlaySession:
         if always_view or self._ended or state.finished or seat in rules.movers(state):
             self._viewed = record.version
             step.view = SeatView(
-                record.version, rules.view(state, seat), self._games.clocks(record)
+                record.version, view_of(rules, state, seat, record), self._games.clocks(record)
             )
 
     def _heard(self, news: int | Exception) -> None:

@@ -26,6 +26,7 @@ count with a fixed seed (tests/service/test_fuzz_doors.py).
 from __future__ import annotations
 
 import base64
+import contextlib
 import gzip
 import json
 import os
@@ -173,7 +174,8 @@ class Values:
     def fill(self, msg: Message, depth: int = 0) -> Message:
         """Sets some of ``msg``'s fields to hostile values (recursively, a few levels deep)."""
         r = self.rng
-        fields = list(msg.DESCRIPTOR.fields)
+        # (protobuf's stubs name two FieldDescriptor classes, the C one and the Python one)
+        fields: list[Any] = list(msg.DESCRIPTOR.fields)
         r.shuffle(fields)
         oneofs_done: set[str] = set()
         for f in fields[: r.randrange(0, len(fields) + 1)]:
@@ -190,19 +192,20 @@ class Values:
         count = r.randrange(0, 4) if repeated else 1
         for _ in range(count):
             if f.type == f.TYPE_MESSAGE:
-                if f.message_type.GetOptions().map_entry:
-                    key_field = f.message_type.fields_by_name["key"]
-                    value_field = f.message_type.fields_by_name["value"]
+                entry = f.message_type
+                assert entry is not None
+                if entry.GetOptions().map_entry:
+                    key_field = entry.fields_by_name["key"]
+                    value_field = entry.fields_by_name["value"]
                     key = self.string() if key_field.type == f.TYPE_STRING else self.integer()
                     target = getattr(msg, f.name)
                     if value_field.type == f.TYPE_MESSAGE:
                         if depth < 3:
                             self.fill(target[key], depth + 1)
                     else:
-                        try:
+                        # a value the field's type cannot hold: another one next time
+                        with contextlib.suppress(TypeError, ValueError):
                             target[key] = self._scalar(value_field)
-                        except (TypeError, ValueError):
-                            pass
                     continue
                 if depth >= 3:
                     return
@@ -212,14 +215,11 @@ class Values:
                 self.fill(child, depth + 1)
                 continue
             value = self._scalar(f)
-            try:
+            with contextlib.suppress(TypeError, ValueError):
                 if repeated:
                     getattr(msg, f.name).append(value)
                 else:
                     setattr(msg, f.name, value)
-            except (TypeError, ValueError):
-                pass  # a value the field's type cannot hold: another one next time
-        del r
 
     def _scalar(self, f: descriptor.FieldDescriptor) -> Any:
         r = self.rng
@@ -230,6 +230,7 @@ class Values:
         if f.type == f.TYPE_BOOL:
             return r.random() < 0.5
         if f.type == f.TYPE_ENUM:
+            assert f.enum_type is not None
             return r.choice([v.number for v in f.enum_type.values] + [99, -1])
         if f.type in (f.TYPE_DOUBLE, f.TYPE_FLOAT):
             return r.choice((0.0, -1.0, 1e308, float("nan"), float("inf"), 0.5))
@@ -307,9 +308,9 @@ class Pool:
         presence, which a stream opened and refused may change: it is not the game's)."""
         got = self.stub.GetGame(pb.GetGameRequest(game_id=game_id), timeout=TIMEOUT_S)
         got.view.ClearField("presence")
-        return got.game.SerializeToString(deterministic=True) + got.view.SerializeToString(
-            deterministic=True
-        )
+        state: bytes = got.game.SerializeToString(deterministic=True)
+        view: bytes = got.view.SerializeToString(deterministic=True)
+        return state + view
 
     def renew(self) -> None:
         """Replaces the games that ended (finished, abandoned) with new ones."""
@@ -822,7 +823,7 @@ class Fuzz:
         headers: dict[str, str | bytes] = {}
         path = f"/{SERVICE}/{method}"
         verb = "POST"
-        client = self.http
+        client: httpx.Client | None = self.http
         if pick == 6:
             # gRPC where it is spoken (HTTP/2); httpx reads no trailers, so a trailers-only
             # answer (headers) is judged, else the HTTP status alone.
@@ -852,7 +853,7 @@ class Fuzz:
                 ("application/grpc", "application/grpc+proto", "application/grpc+json")
             )
             body = envelope(data)
-            how = f"gRPC over HTTP/1.1 ({headers['content-type']})"
+            how = f"gRPC over HTTP/1.1 ({headers['content-type']!r})"
         elif pick == 1:
             verb = "GET"
             data = data[:2048]  # a URL has a length the client library keeps to
@@ -883,7 +884,7 @@ class Fuzz:
                 ("text/plain", "application/octet-stream", "multipart/form-data", "application/")
             )
             body = data
-            how = f"content-type {headers['content-type']}"
+            how = f"content-type {headers['content-type']!r}"
         elif pick == 4:
             path = r.choice((f"/{SERVICE}/Nope", f"/{SERVICE}/", f"/{SERVICE}//GetGame", "/x.Y/Z"))
             headers["content-type"] = "application/proto"
@@ -893,7 +894,7 @@ class Fuzz:
             headers["content-type"] = "application/grpc-web+proto"
             headers["grpc-timeout"] = r.choice(("abc", "1Z", "99999999999H"))
             body = envelope(data)
-            how = f"grpc-web timeout {headers['grpc-timeout']}"
+            how = f"grpc-web timeout {headers['grpc-timeout']!r}"
         case = f"{method} {how} body={body[:60]!r}"
         assert client is not None
         try:
@@ -919,14 +920,19 @@ class Fuzz:
         return outcome
 
 
-def _wire(headers: dict[str, str | bytes]) -> dict[str, bytes]:
+def _code_name(err: grpc.RpcError) -> str:
+    code = err.code()  # a failed call is a grpc.Call too
+    return code.name if isinstance(code, grpc.StatusCode) else "UNKNOWN"
+
+
+def _wire(headers: dict[str, str | bytes]) -> dict[bytes, bytes]:
     """Header values as bytes: a hostile string (a token of any characters) goes as UTF-8,
     without what HTTP/1.1 cannot carry at all (control characters, whitespace at either end),
     which the client library would refuse to send."""
     wire = {}
     for name, value in headers.items():
         raw = value if isinstance(value, bytes) else value.encode()
-        wire[name] = bytes(b for b in raw if b >= 0x20 and b != 0x7F).strip(b" \t")
+        wire[name.encode()] = bytes(b for b in raw if b >= 0x20 and b != 0x7F).strip(b" \t")
     return wire
 
 
@@ -951,8 +957,7 @@ def _native_call(
             finally:
                 responses.cancel()
     except grpc.RpcError as err:
-        code: grpc.StatusCode = err.code()  # type: ignore[attr-defined]
-        return code.name
+        return _code_name(err)
     return "OK"
 
 
@@ -988,8 +993,7 @@ def _play_call(
                 return "OK (move accepted)", accepted
         return "OK (ended)", False
     except grpc.RpcError as err:
-        code: grpc.StatusCode = err.code()  # type: ignore[attr-defined]
-        return code.name, accepted
+        return _code_name(err), accepted
     finally:
         sent.put(None)
         call.cancel()
@@ -1073,7 +1077,7 @@ def play_race(address: str, game_id: str, token: str, attempts: int, seed: int =
                 )
                 seen["OK"] += 1
             except grpc.RpcError as err:
-                seen[err.code().name] += 1  # type: ignore[attr-defined]
+                seen[_code_name(err)] += 1
     return seen
 
 

@@ -76,6 +76,9 @@ for _m in pb.DESCRIPTOR.services_by_name["GameService"].methods:
 #: Methods that change a game when they are accepted.
 MUTATING = {"JoinGame", "SubmitMove", "LeaveGame"}
 TIMEOUT_S = 5.0
+#: How long a stream that was accepted may stay silent: it waits for the game's next version.
+WAITING_S = 1.5
+WAITING = "OK (stream open, waiting for the next version)"
 GRPC_CODE_NAMES = {code.value[0]: code.name for code in grpc.StatusCode}
 
 
@@ -801,12 +804,19 @@ class Fuzz:
         self, method: str, headers: dict[str, str | bytes], body: bytes, stream: bool
     ) -> tuple[str, bool]:
         assert self.http is not None
+        waits = method == "StreamEvents"
         try:
             with self.http.stream(
-                "POST", f"/{SERVICE}/{method}", headers=_wire(headers), content=body
+                "POST",
+                f"/{SERVICE}/{method}",
+                headers=_wire(headers),
+                content=body,
+                timeout=WAITING_S if waits else TIMEOUT_S,
             ) as reply:
                 return _web_status(reply, stream)
         except httpx.TimeoutException:
+            if waits:
+                return WAITING, False
             return "no answer (timeout)", True
         except httpx.HTTPError as exc:
             return f"no answer ({type(exc).__name__})", True
@@ -948,8 +958,9 @@ def _native_call(
             channel.unary_unary(path)(data, timeout=TIMEOUT_S, metadata=metadata)
         else:
             # A well-formed request may open a stream that stays open: the first reply is
-            # enough to know it was accepted.
-            responses = channel.unary_stream(path)(data, timeout=TIMEOUT_S, metadata=metadata)
+            # enough to know it was accepted; none within WAITING_S, and it waits for a
+            # version to come (a start at the next version).
+            responses = channel.unary_stream(path)(data, timeout=WAITING_S, metadata=metadata)
             try:
                 next(responses)
             except StopIteration:
@@ -957,6 +968,8 @@ def _native_call(
             finally:
                 responses.cancel()
     except grpc.RpcError as err:
+        if kind == "unary_stream" and err.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
+            return WAITING
         return _code_name(err)
     return "OK"
 

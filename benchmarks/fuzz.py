@@ -32,6 +32,7 @@ import json
 import os
 import queue
 import random
+import socket
 import struct
 import subprocess
 import sys
@@ -829,7 +830,9 @@ class Fuzz:
         method = r.choice(list(METHODS))
         request = self.requests.make(method) if method != "Play" else None
         data = request.data if request is not None else b""
-        pick = r.randrange(8)
+        pick = r.randrange(9)
+        if pick == 8:
+            return self._judge_web(self._raw_http(method, data))
         headers: dict[str, str | bytes] = {}
         path = f"/{SERVICE}/{method}"
         verb = "POST"
@@ -913,6 +916,47 @@ class Fuzz:
         except httpx.HTTPError as exc:
             status = f"no answer ({type(exc).__name__})"
         return self._judge_web(Outcome("web:other", status, None, case))
+
+    def _raw_http(self, method: str, data: bytes) -> Outcome:
+        """HTTP itself mis-framed, over a socket of its own: a request line or target that is
+        not HTTP, a body shorter or longer than its length, broken chunks, HTTP/2 garbage."""
+        assert self.web_url is not None
+        r = self.rng
+        path = f"/{SERVICE}/{method}".encode()
+        head = b"Host: x\r\ncontent-type: application/proto\r\n"
+        cases = {
+            "request line": b"GARBAGE " + r.randbytes(8).replace(b"\n", b"") + b"\r\n\r\n",
+            "target not ASCII": b"POST " + path + b"\xff HTTP/1.1\r\n" + head + b"\r\n",
+            "query not UTF-8": b"POST " + path + b"?\xff=\xfe HTTP/1.1\r\n" + head + b"\r\n",
+            "length longer than body": b"POST " + path + b" HTTP/1.1\r\n" + head
+            + b"content-length: 100\r\n\r\n" + data[:10],
+            "length shorter than body": b"POST " + path + b" HTTP/1.1\r\n" + head
+            + b"content-length: 1\r\n\r\n" + data + b"GET / HTTP/1.1\r\n\r\n",
+            "broken chunks": b"POST " + path + b" HTTP/1.1\r\n" + head
+            + b"transfer-encoding: chunked\r\n\r\nzz\r\n" + data + b"\r\n0\r\n\r\n",
+            "two lengths": b"POST " + path + b" HTTP/1.1\r\n" + head
+            + b"content-length: 1\r\ncontent-length: 2\r\n\r\nab",
+            "HTTP/2 garbage": b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + r.randbytes(40),
+        }  # fmt: skip
+        how = r.choice(sorted(cases))
+        host, _, port = self.web_url.removeprefix("http://").rpartition(":")
+        try:
+            with socket.create_connection((host, int(port)), timeout=TIMEOUT_S) as sock:
+                sock.sendall(cases[how])
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_WR)  # the client has said all it will
+                first = sock.recv(64)
+        except TimeoutError:
+            return Outcome("web:other", "no answer (timeout)", None, f"raw {how}")
+        except OSError as exc:
+            first = b"" if isinstance(exc, ConnectionResetError) else b"?"
+        if first.startswith(b"HTTP/1.1 "):
+            status = f"raw HTTP {int(first[9:12])}"
+        elif not first:
+            status = "raw: closed without an answer"
+        else:
+            status = "raw: answered (HTTP/2 frames)"
+        return Outcome("web:other", status, None, f"raw {how}")
 
     @staticmethod
     def _judge_web(outcome: Outcome) -> Outcome:

@@ -95,16 +95,16 @@ class Protocol:
 
 
 def protocol_of(content_type: str) -> Protocol:
-    """As connect-python negotiates it (``negotiate_server_protocol``)."""
-    base = content_type.split(";", 1)[0].strip()
+    """As connect-python tells them apart (``negotiate_server_protocol``: by prefix, parameters
+    included), so that the guard reads the headers connect-python will."""
     for prefix, name in (("application/grpc-web", "grpc-web"), ("application/grpc", "grpc")):
-        if base == prefix:
+        if content_type == prefix:
             return Protocol(name, "proto")
-        if base.startswith(prefix + "+"):
-            return Protocol(name, base.removeprefix(prefix + "+"))
-    if base.startswith("application/connect+"):
-        return Protocol("connect-stream", base.removeprefix("application/connect+"))
-    return Protocol("connect", base.removeprefix("application/"))
+        if content_type.startswith(prefix + "+"):
+            return Protocol(name, content_type.removeprefix(prefix + "+"))
+    if content_type.startswith("application/connect+"):
+        return Protocol("connect-stream", content_type.removeprefix("application/connect+"))
+    return Protocol("connect", content_type.removeprefix("application/"))
 
 
 class Refused(Exception):
@@ -218,37 +218,30 @@ class Guard:
 
             return read_unary
 
-        buffered = bytearray()  # what has arrived of the envelope being read
-        needed = 5  # bytes of it still awaited before it is whole
+        head = bytearray()  # the head (flags, length) of the envelope being read
+        left = 0  # bytes of its message still to come once its head is whole
 
         async def read_enveloped() -> Message:
-            nonlocal needed
+            nonlocal left
             message = await receive()
             if message["type"] != "http.request":
                 return message
             data = message.get("body", b"")
             at = 0
             while at < len(data):
-                take = min(needed, len(data) - at)
-                if len(buffered) < 5:
-                    head_take = min(5 - len(buffered), len(data) - at)
-                    buffered.extend(data[at : at + head_take])
-                    at += head_take
-                    needed -= head_take
-                    if len(buffered) == 5:
-                        flags, size = buffered[0], int.from_bytes(buffered[1:5], "big")
-                        self._check_envelope(method, flags, size, compressed_ok, limit)
-                        needed = size
-                        if size == 0:
-                            buffered.clear()
-                            needed = 5
-                    continue
+                if len(head) < 5:
+                    take = min(5 - len(head), len(data) - at)
+                    head.extend(data[at : at + take])
+                    if len(head) == 5:
+                        left = int.from_bytes(head[1:5], "big")
+                        self._check_envelope(method, head[0], left, compressed_ok, limit)
+                else:
+                    take = min(left, len(data) - at)
+                    left -= take
                 at += take
-                needed -= take
-                if needed == 0:
-                    buffered.clear()
-                    needed = 5
-            if not message.get("more_body", False) and buffered:
+                if len(head) == 5 and left == 0:
+                    head.clear()  # a whole envelope: the next one's head comes next
+            if not message.get("more_body", False) and head:
                 raise self._refusal(
                     method,
                     InvalidRequest("the request ends inside an envelope (it was cut short)"),
@@ -293,7 +286,7 @@ def _too_large(limit: int) -> ConnectError:
 async def answer(send: Send, protocol: Protocol, refused: Refused) -> None:
     """``refused`` in the request's protocol, as connect-python answers its own errors."""
     wire = ConnectWireError.from_exception(refused.error)
-    status = rejection_code(refused.error)
+    status = _grpc_code(refused.error)
     if protocol.name == "connect":
         body = wire.to_json_bytes()
         http = refused.http_status or wire.to_http_status().code
@@ -318,7 +311,7 @@ async def answer(send: Send, protocol: Protocol, refused: Refused) -> None:
     await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
-def rejection_code(error: ConnectError) -> int:
+def _grpc_code(error: ConnectError) -> int:
     return int(_connect_status_to_grpc[error.code])
 
 

@@ -16,7 +16,7 @@ import os
 
 from benchmarks.fuzz import DOORS, fuzz_process
 
-COUNT = int(os.environ.get("TRICKTABLE_FUZZ_DOORS", "1800"))
+COUNT = int(os.environ.get("TRICKTABLE_FUZZ_DOORS", "3000"))
 SEED = 25
 
 

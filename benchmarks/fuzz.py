@@ -667,7 +667,7 @@ class Fuzz:
         game = request.game_id if request is not None and method in MUTATING else None
 
         def call() -> tuple[str, bool]:
-            return self._post(method, headers, body, streaming or protocol == "grpc-web")
+            return self._post(method, headers, body)
 
         outcome = self._guarded(f"web:{protocol}", game, call, case)
         return self._judge_web(outcome)
@@ -801,9 +801,7 @@ class Fuzz:
                 done.append("origin")
         return done
 
-    def _post(
-        self, method: str, headers: dict[str, str | bytes], body: bytes, stream: bool
-    ) -> tuple[str, bool]:
+    def _post(self, method: str, headers: dict[str, str | bytes], body: bytes) -> tuple[str, bool]:
         assert self.http is not None
         waits = method == "StreamEvents"
         try:
@@ -814,7 +812,7 @@ class Fuzz:
                 content=body,
                 timeout=WAITING_S if waits else TIMEOUT_S,
             ) as reply:
-                return _web_status(reply, stream)
+                return _web_status(reply)
         except httpx.TimeoutException:
             if waits:
                 return WAITING, False
@@ -912,7 +910,7 @@ class Fuzz:
         assert client is not None
         try:
             with client.stream(verb, path, headers=_wire(headers), content=body) as reply:
-                status, _ = _web_status(reply, True)
+                status, _ = _web_status(reply)
         except httpx.HTTPError as exc:
             status = f"no answer ({type(exc).__name__})"
         return self._judge_web(Outcome("web:other", status, None, case))
@@ -1056,7 +1054,7 @@ def _play_call(
         call.cancel()
 
 
-def _web_status(reply: httpx.Response, stream: bool) -> tuple[str, bool]:
+def _web_status(reply: httpx.Response) -> tuple[str, bool]:
     """The status a web answer carries, in its protocol: (label, refused)."""
     http = reply.status_code
     content_type = reply.headers.get("content-type", "")
@@ -1112,30 +1110,6 @@ def _enveloped_status(reply: httpx.Response, http: int, *, grpc_web: bool) -> tu
             # A data message: a live stream answered; that is enough.
             return f"ok (streaming) HTTP {http}", False
     return f"garbled (no end message) HTTP {http}", True
-
-
-def play_race(address: str, game_id: str, token: str, attempts: int, seed: int = 0) -> Counter[str]:
-    """The play stream's reader/writer race: a good opening and a malformed message sent
-    together, ``attempts`` times; the codes the streams ended with."""
-    rng = random.Random(seed)
-    seen: Counter[str] = Counter()
-    with grpc.insecure_channel(address) as channel:
-        play = channel.stream_stream(f"/{SERVICE}/Play")
-        opening = pb.PlayRequest(open=pb.PlayOpen(game_id=game_id)).SerializeToString()
-        for _ in range(attempts):
-            bad = b"\x0f" + rng.randbytes(rng.randrange(0, 12))
-            try:
-                list(
-                    play(
-                        iter([opening, bad]),
-                        timeout=TIMEOUT_S,
-                        metadata=[("authorization", f"Bearer {token}")],
-                    )
-                )
-                seen["OK"] += 1
-            except grpc.RpcError as err:
-                seen[_code_name(err)] += 1
-    return seen
 
 
 # --- tricktable bench fuzz -----------------------------------------------------------------

@@ -99,8 +99,10 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 try:
                     if limits is not None:  # before decoding: a flood costs the least
                         peer, metadata = context.peer(), context.invocation_metadata()
-                        limits.admit(method, peer, metadata)
+                        # Its place first: a client's calls, refused ones too, come one after
+                        # another, behind its own (service.limits).
                         place = await limits.in_progress(method, peer, metadata)
+                        limits.admit(method, peer, metadata)
                     response = await inner_unary(decode(raw), context)
                 except grpc.aio.AbortError:
                     metrics.rpc_handled(method, _own_code(context))

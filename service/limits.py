@@ -10,9 +10,12 @@ games, open streams, idle connections. Each has a protective default and a ``ser
 - Calls in progress per client address and per seat token (unary calls of the game service):
   past the cap a call waits for a place behind its own client's calls, first come first served,
   so a client's flood queues behind itself instead of in front of everyone else's moves; past
-  ``queued_calls`` waiting, it is refused. A call that holds for other players (a
-  ``wait_for_turn`` or ``after_version`` wait) gives its place up while it holds (:func:`holding`):
-  a table's seats holding for each other from one address never fill its places.
+  ``queued_calls`` waiting, it is refused. The place is taken before the rates are asked: a
+  client whose calls are refused by a rate gets its refusals one place at a time too, rather
+  than spinning through them as fast as the server can answer. A call that holds for other
+  players (a ``wait_for_turn`` or ``after_version`` wait) gives its place up while it holds
+  (:func:`holding`): a table's seats holding for each other from one address never fill its
+  places.
 - Open games per address: games it created whose seats are not all taken. A create reserves its
   place before it awaits the store and gives it back if it fails, so creates racing each other
   never pass the cap; when the count is reached, the games are re-read from the store (one
@@ -429,7 +432,7 @@ class Limits:
     async def in_progress(
         self, method: str, peer: str, metadata: Iterable[tuple[str, str | bytes]] | None
     ) -> CallPlace | None:
-        """For a unary call of the game service (after ``admit``): wait for a place among its
+        """For a unary call of the game service (before ``admit``): wait for a place among its
         address' calls in progress and, with a seat token, its seat's; the place returned is
         given up with ``leave()`` when the call ends (or by :func:`holding`). Streams are not
         counted here: they are ``admit``'s (the play stream takes its seat's moves one at a

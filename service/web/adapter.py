@@ -85,12 +85,12 @@ class ErrorsToConnect:
         method = _method(ctx)
         place = None
         try:
-            self._admit(method, ctx)
-            if self._limits is not None:  # a place among its client's calls in progress
+            if self._limits is not None:  # its place first, as over gRPC (service.limits)
                 call = ConnectCall(ctx)
                 place = await self._limits.in_progress(
                     method, call.peer(), call.invocation_metadata()
                 )
+            self._admit(method, ctx)
             response = await call_next(request, ctx)
         except Exception as exc:  # the one place errors become statuses, as over gRPC
             raise connect_error(reject(method, exc, self._metrics)) from None

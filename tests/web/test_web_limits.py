@@ -276,3 +276,35 @@ def test_a_held_web_call_does_not_hold_its_seat_or_address_place(limited: Served
     finally:
         holder.close()
         mover.close()
+
+
+async def _web_list_games(url: str, count: int) -> Counter[str]:
+    """``count`` Connect ListGames calls at once, each on a connection of its own: their
+    outcomes by HTTP status, code and ErrorInfo reason (a refusal's RetryInfo checked)."""
+    headers = {"content-type": "application/proto", "connect-protocol-version": "1"}
+    pool = httpx.Limits(max_connections=count, max_keepalive_connections=count)
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=pool) as http:
+
+        async def call() -> str:
+            reply = await http.post(f"/{SERVICE}/ListGames", content=b"", headers=headers)
+            if reply.status_code == 200:
+                return "200"
+            error = connect_error(reply.json(), reply.status_code, reply.headers)
+            assert error.retry is not None and error.retry.retry_delay.ToNanoseconds() > 0
+            reason = "" if error.info is None else error.info.reason
+            return f"{reply.status_code} {error.code} {reason}"
+
+        return Counter(await asyncio.gather(*(call() for _ in range(count))))
+
+
+def test_web_calls_past_the_cap_wait_or_are_refused(redis_url: str) -> None:
+    """One place per address: with none waiting, some of 100 racing web calls are refused
+    (TOO_MANY_CALLS, HTTP 429), the rest answered; with room to wait, all are answered. On
+    Redis, where a call awaits the store and so overlaps the others."""
+    refusing = LimitsConfig(calls_per_address=1, queued_calls=0)
+    with running_server(web_port=0, limits=refusing, redis_url=redis_url) as served:
+        outcomes = asyncio.run(_web_list_games(served.web_url, 100))
+    assert set(outcomes) == {"200", f"429 {RESOURCE_EXHAUSTED} TOO_MANY_CALLS"}, outcomes
+    waiting = LimitsConfig(calls_per_address=1)
+    with running_server(web_port=0, limits=waiting, redis_url=redis_url) as served:
+        assert asyncio.run(_web_list_games(served.web_url, 100)) == Counter({"200": 100})

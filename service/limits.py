@@ -268,7 +268,7 @@ class Gates:
             gate = self._gates[key] = _Gate()
         if gate.running < self._size and not gate.waiting:
             gate.running += 1  # the usual case: a place at once, nothing awaited
-            return lambda: self._leave(key, gate)
+            return self._leaver(key, gate)
         if len(gate.waiting) >= self._queue:
             raise LimitExceeded(
                 f"too many {name} calls in progress {self._what}",
@@ -286,7 +286,19 @@ class Gates:
                 gate.waiting.remove(place)
                 self._forget_if_idle(key, gate)
             raise
-        return lambda: self._leave(key, gate)
+        return self._leaver(key, gate)
+
+    def _leaver(self, key: str, gate: _Gate) -> Callable[[], None]:
+        """The place's one way out: a second call gives nothing up (it would free another
+        call's place)."""
+        held = [True]
+
+        def leave() -> None:
+            if held[0]:
+                held[0] = False
+                self._leave(key, gate)
+
+        return leave
 
     def _leave(self, key: str, gate: _Gate) -> None:
         while gate.waiting:

@@ -335,6 +335,7 @@ def test_calls_past_the_cap_wait_for_a_place_in_the_order_they_came() -> None:
         assert gates.busy("a") == 5
         first()
         first()  # a place is given up once, whatever calls it again
+        assert gates.busy("a") == 4  # one waiter has the place: two in progress, two wait
         await asyncio.sleep(0.01)
         assert entered == [0, 1, 2]  # first come, first served
         second()

@@ -3,13 +3,14 @@
     python3 dev.py python -m benchmarks.abuse [--tables N] [--seconds S] [--flooders N]
     tricktable bench abuse ...
 
-One ``tricktable serve --web-port`` in a process of its own (listening on every address). In
-this process, N honest tables (two seats, Counterpoint) play over native gRPC from 127.0.0.1,
-each making a move every ``--pace-ms``: a GetGame of the seat to act, then the timed SubmitMove.
-Meanwhile, in a process of its own and from another address of this machine (its first
-non-loopback one, so that per-address limits tell the two clients apart), an abuser runs one
-phase after another, each for S seconds, with ``--flooders`` calls in flight at every moment and
-no pause after a refusal:
+One ``tricktable serve --web-port`` in a process of its own, on 127.0.0.1. In this process, N
+honest tables (two seats, Counterpoint) play over native gRPC from 127.0.0.1, each making a move
+every ``--pace-ms``: a GetGame of the seat to act, then the timed SubmitMove. Meanwhile, in a
+process of its own, an abuser runs one phase after another, each for S seconds, with
+``--flooders`` calls in flight at every moment and no pause after a refusal. Its connections
+come from 127.0.0.2 (through a relay in its process that binds that source address: grpc's
+client cannot choose one), so that per-address limits tell the two clients apart while every
+packet stays on loopback:
 
 - ``quiet``: no abuse (the same run's baseline);
 - ``create-join``: CreateGame then JoinGame, over and over, natively, then over the web port
@@ -30,7 +31,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import socket
 import statistics
 import subprocess
 import sys
@@ -53,16 +53,42 @@ SERVICE = "tricktable.v1.GameService"
 _RUN_CLI = "import sys; from service.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
-def other_address() -> str | None:
-    """An address of this machine that is not loopback (a connection to it comes from it), or
-    None when it has none."""
-    found: list[str] = []
-    with contextlib.suppress(OSError):
-        found += socket.gethostbyname_ex(socket.gethostname())[2]
-    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
-        udp.connect(("192.0.2.1", 9))  # no packet is sent: it only picks the route's source
-        found.append(udp.getsockname()[0])
-    return next((a for a in found if not a.startswith("127.")), None)
+#: The abuser's own address: loopback too, but not the honest players' 127.0.0.1.
+ABUSER_ADDRESS = "127.0.0.2"
+
+
+async def _relay(target_port: int, source: str, stack: contextlib.AsyncExitStack) -> int:
+    """A TCP relay on 127.0.0.1 to ``target_port`` whose connections to the server come from
+    ``source`` (a client library that cannot bind a source address connects to it): its port."""
+
+    async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(ConnectionError):
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        writer.close()
+
+    async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection(
+                "127.0.0.1", target_port, local_addr=(source, 0)
+            )
+        except OSError:
+            writer.close()
+            return
+        try:
+            await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        except asyncio.CancelledError:
+            # The abuser's run is over and its loop closes: asyncio's stream server reports a
+            # handler cancelled then as an error, though nothing went wrong.
+            writer.close()
+            up_writer.close()
+
+    server = await asyncio.start_server(connected, "127.0.0.1", 0)
+    stack.push_async_callback(server.wait_closed)
+    stack.callback(server.close)
+    port: int = server.sockets[0].getsockname()[1]
+    return port
 
 
 # -- the honest players -------------------------------------------------------------------------
@@ -117,8 +143,8 @@ class Plan:
     """One phase of abuse: what, at which doors, how hard, how long, the move flood's game."""
 
     phase: str
-    grpc_address: str
-    web_url: str
+    grpc_port: int
+    web_port: int
     flooders: int
     seconds: float
     flood_game: str
@@ -130,11 +156,15 @@ async def _abuse(plan: Plan) -> Counter[str]:
     deadline = time.perf_counter() + plan.seconds
     web = phase.endswith("-web")
     async with contextlib.AsyncExitStack() as stack:
-        channel = await stack.enter_async_context(grpc.aio.insecure_channel(plan.grpc_address))
+        grpc_port = await _relay(plan.grpc_port, ABUSER_ADDRESS, stack)
+        web_port = await _relay(plan.web_port, ABUSER_ADDRESS, stack)
+        channel = await stack.enter_async_context(
+            grpc.aio.insecure_channel(f"127.0.0.1:{grpc_port}")
+        )
         stub = game_service_pb2_grpc.GameServiceStub(channel)
         pool = httpx.Limits(max_connections=flooders, max_keepalive_connections=flooders)
         http = await stack.enter_async_context(
-            httpx.AsyncClient(base_url=plan.web_url, timeout=60, limits=pool)
+            httpx.AsyncClient(base_url=f"http://127.0.0.1:{web_port}", timeout=60, limits=pool)
         )
 
         async def call(method: str, request: Any, reply: type[Any], token: str | None) -> Any:
@@ -206,7 +236,8 @@ async def _abuse(plan: Plan) -> Counter[str]:
 
 def _abuser_process(plan: Plan) -> subprocess.Popen[bytes]:
     args = [sys.executable, "-m", "benchmarks.abuse", "--abuser", plan.phase]
-    args += ["--grpc", plan.grpc_address, "--web", plan.web_url, "--flood-game", plan.flood_game]
+    args += ["--grpc-port", str(plan.grpc_port), "--web-port", str(plan.web_port)]
+    args += ["--flood-game", plan.flood_game]
     args += ["--flooders", str(plan.flooders), "--seconds", str(plan.seconds)]
     return subprocess.Popen(args, stdout=subprocess.PIPE)
 
@@ -216,9 +247,8 @@ def _abuser_process(plan: Plan) -> subprocess.Popen[bytes]:
 
 async def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
     grpc_port, web_port = free_port(), free_port()
-    serve = ["-c", _RUN_CLI, "serve", "--host", "0.0.0.0", "--port", str(grpc_port)]
+    serve = ["-c", _RUN_CLI, "serve", "--host", "127.0.0.1", "--port", str(grpc_port)]
     serve += ["--web-port", str(web_port), "--log-level", "warning", *args.serve_arg]
-    abuser_host = other_address() or "127.0.0.1"
     results: list[dict[str, Any]] = []
     with _process(serve, None, grpc_port) as pid:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
@@ -238,8 +268,8 @@ async def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
                         abuser = _abuser_process(
                             Plan(
                                 phase,
-                                f"{abuser_host}:{grpc_port}",
-                                f"http://{abuser_host}:{web_port}",
+                                grpc_port,
+                                web_port,
                                 args.flooders,
                                 args.seconds,
                                 made.game.game_id,
@@ -272,7 +302,7 @@ async def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
                             "abuser_calls": abused,
                             # the server's CPU seconds per second (1.0: one core, its most)
                             "server_cpu": busy,
-                            "abuser_address": abuser_host if abuser else None,
+                            "abuser_address": ABUSER_ADDRESS if abuser else None,
                         }
                     )
                     await asyncio.sleep(1.0)  # the server's queue drains
@@ -285,7 +315,6 @@ async def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
         if result["phase"] != "quiet":
             summary[result["phase"]] = result["p99_ms"]
     summary["serve_args"] = args.serve_arg
-    summary["abuser_address_distinct"] = abuser_host != "127.0.0.1"
     results.append(summary)
     return results
 
@@ -313,12 +342,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_arguments(parser)
     parser.add_argument("--abuser", choices=PHASES, help=argparse.SUPPRESS)
-    parser.add_argument("--grpc", help=argparse.SUPPRESS)
-    parser.add_argument("--web", help=argparse.SUPPRESS)
+    parser.add_argument("--grpc-port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--web-port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--flood-game", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.abuser:  # the abuser's own process: its outcomes as one JSON line
-        plan = Plan(args.abuser, args.grpc, args.web, args.flooders, args.seconds, args.flood_game)
+        plan = Plan(
+            args.abuser,
+            args.grpc_port,
+            args.web_port,
+            args.flooders,
+            args.seconds,
+            args.flood_game,
+        )
         counts = asyncio.run(_abuse(plan))
         print(json.dumps(dict(counts)), flush=True)
         return 0

@@ -61,7 +61,7 @@ from engine.core.rules import GameType, Rules
 from engine.core.view import View
 from engine.record import Record, Step, replay_logged
 from service import clocks as clock_rules
-from service import turns
+from service import limits, turns
 from service.auth import new_token, seat_of, token_hash
 from service.clocks import SeatClockView, TimeControl
 from service.errors import (
@@ -760,6 +760,7 @@ class GameService:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
+            limits.holding()  # a held call does not keep its client's place (service.limits)
             await self._touch(record.game_id, seat)
             wait = min(remaining, self._stream_wait_s)
             version = await self.store.wait_for_version(record.game_id, record.version, wait)

@@ -96,11 +96,11 @@ def fresh_python(home: Path) -> Path:
     return home / ("Scripts" if os.name == "nt" else "bin") / "python"
 
 
-def play_alone(python: Path, cwd: Path) -> dict[str, object]:
-    """PLAY in ``python``, isolated (-I: no PYTHON* variables, no user site, and not the
-    current folder on sys.path) in a folder of its own, so only what was installed imports."""
-    ran = subprocess.run(
-        [str(python), "-I", "-c", PLAY],
+def run_isolated(python: Path, cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """``python -I ...`` (no PYTHON* variables, no user site, not the current folder on
+    sys.path) in a folder of its own, so that only what was installed there imports."""
+    return subprocess.run(
+        [str(python), "-I", *argv],
         cwd=cwd,
         env=clean_env(),
         capture_output=True,
@@ -108,9 +108,20 @@ def play_alone(python: Path, cwd: Path) -> dict[str, object]:
         check=False,
         timeout=120,
     )
+
+
+def play_alone(python: Path, cwd: Path) -> dict[str, object]:
+    """PLAY's report, from ``python``."""
+    ran = run_isolated(python, cwd, "-c", PLAY)
     assert ran.returncode == 0, ran.stderr
     result: dict[str, object] = json.loads(ran.stdout)
     return result
+
+
+def assert_not_importable(python: Path, cwd: Path, *names: str) -> None:
+    for name in names:
+        ran = run_isolated(python, cwd, "-c", f"import {name}")
+        assert ran.returncode == 1 and "ModuleNotFoundError" in ran.stderr, name
 
 
 @pytest.fixture(scope="module")
@@ -119,17 +130,19 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("engine-wheel")
     source = copy_engine(home / "engine")
     dist = home / "dist"
-    pip(
-        "wheel",
-        "--no-deps",
-        "--no-build-isolation",
-        "--wheel-dir",
-        str(dist),
-        str(source),
-        cwd=home,
-    )
+    build = ["wheel", "--no-deps", "--no-build-isolation", "--wheel-dir", str(dist)]
+    pip(*build, str(source), cwd=home)
     (built,) = dist.glob("*.whl")
     return built
+
+
+@pytest.fixture(scope="module")
+def alone(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtual environment with the engine's wheel and nothing else: its Python."""
+    home = tmp_path_factory.mktemp("engine-alone")
+    python = fresh_python(home / "venv")
+    pip("--python", str(python), "install", "--no-deps", "--no-index", str(wheel), cwd=home)
+    return python
 
 
 def test_the_engine_wheel_holds_the_engine_alone_and_depends_on_nothing(wheel: Path) -> None:
@@ -149,27 +162,38 @@ def test_the_engine_wheel_holds_the_engine_alone_and_depends_on_nothing(wheel: P
     assert metadata["Requires-Python"] == ">=3.11"
     assert metadata.get_all("Requires-Dist") is None  # no dependency at all
     assert metadata.get_all("Provides-Extra") is None
+    assert "information_set" in metadata.get_payload()  # engine/README.md, the API's page
 
 
 def test_the_engine_alone_plays_every_game_in_a_fresh_environment(
-    wheel: Path, tmp_path: Path
+    alone: Path, tmp_path: Path
 ) -> None:
-    python = fresh_python(tmp_path / "venv")
-    pip("--python", str(python), "install", "--no-deps", "--no-index", str(wheel), cwd=tmp_path)
-    result = play_alone(python, tmp_path)
-    assert Path(str(result["file"])).is_relative_to(tmp_path / "venv")  # installed, not ours
+    result = play_alone(alone, tmp_path)
+    assert Path(str(result["file"])).is_relative_to(alone.parents[1])  # installed, not ours
     played = result["played"]
     assert isinstance(played, dict) and set(played) == set(engine.game_names())
     assert result["loaded"] == ["engine"]  # the standard library and the engine, nothing else
-    missing = subprocess.run(
-        [str(python), "-I", "-c", "import service"],
-        cwd=tmp_path,
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        check=False,
+    assert_not_importable(alone, tmp_path, "service", "tricktable", "benchmarks")
+
+
+def test_the_readme_examples_run_with_the_engine_alone(alone: Path, tmp_path: Path) -> None:
+    """engine/README.md's Python blocks, in order, as one program, then a call of the function
+    the second one defines, written to a file and run by the fresh environment's Python."""
+    text = (ENGINE / "README.md").read_text()
+    blocks = [part.split("```", 1)[0] for part in text.split("```python\n")[1:]]
+    assert len(blocks) == 2 and "def wins(" in blocks[1]
+    call = (
+        "fresh = rules.new_game(None, seed=b'readme')\n"
+        "mover = rules.to_act(fresh)[0]\n"
+        "print('wins', wins(rules, fresh, mover, rules.legal_moves(fresh, mover)[0], rng, 3))\n"
     )
-    assert missing.returncode == 1 and "ModuleNotFoundError" in missing.stderr
+    program = tmp_path / "readme_examples.py"
+    program.write_text("\n".join([*blocks, call]))
+    ran = run_isolated(alone, tmp_path, str(program))
+    assert ran.returncode == 0, ran.stderr
+    outcome, won = ran.stdout.splitlines()
+    assert outcome.startswith("Outcome(totals=(") and "winners=(" in outcome
+    assert won in {"wins 0.0", "wins 0.3333333333333333", "wins 0.6666666666666666", "wins 1.0"}
 
 
 def test_the_engine_installs_editable_as_dev_py_installs_it(tmp_path: Path) -> None:
@@ -191,16 +215,7 @@ def test_the_engine_installs_editable_as_dev_py_installs_it(tmp_path: Path) -> N
     result = play_alone(python, elsewhere)
     assert result["file"] == str(source / "__init__.py")  # the folder itself: edits apply
     assert result["loaded"] == ["engine"]
-    for name in ("core", "games", "playout"):
-        hidden = subprocess.run(
-            [str(python), "-I", "-c", f"import {name}"],
-            cwd=elsewhere,
-            env=clean_env(),
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert hidden.returncode == 1 and "ModuleNotFoundError" in hidden.stderr, name
+    assert_not_importable(python, elsewhere, "core", "games", "playout")
 
 
 def test_the_project_environment_installs_the_engine_as_its_own_distribution() -> None:

@@ -84,7 +84,7 @@ def pip(*argv: str, cwd: Path) -> None:
 
 def copy_engine(dest: Path) -> Path:
     """A copy of engine/ to build from: a build writes build/ and an egg-info into the folder
-    it builds, which must not be this checkout's (tests run in parallel, and mypy reads it)."""
+    it builds, which must not be this checkout's (tests may build at once)."""
     ignore = shutil.ignore_patterns("__pycache__", "build", "dist", "*.egg-info")
     shutil.copytree(ENGINE, dest, ignore=ignore)
     return dest

@@ -1,0 +1,293 @@
+"""Information sets and the states sampled from them (engine.core.information).
+
+For every seat at every decision of random games of every game and variant: a state sampled from
+the seat's information set shows the seat the very same view (its legal moves included), has the
+same information set, and plays on alike (the seat's move applied to both keeps the views equal);
+the set built from what a client receives (its view, its projected events since the deal began,
+the options) is the same set; two games the seat cannot tell apart give it the same set; the
+hidden cards vary between samples; and on small positions the sampling is uniform over the
+consistent deals, checked against their full enumeration.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+import engine
+from engine import get_rules
+from engine.core.chance import Chance, ChanceLog
+from engine.core.errors import EngineError
+from engine.core.events import DealStarted, Event
+from engine.core.information import HiddenPlace, count_consistent, deal_hidden
+from engine.core.rules import Rules
+from tests.engine.test_public_signals import Played, _moves
+
+VARIANTS: list[tuple[str, dict[str, object]]] = [
+    ("ninety-nine", {}),
+    ("ninety-nine", {"edition": "revised"}),
+    ("counterpoint", {}),
+    ("sixty-six", {}),
+    ("sixty-six", {"preset": "pagat"}),
+    ("nominations", {}),
+]
+
+#: Decisions looked at per game: enough for a few deals of every game (a whole Nominations or
+#: Ninety-Nine match is long, and every decision samples once per seat).
+_DECISIONS = 160
+
+
+def test_every_game_is_checked() -> None:
+    assert {game for game, _ in VARIANTS} == set(engine.game_names())
+
+
+def check_game(game: str, options: Mapping[str, object], seed: bytes) -> int:
+    """Every check of the module docstring's first paragraph, at each decision; returns the
+    number of (decision, seat) pairs checked."""
+    rules = get_rules(game)
+    rng = random.Random(seed)
+    state = rules.new_game(options, seed)
+    events: list[list[Event]] = [[] for _ in range(rules.seats)]
+    for seat in range(rules.seats):
+        events[seat] = [rules.project(e, seat) for e in rules.opening_events(state)]
+    checked = 0
+    for _ in range(_DECISIONS):
+        if state.finished:
+            break
+        for seat in range(rules.seats):
+            view = rules.view(state, seat)
+            info = rules.information_set(state, seat)
+            assert rules.information_set_from(view, events[seat], options) == info, (
+                f"{game} seat {seat}: the client's route gives another set in {state.phase}"
+            )
+            sampled = rules.sample_state(info, rng)
+            assert rules.view(sampled, seat) == view, f"{game} seat {seat} in {state.phase}"
+            assert rules.information_set(sampled, seat) == info
+            legal = rules.legal_moves(state, seat)
+            if len(legal):
+                move = legal[rng.randrange(len(legal))]
+                real_after, _ = rules.apply(state, seat, move)
+                sampled_after, _ = rules.apply(sampled, seat, move)
+                # Within the deal: its end shows the hidden cards, and the next deal is new.
+                if real_after.deal_no == state.deal_no and not real_after.finished:
+                    assert rules.view(sampled_after, seat) == rules.view(real_after, seat)
+            checked += 1
+        mover = rng.choice(rules.movers(state))
+        legal = rules.legal_moves(state, mover)
+        state, step = rules.apply(state, mover, legal[rng.randrange(len(legal))])
+        for seat in range(rules.seats):
+            for event in step:
+                if isinstance(event, DealStarted):
+                    events[seat] = []
+                events[seat].append(rules.project(event, seat))
+    return checked
+
+
+@pytest.mark.parametrize(("game", "options"), VARIANTS, ids=str)
+def test_sampled_states_show_the_seat_what_it_sees(
+    game: str, options: Mapping[str, object]
+) -> None:
+    checked = sum(check_game(game, options, f"infoset-{n}".encode()) for n in range(3))
+    assert checked > 300
+
+
+@pytest.mark.parametrize(("game", "options"), VARIANTS, ids=str)
+def test_sampled_hidden_cards_vary(game: str, options: Mapping[str, object]) -> None:
+    """At every decision of a random game's first moves where the hidden cards may lie in more
+    than one way, twenty samples never all lay them the same way: what the other seats know
+    (their hands, their bid cards) differs between some of them."""
+    rules = get_rules(game)
+    rng = random.Random(7)
+    state = rules.new_game(options, b"vary")
+    checked = 0
+    for _ in range(12):
+        for seat in range(rules.seats):
+            info = rules.information_set(state, seat)
+            if count_consistent(info.hidden, info.unseen) < 2:
+                continue
+            layouts = set()
+            for _ in range(20):
+                sampled = rules.sample_state(info, rng)
+                layouts.add(
+                    repr([rules.information_set(sampled, o) for o in range(rules.seats) if o != seat])
+                )
+            assert len(layouts) > 1, f"{game}: seat {seat}'s samples all alike in {state.phase}"
+            checked += 1
+        mover = rng.choice(rules.movers(state))
+        legal = rules.legal_moves(state, mover)
+        state, _ = rules.apply(state, mover, legal[rng.randrange(len(legal))])
+    assert checked >= 12
+
+
+def _place_owner(state: Any, card: int) -> int:
+    """The seat whose hand holds ``card`` in ``state`` (-1: another place)."""
+    for seat, mask in enumerate(state.hands):
+        if mask >> card & 1:
+            return seat
+    return -1
+
+
+@pytest.mark.parametrize(("game", "options"), VARIANTS, ids=str)
+def test_a_seat_gets_the_same_set_from_games_it_cannot_tell_apart(
+    game: str, options: Mapping[str, object]
+) -> None:
+    """The same moves on twin deals that differ by two cards hidden from the seat (see
+    test_public_signals): while everything the seat is shown agrees, so do its sets."""
+    rules = get_rules(game)
+    compared = 0
+    for n in range(3):
+        seed = f"twins-{n}".encode()
+        rng = random.Random(seed)
+        played = Played(rules, options, seed, _moves(rules, options, seed, rng)[:_DECISIONS])
+        for seat in range(rules.seats):
+            for overrides, start in played.hidden_swaps(seat, rng, 3):
+                compared += _compare_twins(rules, played, overrides, start, seat)
+    assert compared > 100
+
+
+def _compare_twins(
+    rules: Rules[Any], played: Played, overrides: dict[str, list[int]], start: int, seat: int
+) -> int:
+    twin = rules.new_game(played.options, played.seed, overrides)
+    compared = 0
+    for at in range(len(played.states)):
+        if at:
+            mover, move = played.moves[at - 1]
+            try:
+                twin, events = rules.apply(twin, mover, move)
+            except EngineError:
+                return compared
+            seen = [rules.project(e, seat) for e in played.events[at]]
+            if seen != [rules.project(e, seat) for e in events]:
+                return compared
+        if at < start:
+            continue
+        if played.view(at, seat) != rules.view(twin, seat):
+            return compared
+        real = played.states[at]
+        if real.finished:
+            return compared
+        assert rules.information_set(real, seat) == rules.information_set(twin, seat), (
+            f"{rules.name}: seat {seat} is told apart deals differing by {overrides} at {at}"
+        )
+        compared += 1
+    return compared
+
+
+# -- the distribution ------------------------------------------------------------------------
+
+
+def _enumerate(places: list[HiddenPlace], unseen: list[int]) -> list[tuple[tuple[int, ...], ...]]:
+    """Every consistent assignment, by brute force over the orders of the unseen cards."""
+    free = [p.size - len(p.known) for p in places]
+    found = set()
+    for order in itertools.permutations(unseen):
+        dealt, pos, ok = [], 0, True
+        for place, n in zip(places, free, strict=True):
+            cards = order[pos : pos + n]
+            pos += n
+            if any(place.excluded >> c & 1 for c in cards):
+                ok = False
+                break
+            dealt.append(tuple(sorted((*place.known, *cards))))
+        if ok:
+            found.add(tuple(dealt))
+    return sorted(found)
+
+
+def _uniform(places: list[HiddenPlace], unseen: list[int], samples: int, seed: int) -> None:
+    deals = _enumerate(places, unseen)
+    assert len(deals) == count_consistent(places, unseen)
+    rng = random.Random(seed)
+    seen = Counter(
+        tuple(tuple(cards) for cards in deal_hidden(places, unseen, rng)) for _ in range(samples)
+    )
+    assert set(seen) <= set(deals), "a sample broke a constraint"
+    expected = samples / len(deals)
+    chi2 = sum((seen[d] - expected) ** 2 / expected for d in deals)
+    # The chi-square statistic has len(deals) - 1 degrees of freedom: mean k, s.d. sqrt(2k).
+    # Six standard deviations above the mean fails a fair sampler with negligible probability
+    # (fixed seed: the run is reproducible) and any sampler that favours some deals noticeably.
+    k = len(deals) - 1
+    assert chi2 < k + 6 * (2 * k) ** 0.5, f"chi-square {chi2:.1f} over {k} degrees of freedom"
+
+
+def test_deal_hidden_is_uniform_with_voids_and_known_cards() -> None:
+    """Three hidden places, with voids that make a plain shuffle mostly inconsistent."""
+    clubs = 0xFFFF
+    places = [
+        HiddenPlace(1, "hand", 3, excluded=clubs),
+        HiddenPlace(2, "hand", 3, known=(50,)),
+        HiddenPlace(1, "aside", 2, excluded=1 << 2),
+    ]
+    unseen = [2, 3, 4, 18, 19, 34, 35]
+    _uniform(places, unseen, 20_000, 1)
+
+
+def test_the_check_catches_a_biased_sampler() -> None:
+    """The chi-square check itself: a sampler that redeals whenever a club reaches the first
+    place but keeps a deal of the lowest cards there once in four (a slight lean) fails it."""
+    places = [HiddenPlace(1, "hand", 2, excluded=0xFFFF), HiddenPlace(2, "hand", 3)]
+    unseen = [2, 3, 18, 19, 34]
+    deals = _enumerate(places, unseen)
+    rng = random.Random(3)
+    seen: Counter[tuple[tuple[int, ...], ...]] = Counter()
+    for _ in range(20_000):
+        while True:
+            cards = list(unseen)
+            rng.shuffle(cards)
+            if all(c >= 16 for c in cards[:2]):
+                break
+        first = cards[:2] if rng.random() < 0.75 else [18, 19]
+        rest = sorted(c for c in cards if c not in first)
+        seen[(tuple(sorted(first)), tuple(rest))] += 1
+    expected = 20_000 / len(deals)
+    chi2 = sum((seen[d] - expected) ** 2 / expected for d in deals)
+    k = len(deals) - 1
+    assert chi2 > k + 6 * (2 * k) ** 0.5
+
+
+@pytest.mark.parametrize(("game", "options"), VARIANTS, ids=str)
+def test_sampling_is_uniform_late_in_a_deal(game: str, options: Mapping[str, object]) -> None:
+    """Late in a deal, few cards are hidden: the samples' deals of the hidden cards to places,
+    enumerated in full, come up equally often."""
+    rules = get_rules(game)
+    rng = random.Random(11)
+    for n in range(20):
+        state, seat = _late_position(rules, options, f"late-{n}".encode(), rng)
+        if state is None:
+            continue
+        info = rules.information_set(state, seat)
+        places, unseen = list(info.hidden), list(info.unseen)
+        deals = count_consistent(places, unseen)
+        if not 2 <= deals <= 60:
+            continue
+        _uniform(places, unseen, 200 * deals, n)
+        counts: Counter[Any] = Counter()
+        for _ in range(100 * deals):
+            sampled = rules.sample_state(info, rng)
+            counts[tuple(_place_owner(sampled, c) for c in unseen)] += 1
+        assert len(counts) > 1
+        return
+    pytest.fail("no late position with a few hidden cards found")
+
+
+def _late_position(
+    rules: Rules[Any], options: Mapping[str, object], seed: bytes, rng: random.Random
+) -> tuple[Any, int]:
+    """A position of a random game where some seat has 3 to 8 unseen cards."""
+    state = rules.start(options, Chance(seed, log=ChanceLog()))
+    while not state.finished:
+        for seat in range(rules.seats):
+            unseen = rules.information_set(state, seat).unseen
+            if 3 <= len(unseen) <= 8:
+                return state, seat
+        mover = rng.choice(rules.movers(state))
+        legal = rules.legal_moves(state, mover)
+        state, _ = rules.apply(state, mover, legal[rng.randrange(len(legal))])
+    return None, 0  # type: ignore[return-value]

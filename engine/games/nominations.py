@@ -12,10 +12,12 @@ deals.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import itertools
+import random
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final, TypeGuard
+from typing import Any, Final, TypeGuard
 
 from engine.core import cards as C
 from engine.core.cards import SUIT_MASK
@@ -28,6 +30,7 @@ from engine.core.events import (
     CardsExposed,
     ContractDeclared,
     DealScored,
+    DealStarted,
     Event,
     NominationsDealResult,
     PackCut,
@@ -38,6 +41,18 @@ from engine.core.events import (
     card_played,
 )
 from engine.core.fields import card_field
+from engine.core.information import (
+    HiddenPlace,
+    InformationSet,
+    deal_events,
+    deal_hidden,
+    match_of,
+    new_state,
+    seat_of,
+    shown_out,
+    suits_of_mask,
+    unseen_cards,
+)
 from engine.core.moves import Bid, Call, Cut, DeclareContract, PlayCard
 from engine.core.options import first_dealer_option, option, tie_rule_option
 from engine.core.phases import Choice, Phase, Plays, Problem, whose_turn
@@ -45,7 +60,7 @@ from engine.core.rules import Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
 from engine.core.tricks import follow_mask, play_refusal, standard_winner
-from engine.core.view import SeatView, TrickView, seat_view, trick_view
+from engine.core.view import SeatView, TrickView, View, seat_view, trick_view
 
 _SEATS: Final = 4
 _HAND: Final = 13
@@ -936,6 +951,285 @@ class Nominations(Rules[NominationsState]):
             called=s.called,
             last_deal=s.last_result,
         )
+
+
+    # -- information sets (engine.core.information) ------------------------------------------
+
+    def information_set(self, state: NominationsState, seat: int) -> InformationSet:
+        s = state
+        known_holder = s.holder is not None and (s.revealed or s.holder == seat)
+        packet: tuple[int, ...] = ()
+        if s.phase == CUT:  # the seat's own packet of the stacked pack: its last hand
+            at = (0, 3, 2, 1).index((seat - s.dealer) % _SEATS) * _HAND
+            packet = tuple(sorted(s.pack[at : at + _HAND]))
+        public = NominationsPublic(
+            last_deal=s.last_result,
+            played_deals=s.played_deals,
+            double_run=_double_run(s.options, s.double_run > 0, s.multiplier),
+            multiplier=s.multiplier,
+            turn=s.turn,
+            calls=tuple(s.calls),
+            high=s.high,
+            high_bidder=s.high_bidder,
+            declarer=s.declarer,
+            contract=s.contract,
+            bid_tricks=s.bid_tricks,
+            trump=s.trump,
+            called=s.called,
+            holder=s.holder if known_holder else None,
+            revealed=s.revealed,
+            exposed=s.exposed,
+            leader=s.leader,
+            trick=tuple(s.trick),
+            tricks_won=tuple(s.tricks_won),
+            history=tuple(map(tuple, s.history)),
+            own_packet=packet,
+            exposed_hand=(
+                tuple(C.cards_of(s.hands[s.declarer]))
+                if s.exposed and s.declarer is not None and s.declarer != seat
+                else None
+            ),
+        )
+        match = (s.deal_no, s.dealer, s.phase, tuple(s.scores), s.finished, tuple(s.winners))
+        hand = tuple(C.cards_of(s.hands[seat]))
+        sizes = tuple(C.count(h) for h in s.hands)
+        return _information(s.options, seat, match, hand, public, sizes)
+
+    def information_set_from(
+        self, view: View, events: Sequence[Event], options: Mapping[str, object] | Any = None
+    ) -> InformationSet:
+        seat = seat_of(view)
+        o = options if type(options) is NominationsOptions else self.options(options)
+        d: NominationsDetail = view.detail
+        history: list[tuple[int, ...]] = []
+        packet: tuple[int, ...] = ()
+        for e in deal_events(events):
+            if isinstance(e, DealStarted):
+                packet = e.hands[seat] or ()
+            elif isinstance(e, TrickWon):
+                history.append((e.leader, e.winner, *e.cards))
+        calls = d.auction
+        passes = 0
+        for call in reversed(calls):
+            if call != "pass":
+                break
+            passes += 1
+        contract: str | None = None
+        bid_tricks = 0
+        if d.contract in (MISERE, OPEN_MISERE):
+            contract = d.contract
+        elif d.contract is not None:
+            contract, bid_tricks = TRICKS, int(d.contract)
+        revealed = d.partner_status in ("solo", "revealed")
+        if d.partner_status in ("you_are_partner", "you_hold_called_card"):
+            holder: int | None = seat
+        elif revealed:
+            holder = d.partner if d.partner is not None else d.declarer
+        else:
+            holder = None
+        trick = view.trick
+        if trick is not None:
+            leader = trick.leader
+        elif d.declarer is not None:
+            leader = d.declarer
+        else:
+            leader = (view.dealer + 1) % _SEATS
+        public = NominationsPublic(
+            last_deal=d.last_deal,
+            played_deals=d.played_deals,
+            double_run=_double_run(o, d.double_hand, d.multiplier),
+            multiplier=d.multiplier,
+            turn=view.to_act[0] if view.to_act else leader,
+            calls=calls,
+            high=d.ladder.index(d.high_bid) if d.high_bid is not None else -1,
+            high_bidder=d.high_bidder,
+            declarer=d.declarer,
+            contract=contract,
+            bid_tricks=bid_tricks,
+            trump=view.trump,
+            called=d.called,
+            holder=holder,
+            revealed=revealed,
+            exposed=d.hand_exposed,
+            leader=leader,
+            trick=trick.cards if trick is not None else (),
+            tricks_won=tuple(sv.tricks_won for sv in view.seats),
+            history=tuple(history),
+            own_packet=tuple(sorted(packet)) if view.phase == CUT else (),
+            exposed_hand=(
+                view.seats[d.declarer].hand
+                if d.hand_exposed and d.declarer is not None and d.declarer != seat
+                else None
+            ),
+        )
+        hand = view.seats[seat].hand or ()
+        sizes = tuple(sv.hand_size for sv in view.seats)
+        return _information(o, seat, match_of(view), hand, public, sizes)
+
+    def sample_state(self, info: InformationSet, rng: random.Random) -> NominationsState:
+        p: NominationsPublic = info.public
+        seat = info.seat
+        dealt = deal_hidden(info.hidden, info.unseen, rng)
+        s: NominationsState = new_state(NominationsState, info, rng)
+        s.last_result = p.last_deal
+        s.played_deals = p.played_deals
+        s.double_run = p.double_run
+        s.multiplier = p.multiplier
+        s.hands = [0] * _SEATS
+        s.pack = []
+        if info.phase == CUT:
+            packets = [0] * _SEATS
+            packets[seat] = C.mask_of(p.own_packet)
+            for place, cards in zip(info.hidden, dealt, strict=True):
+                assert place.owner is not None
+                packets[place.owner] = C.mask_of(cards)
+            s.pack = stacked_pack(packets, info.dealer)
+        else:
+            s.hands[seat] = C.mask_of(info.hand)
+            for place, cards in zip(info.hidden, dealt, strict=True):
+                assert place.owner is not None
+                s.hands[place.owner] = C.mask_of(cards)
+        s.turn = p.turn
+        s.calls = list(p.calls)
+        s.high = p.high
+        s.high_bidder = p.high_bidder
+        s.passes = sum(1 for _ in itertools.takewhile("pass".__eq__, reversed(p.calls)))
+        s.declarer = p.declarer
+        s.contract = p.contract
+        s.bid_tricks = p.bid_tricks
+        s.trump = p.trump
+        s.called = p.called
+        s.holder = p.holder
+        if p.called is not None and p.holder is None:
+            # The called card lies in a hidden hand (it is unplayed): its holder is whoever
+            # this sample dealt it to.
+            s.holder = next(o for o in range(_SEATS) if s.hands[o] >> p.called & 1)
+        s.revealed = p.revealed
+        s.exposed = p.exposed
+        s.leader = p.leader
+        s.trick = list(p.trick)
+        s.tricks_won = list(p.tricks_won)
+        s.history = [list(row) for row in p.history]
+        return s
+
+
+def _double_run(o: NominationsOptions, double_hand: bool, multiplier: int) -> int:
+    """Double hands in a row, as far as the rules use the number: the multiplier grows with it
+    only under ``double_hand_stacking`` (then ``multiplier = m ** run``, so the run is public);
+    otherwise only whether a double hand is on matters, and 1 stands for any run."""
+    if not double_hand:
+        return 0
+    m = o.double_hand_multiplier
+    if not o.double_hand_stacking or m == 1:
+        return 1
+    run = 0
+    while multiplier > 1:
+        multiplier //= m
+        run += 1
+    return run
+
+
+@dataclass(frozen=True, slots=True)
+class NominationsPublic:
+    """Nominations' part of an information set (``InformationSet.public``): the last deal's
+    result, the played deals, the double hands in a row (see ``_double_run``) and the
+    multiplier; whose turn it is; the auction (its calls, the ladder index of the highest bid,
+    its bidder, the passes since); the contract (declarer, ``tricks``/``misere``/
+    ``open_misere``, the tricks bid, trumps, the called card, and its holder when the seat
+    knows it: its own, or once played), whether the partner is public and whether the
+    open-misère hand lies face up; who leads the trick on the table and its cards, each seat's
+    tricks, this deal's tricks as ``(leader, winner, *cards)``; and while a double hand's pack
+    waits for its cut, the seat's own packet (its last hand)."""
+
+    last_deal: DealScored | None
+    played_deals: int
+    double_run: int
+    multiplier: int
+    turn: int
+    calls: tuple[str, ...]
+    high: int
+    high_bidder: int | None
+    declarer: int | None
+    contract: str | None
+    bid_tricks: int
+    trump: int | None
+    called: int | None
+    holder: int | None
+    revealed: bool
+    exposed: bool
+    leader: int
+    trick: tuple[int, ...]
+    tricks_won: tuple[int, ...]
+    history: tuple[tuple[int, ...], ...]
+    own_packet: tuple[int, ...]
+    exposed_hand: tuple[int, ...] | None
+
+
+def _information(
+    o: NominationsOptions,
+    seat: int,
+    match: tuple[int, int, str, tuple[int, ...], bool, tuple[int, ...]],
+    hand: tuple[int, ...],
+    public: NominationsPublic,
+    hand_sizes: tuple[int, ...],
+) -> InformationSet:
+    """The information set from the facts both routes gather. The hidden places are the other
+    seats' hands (the open-misère hand face up is known, and so is the holder of the unplayed
+    called card when the seat knows it), or while a double hand waits for its cut, the other
+    seats' packets of the stacked pack (their last hands). A seat that did not follow the suit
+    led holds none of it, nor, under ``must_trump_when_void``, a trump if it did not trump."""
+    tricks = [(row[0], row[2:]) for row in public.history]
+    tricks.append((public.leader, public.trick))
+    out = shown_out(tricks, _SEATS, lambda c: c >> 4)
+    trumps = [0] * _SEATS
+    if public.trump is not None and o.must_trump_when_void:
+        for leader, cards in tricks:
+            for i in range(1, len(cards)):
+                led, suit = cards[0] >> 4, cards[i] >> 4
+                if suit != led and suit != public.trump:
+                    trumps[(leader + i) % _SEATS] = 1 << public.trump
+    plays = tuple(
+        ((leader + i) % _SEATS, c) for leader, cards in tricks for i, c in enumerate(cards)
+    )
+    played = C.mask_of(c for _, c in plays)
+    seen = [*hand, *public.own_packet, *(c for _, c in plays)]
+    hidden: list[HiddenPlace] = []
+    cut = match[2] == CUT
+    for other in range(_SEATS):
+        if other == seat:
+            continue
+        if cut:
+            hidden.append(HiddenPlace(other, "packet", _HAND))
+            continue
+        known: tuple[int, ...] = ()
+        if public.exposed_hand is not None and other == public.declarer:
+            known = public.exposed_hand
+        elif (
+            public.called is not None
+            and public.holder == other
+            and not played >> public.called & 1
+        ):
+            known = (public.called,)
+        excluded = suits_of_mask(out[other] | trumps[other])
+        hidden.append(HiddenPlace(other, "hand", hand_sizes[other], known, excluded))
+        seen += known
+    return InformationSet(
+        game="nominations",
+        seat=seat,
+        options=o,
+        deal_no=match[0],
+        dealer=match[1],
+        phase=match[2],
+        scores=match[3],
+        finished=match[4],
+        winners=match[5],
+        hand=hand,
+        plays=plays,
+        shown_out=tuple(m | t for m, t in zip(out, trumps, strict=True)),
+        hidden=tuple(hidden),
+        unseen=unseen_cards(_DECK, seen),
+        public=public,
+    )
 
 
 RULES = register(Nominations())

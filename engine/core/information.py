@@ -149,10 +149,11 @@ def deal_hidden(
             for split in splits
         ]
         pick = rng.randrange(sum(weights))
-        for split, weight in zip(splits, weights, strict=True):
-            if pick < weight:
-                break
-            pick -= weight
+        chosen = 0
+        while pick >= weights[chosen]:
+            pick -= weights[chosen]
+            chosen += 1
+        split = splits[chosen]
         cards = list(groups[allowed])
         rng.shuffle(cards)
         pos = 0
@@ -215,9 +216,7 @@ def count_consistent(places: Sequence[HiddenPlace], unseen: Sequence[int]) -> in
     free = tuple(p.size - len(p.known) for p in places)
     groups: dict[int, int] = {}
     for c in unseen:
-        allowed = sum(
-            1 << i for i, p in enumerate(places) if free[i] and not p.excluded >> c & 1
-        )
+        allowed = sum(1 << i for i, p in enumerate(places) if free[i] and not p.excluded >> c & 1)
         groups[allowed] = groups.get(allowed, 0) + 1
     order = tuple(sorted(groups))
     return _count(order, tuple(groups[a] for a in order), free)

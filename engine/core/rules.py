@@ -414,10 +414,11 @@ class Rules(ABC, Generic[S]):
 
     # -- information sets (engine.core.information) ------------------------------------------
 
+    @abstractmethod
     def information_set(self, state: S, seat: int) -> InformationSet:
         """What ``seat`` knows of the game now, and nothing it may not know."""
-        raise NotImplementedError
 
+    @abstractmethod
     def information_set_from(
         self, view: View, events: Sequence[Event], options: Mapping[str, object] | Any = None
     ) -> InformationSet:
@@ -426,13 +427,12 @@ class Rules(ABC, Generic[S]):
         the deal's ``DealStarted`` on; earlier events are ignored) and the game's options (a
         view does not carry them: a mapping, or an options object of this game). Equal to
         ``information_set(state, seat)`` of the state the view was made from."""
-        raise NotImplementedError
 
+    @abstractmethod
     def sample_state(self, info: InformationSet, rng: random.Random) -> S:
         """A complete state consistent with ``info``, every consistent deal equally likely
         (see :func:`engine.core.information.deal_hidden`). Its chance is freshly seeded from
         ``rng``, so the deals after this one are new ones."""
-        raise NotImplementedError
 
     def outcome(self, state: S) -> Outcome | None:
         """Final totals and winners once the game is over, else None."""

@@ -348,7 +348,6 @@ class Counterpoint(Rules[CounterpointState]):
     def detail(self, s: CounterpointState, viewer: Viewer) -> CounterpointDetail:
         return CounterpointDetail(non_dealer=1 - s.dealer, last_deal=s.last_result)
 
-
     # -- information sets (engine.core.information) ------------------------------------------
 
     def information_set(self, state: CounterpointState, seat: int) -> InformationSet:
@@ -357,14 +356,16 @@ class Counterpoint(Rules[CounterpointState]):
             last_deal=s.last_result,
             leader=s.leader,
             trick=tuple(s.trick),
-            history=tuple(map(tuple, s.history)),
+            history=tuple((r[0], r[1], r[2], r[3]) for r in s.history),
             tricks_won=tuple(s.tricks_won),
             laid=tuple(bool(a) for a in s.aside),
             own_aside=tuple(C.cards_of(s.aside[seat])),
         )
         match = (s.deal_no, s.dealer, s.phase, tuple(s.scores), s.finished, tuple(s.winners))
         hand = tuple(C.cards_of(s.hands[seat]))
-        return _information(s.options, seat, match, hand, public, C.count(s.hands[1 - seat]))
+        return _information(
+            s.options, seat, match, hand, public, other_hand=C.count(s.hands[1 - seat])
+        )
 
     def information_set_from(
         self, view: View, events: Sequence[Event], options: Mapping[str, object] | Any = None
@@ -390,7 +391,9 @@ class Counterpoint(Rules[CounterpointState]):
             own_aside=own.aside or (),
         )
         hidden_hand = view.seats[1 - seat].hand_size
-        return _information(opts, seat, match_of(view), own.hand or (), public, hidden_hand)
+        return _information(
+            opts, seat, match_of(view), own.hand or (), public, other_hand=hidden_hand
+        )
 
     def sample_state(self, info: InformationSet, rng: random.Random) -> CounterpointState:
         p: CounterpointPublic = info.public
@@ -438,11 +441,12 @@ def _information(
     match: tuple[int, int, str, tuple[int, ...], bool, tuple[int, ...]],
     hand: tuple[int, ...],
     public: CounterpointPublic,
+    *,
     other_hand: int,
 ) -> InformationSet:
     """The information set from the facts both routes gather: the opponent's hand and bid
     cards are the hidden places; a seat that did not follow the suit led holds none of it."""
-    tricks = [(row[0], row[2:]) for row in public.history]
+    tricks: list[tuple[int, Sequence[int]]] = [(row[0], row[2:]) for row in public.history]
     tricks.append((public.leader, public.trick))
     out = shown_out(tricks, _SEATS, lambda c: c >> 4)
     other = 1 - seat

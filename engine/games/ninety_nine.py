@@ -578,7 +578,6 @@ class NinetyNine(Rules[NinetyNineState]):
             last_deal=s.last_result,
         )
 
-
     # -- information sets (engine.core.information) ------------------------------------------
 
     def information_set(self, state: NinetyNineState, seat: int) -> InformationSet:
@@ -615,8 +614,8 @@ class NinetyNine(Rules[NinetyNineState]):
             match,
             tuple(C.cards_of(s.hands[seat])),
             public,
-            tuple(C.count(h) for h in s.hands),
-            tuple(C.count(a) for a in s.aside),
+            hand_sizes=tuple(C.count(h) for h in s.hands),
+            aside_sizes=tuple(C.count(a) for a in s.aside),
         )
 
     def information_set_from(
@@ -633,7 +632,11 @@ class NinetyNine(Rules[NinetyNineState]):
             leader = history[-1][1]  # type: ignore[assignment]
         else:
             leader = (view.dealer + 1) % _SEATS
-        exposed = {e.seat for e in deal_events(events) if _bid_cards_exposed(e)}
+        exposed = {
+            e.seat
+            for e in deal_events(events)
+            if isinstance(e, CardsExposed) and e.what == "bid_cards"
+        }
         own = view.seats[seat]
         public = NinetyNinePublic(
             last_deal=d.last_deal,
@@ -665,8 +668,8 @@ class NinetyNine(Rules[NinetyNineState]):
             match_of(view),
             own.hand or (),
             public,
-            tuple(sv.hand_size for sv in view.seats),
-            tuple(sv.aside_count for sv in view.seats),
+            hand_sizes=tuple(sv.hand_size for sv in view.seats),
+            aside_sizes=tuple(sv.aside_count for sv in view.seats),
         )
 
     def sample_state(self, info: InformationSet, rng: random.Random) -> NinetyNineState:
@@ -675,7 +678,7 @@ class NinetyNine(Rules[NinetyNineState]):
         dealt = deal_hidden(info.hidden, info.unseen, rng)
         s: NinetyNineState = new_state(NinetyNineState, info, rng)
         s.last_result = p.last_deal
-        s.prev_successes = sum(p.last_deal.made) if p.last_deal is not None else -1
+        s.prev_successes = sum(1 for m in p.last_deal.made if m) if p.last_deal is not None else -1
         s.hands = [0] * _SEATS
         s.aside = [0] * _SEATS
         s.hands[seat] = C.mask_of(info.hand)
@@ -700,10 +703,6 @@ class NinetyNine(Rules[NinetyNineState]):
         s.tricks_won = list(p.tricks_won)
         s.history = [list(row) for row in p.history]
         return s
-
-
-def _bid_cards_exposed(e: Event) -> bool:
-    return isinstance(e, CardsExposed) and e.what == "bid_cards"
 
 
 @dataclass(frozen=True, slots=True)
@@ -739,6 +738,7 @@ def _information(
     match: tuple[int, int, str, tuple[int, ...], bool, tuple[int, ...]],
     hand: tuple[int, ...],
     public: NinetyNinePublic,
+    *,
     hand_sizes: tuple[int, ...],
     aside_sizes: tuple[int, ...],
 ) -> InformationSet:
@@ -750,7 +750,7 @@ def _information(
     def suit(c: int) -> int:
         return (turn_up if c == JOKER and turn_up is not None else c) >> 4
 
-    tricks = [(row[0], row[2:]) for row in public.history]
+    tricks: list[tuple[int, Sequence[int]]] = [(row[0], row[2:]) for row in public.history]
     tricks.append((public.leader, public.trick))
     out = shown_out(tricks, _SEATS, suit)
     plays = tuple(

@@ -952,7 +952,6 @@ class Nominations(Rules[NominationsState]):
             last_deal=s.last_result,
         )
 
-
     # -- information sets (engine.core.information) ------------------------------------------
 
     def information_set(self, state: NominationsState, seat: int) -> InformationSet:
@@ -993,7 +992,7 @@ class Nominations(Rules[NominationsState]):
         match = (s.deal_no, s.dealer, s.phase, tuple(s.scores), s.finished, tuple(s.winners))
         hand = tuple(C.cards_of(s.hands[seat]))
         sizes = tuple(C.count(h) for h in s.hands)
-        return _information(s.options, seat, match, hand, public, sizes)
+        return _information(s.options, seat, match, hand, public, hand_sizes=sizes)
 
     def information_set_from(
         self, view: View, events: Sequence[Event], options: Mapping[str, object] | Any = None
@@ -1009,11 +1008,6 @@ class Nominations(Rules[NominationsState]):
             elif isinstance(e, TrickWon):
                 history.append((e.leader, e.winner, *e.cards))
         calls = d.auction
-        passes = 0
-        for call in reversed(calls):
-            if call != "pass":
-                break
-            passes += 1
         contract: str | None = None
         bid_tricks = 0
         if d.contract in (MISERE, OPEN_MISERE):
@@ -1064,7 +1058,7 @@ class Nominations(Rules[NominationsState]):
         )
         hand = view.seats[seat].hand or ()
         sizes = tuple(sv.hand_size for sv in view.seats)
-        return _information(o, seat, match_of(view), hand, public, sizes)
+        return _information(o, seat, match_of(view), hand, public, hand_sizes=sizes)
 
     def sample_state(self, info: InformationSet, rng: random.Random) -> NominationsState:
         p: NominationsPublic = info.public
@@ -1171,6 +1165,7 @@ def _information(
     match: tuple[int, int, str, tuple[int, ...], bool, tuple[int, ...]],
     hand: tuple[int, ...],
     public: NominationsPublic,
+    *,
     hand_sizes: tuple[int, ...],
 ) -> InformationSet:
     """The information set from the facts both routes gather. The hidden places are the other
@@ -1178,7 +1173,7 @@ def _information(
     called card when the seat knows it), or while a double hand waits for its cut, the other
     seats' packets of the stacked pack (their last hands). A seat that did not follow the suit
     led holds none of it, nor, under ``must_trump_when_void``, a trump if it did not trump."""
-    tricks = [(row[0], row[2:]) for row in public.history]
+    tricks: list[tuple[int, Sequence[int]]] = [(row[0], row[2:]) for row in public.history]
     tricks.append((public.leader, public.trick))
     out = shown_out(tricks, _SEATS, lambda c: c >> 4)
     trumps = [0] * _SEATS
@@ -1186,7 +1181,7 @@ def _information(
         for leader, cards in tricks:
             for i in range(1, len(cards)):
                 led, suit = cards[0] >> 4, cards[i] >> 4
-                if suit != led and suit != public.trump:
+                if suit not in (led, public.trump):
                     trumps[(leader + i) % _SEATS] = 1 << public.trump
     plays = tuple(
         ((leader + i) % _SEATS, c) for leader, cards in tricks for i, c in enumerate(cards)
@@ -1205,9 +1200,7 @@ def _information(
         if public.exposed_hand is not None and other == public.declarer:
             known = public.exposed_hand
         elif (
-            public.called is not None
-            and public.holder == other
-            and not played >> public.called & 1
+            public.called is not None and public.holder == other and not played >> public.called & 1
         ):
             known = (public.called,)
         excluded = suits_of_mask(out[other] | trumps[other])

@@ -1113,7 +1113,6 @@ class SixtySix(Rules[SixtySixState]):
             last_deal=s.last_result,
         )
 
-
     # -- information sets (engine.core.information) ------------------------------------------
 
     def information_set(self, state: SixtySixState, seat: int) -> InformationSet:
@@ -1137,7 +1136,9 @@ class SixtySix(Rules[SixtySixState]):
         )
         match = (s.deal_no, s.dealer, s.phase, tuple(s.scores), s.finished, tuple(s.winners))
         hand = tuple(C.cards_of(s.hands[seat]))
-        return _information(s.options, seat, match, hand, public, C.count(s.hands[1 - seat]))
+        return _information(
+            s.options, seat, match, hand, public, other_hand=C.count(s.hands[1 - seat])
+        )
 
     def information_set_from(
         self, view: View, events: Sequence[Event], options: Mapping[str, object] | Any = None
@@ -1188,7 +1189,9 @@ class SixtySix(Rules[SixtySixState]):
             window_seat=d.end_window_seat,
         )
         hand = view.seats[seat].hand or ()
-        return _information(opts, seat, match_of(view), hand, public, view.seats[1 - seat].hand_size)
+        return _information(
+            opts, seat, match_of(view), hand, public, other_hand=view.seats[1 - seat].hand_size
+        )
 
     def sample_state(self, info: InformationSet, rng: random.Random) -> SixtySixState:
         p: SixtySixPublic = info.public
@@ -1266,6 +1269,7 @@ def _information(
     match: tuple[int, int, str, tuple[int, ...], bool, tuple[int, ...]],
     hand: tuple[int, ...],
     public: SixtySixPublic,
+    *,
     other_hand: int,
 ) -> InformationSet:
     """The information set from the facts both routes gather. The hidden places are the
@@ -1286,10 +1290,8 @@ def _information(
             continue
         led = lead >> 4
         if follow >> 4 == led:
-            if strict and not _BEATERS[lead] >> follow & 1:
-                cannot = _BEATERS[lead]
-            else:
-                cannot = 0
+            # A lower card of the suit led, under ``strict``: it held none that beats the lead.
+            cannot = _BEATERS[lead] if strict and not _BEATERS[lead] >> follow & 1 else 0
         else:
             out[follower] |= 1 << led
             cannot = SUIT_MASK[led]

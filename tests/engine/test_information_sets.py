@@ -34,6 +34,13 @@ VARIANTS: list[tuple[str, dict[str, object]]] = [
     ("sixty-six", {}),
     ("sixty-six", {"preset": "pagat"}),
     ("nominations", {}),
+    # the variants that add hidden places or public facts: a cut waiting on its cutter, an
+    # open-misère hand face up from the first lead, a revealed hand before the opening lead,
+    # the exchange offered at a close, and the strict follow rules in phase two
+    ("nominations", {"double_hand_cut": "cutter_chooses", "must_trump_when_void": False}),
+    ("nominations", {"open_misere_expose": "before_first_lead", "stop_when_decided": True}),
+    ("ninety-nine", {"reveal_expose_timing": "before_opening_lead"}),
+    ("sixty-six", {"exchange_on_opponent_close": True, "endgame_follow": "strict"}),
 ]
 
 #: Decisions looked at per game: enough for a few deals of every game (a whole Nominations or
@@ -116,7 +123,9 @@ def test_sampled_hidden_cards_vary(game: str, options: Mapping[str, object]) -> 
             for _ in range(20):
                 sampled = rules.sample_state(info, rng)
                 layouts.add(
-                    repr([rules.information_set(sampled, o) for o in range(rules.seats) if o != seat])
+                    repr(
+                        [rules.information_set(sampled, o) for o in range(rules.seats) if o != seat]
+                    )
                 )
             assert len(layouts) > 1, f"{game}: seat {seat}'s samples all alike in {state.phase}"
             checked += 1
@@ -262,7 +271,7 @@ def test_sampling_is_uniform_late_in_a_deal(game: str, options: Mapping[str, obj
     rules = get_rules(game)
     rng = random.Random(11)
     for n in range(20):
-        state, seat = _late_position(rules, options, f"late-{n}".encode(), rng)
+        state, seat = _late_position(rules, options, f"late-{n}".encode())
         if state is None:
             continue
         info = rules.information_set(state, seat)
@@ -279,14 +288,14 @@ def test_sampling_is_uniform_late_in_a_deal(game: str, options: Mapping[str, obj
 
 
 def _late_position(
-    rules: Rules[Any], options: Mapping[str, object], seed: bytes, rng: random.Random
+    rules: Rules[Any], options: Mapping[str, object], seed: bytes
 ) -> tuple[Any, int]:
     """A position of a random game where some seat's hidden cards may lie in 2 to 60 ways."""
     for seat, state in _positions(rules, options, seed):
         info = rules.information_set(state, seat)
         if 2 <= count_consistent(info.hidden, info.unseen) <= 60:
             return state, seat
-    return None, 0  # type: ignore[return-value]
+    return None, 0
 
 
 def _positions(
@@ -298,3 +307,37 @@ def _positions(
         for seat in range(rules.seats):
             yield seat, state
         state, _ = rules.apply(state, mover, move)
+
+
+def test_a_double_hand_waiting_for_its_cut() -> None:
+    """Nominations: all four pass, and the stacked pack waits for the cutter's choice. Every
+    seat's set (its own packet known, the other packets hidden) samples states it cannot tell
+    from the real one, by either route, and the cut plays on alike in the sample."""
+    rules = get_rules("nominations")
+    options = {"double_hand_cut": "cutter_chooses"}
+    state = rules.new_game(options, b"cut")
+    events = [[rules.project(e, seat) for e in rules.opening_events(state)] for seat in range(4)]
+    while state.phase != "cut":
+        (seat,) = rules.to_act(state)
+        state, step = rules.apply(state, seat, rules.legal_moves(state, seat)[0])  # a pass
+        for viewer in range(4):
+            events[viewer] += [rules.project(e, viewer) for e in step]
+    rng = random.Random(5)
+    (cutter,) = rules.to_act(state)
+    for seat in range(4):
+        info = rules.information_set(state, seat)
+        assert len(info.public.own_packet) == 13 and info.hand == ()
+        assert [p.what for p in info.hidden] == ["packet"] * 3 and len(info.unseen) == 39
+        assert rules.information_set_from(rules.view(state, seat), events[seat], options) == info
+        packs = set()
+        for _ in range(10):
+            sampled = rules.sample_state(info, rng)
+            assert rules.view(sampled, seat) == rules.view(state, seat)
+            packs.add(tuple(sampled.pack))
+            if seat == cutter:
+                move = rules.legal_moves(state, seat)[20]
+                after, _ = rules.apply(sampled, seat, move)
+                real, _ = rules.apply(state, seat, move)
+                assert rules.view(after, seat).seats[seat].hand is not None
+                assert after.phase == real.phase == "auction"
+        assert len(packs) > 1

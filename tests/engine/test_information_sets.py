@@ -266,8 +266,10 @@ def test_the_check_catches_a_biased_sampler() -> None:
 
 @pytest.mark.parametrize(("game", "options"), VARIANTS, ids=str)
 def test_sampling_is_uniform_late_in_a_deal(game: str, options: Mapping[str, object]) -> None:
-    """Late in a deal, few cards are hidden: the samples' deals of the hidden cards to places,
-    enumerated in full, come up equally often."""
+    """Late in a deal, few cards are hidden: the consistent deals of the hidden cards to
+    places, enumerated in full, come up equally often, both from ``deal_hidden`` and in the
+    states ``sample_state`` builds (read back through the other seats' own sets: their hands
+    and bid cards, the stock being what is left)."""
     rules = get_rules(game)
     rng = random.Random(11)
     for n in range(20):
@@ -278,11 +280,23 @@ def test_sampling_is_uniform_late_in_a_deal(game: str, options: Mapping[str, obj
         places, unseen = list(info.hidden), list(info.unseen)
         deals = count_consistent(places, unseen)
         _uniform(places, unseen, 200 * deals, n)
+        samples = 200 * deals
         counts: Counter[Any] = Counter()
-        for _ in range(100 * deals):
+        for _ in range(samples):
             sampled = rules.sample_state(info, rng)
-            counts[tuple(_place_owner(sampled, c) for c in unseen)] += 1
-        assert len(counts) > 1
+            counts[
+                tuple(
+                    (other.hand, getattr(other.public, "own_aside", ()))
+                    for other in (
+                        rules.information_set(sampled, o) for o in range(rules.seats) if o != seat
+                    )
+                )
+            ] += 1
+        assert len(counts) == deals, "the samples' deals are not the consistent ones"
+        expected = samples / deals
+        chi2 = sum((k - expected) ** 2 / expected for k in counts.values())
+        dof = deals - 1
+        assert chi2 < dof + 6 * (2 * dof) ** 0.5, f"chi-square {chi2:.1f} over {dof}"
         return
     pytest.fail("no late position with a few hidden cards found")
 

@@ -1179,7 +1179,13 @@ class SixtySix(Rules[SixtySixState]):
             stock_size=d.stock_size - in_stock,
             closer=d.closer,
             closer_opp_tricks=d.closer_opponent_tricks or 0,
-            leader=trick.leader if trick is not None else history[-1][1] if history else 0,
+            leader=(
+                trick.leader
+                if trick is not None
+                else history[-1][1]
+                if history
+                else 1 - view.dealer
+            ),
             trick=trick.cards if trick is not None else (),
             marriage_suit=d.marriage_suit,
             tricks_won=tuple(sv.tricks_won for sv in view.seats),

@@ -355,3 +355,27 @@ def test_a_double_hand_waiting_for_its_cut() -> None:
                 assert rules.view(after, seat).seats[seat].hand is not None
                 assert after.phase == real.phase == "auction"
         assert len(packs) > 1
+
+
+@pytest.mark.parametrize(("game", "options"), VARIANTS, ids=str)
+def test_a_finished_game_has_sets_too(game: str, options: Mapping[str, object]) -> None:
+    """At the end of a random game (no decision left, the last deal's tricks kept) both routes
+    still give the same set, and a sample shows the same view."""
+    rules = get_rules(game)
+    rng = random.Random(3)
+    state = rules.new_game(options, b"finished")
+    events = [[rules.project(e, seat) for e in rules.opening_events(state)] for seat in range(4)]
+    while not state.finished:
+        mover = rng.choice(rules.movers(state))
+        legal = rules.legal_moves(state, mover)
+        state, step = rules.apply(state, mover, legal[rng.randrange(len(legal))])
+        for seat in range(rules.seats):
+            for event in step:
+                if isinstance(event, DealStarted):
+                    events[seat] = []
+                events[seat].append(rules.project(event, seat))
+    for seat in range(rules.seats):
+        info = rules.information_set(state, seat)
+        view = rules.view(state, seat)
+        assert rules.information_set_from(view, events[seat], options) == info
+        assert rules.view(rules.sample_state(info, rng), seat) == view

@@ -215,7 +215,7 @@ class NominationsDetail:
 
 class NominationsState(GameState):
     game = "nominations"
-    schema = 2  # 2: last_result holds the DealScored event
+    schema = 3  # 2: last_result holds the DealScored event; 3: a double hand keeps its pack
     copied = ("scores", "winners", "hands", "pack", "calls", "trick", "tricks_won", "history")
 
     options: NominationsOptions
@@ -227,7 +227,11 @@ class NominationsState(GameState):
     multiplier: int
     # deal
     hands: list[int]
-    pack: list[int]  # the stacked double-hand pack while the cutter chooses (secret)
+    #: the stacked double-hand pack (secret): while the cutter chooses, and through the double
+    #: hand dealt from it (with ``depth``, its cut), for the information sets: the packets are
+    #: the last deal's hands, which each seat remembers its own of
+    pack: list[int]
+    depth: int
     turn: int
     # auction
     calls: list[str]  # labels, clockwise from the dealer's left
@@ -596,11 +600,20 @@ class Nominations(Rules[NominationsState]):
         s.deal_no = 1
         self.deal(s, s.chance.shuffled("pack:1", _DECK), [])
 
-    def deal(self, s: NominationsState, pack: Sequence[int], events: list[Event]) -> None:
-        """Deal deal number ``s.deal_no`` from ``pack`` and open its auction."""
+    def deal(
+        self,
+        s: NominationsState,
+        pack: Sequence[int],
+        events: list[Event],
+        stacked: Sequence[int] = (),
+        depth: int = 0,
+    ) -> None:
+        """Deal deal number ``s.deal_no`` from ``pack`` and open its auction; a double hand
+        keeps the ``stacked`` pack it was cut from at ``depth``."""
         s.chance.dealt(s.deal_no, pack)
         s.hands = [C.mask_of(h) for h in deal_cards(pack, s.options.deal_batches, s.dealer)]
-        s.pack = []
+        s.pack = list(stacked)
+        s.depth = depth
         s.phase = AUCTION
         s.turn = (s.dealer + 1) % _SEATS
         s.calls = []
@@ -720,7 +733,7 @@ class Nominations(Rules[NominationsState]):
             return
         pack = stacked_pack(s.hands, s.dealer)
         if o.double_hand_cut == "none":
-            self.deal(s, pack, events)
+            self.deal(s, pack, events, pack, 0)
         elif o.double_hand_cut == "random":
             s.pack = pack
             self._cut_and_deal(s, s.chance.randint(f"cut:{s.deal_no}", 1, 51), False, events)
@@ -737,7 +750,7 @@ class Nominations(Rules[NominationsState]):
         self, s: NominationsState, depth: int, chosen: bool, events: list[Event]
     ) -> None:
         events.append(PackCut(seat=(s.dealer + 3) % _SEATS, chosen=chosen, depth=depth))
-        self.deal(s, cut(s.pack, depth), events)
+        self.deal(s, cut(s.pack, depth), events, s.pack, depth)
 
     # -- the contract (§5) and play (§6) -----------------------------------------------------
 
@@ -958,9 +971,12 @@ class Nominations(Rules[NominationsState]):
         s = state
         known_holder = s.holder is not None and (s.revealed or s.holder == seat)
         packet: tuple[int, ...] = ()
-        if s.phase == CUT:  # the seat's own packet of the stacked pack: its last hand
+        depth: int | None = None
+        if s.pack:  # the seat's own packet of the stacked pack: its last hand
             at = (0, 3, 2, 1).index((seat - s.dealer) % _SEATS) * _HAND
             packet = tuple(sorted(s.pack[at : at + _HAND]))
+            if s.phase != CUT and _knows_depth(s.options, seat, s.dealer):
+                depth = s.depth
         public = NominationsPublic(
             last_deal=s.last_result,
             played_deals=s.played_deals,
@@ -983,6 +999,7 @@ class Nominations(Rules[NominationsState]):
             tricks_won=tuple(s.tricks_won),
             history=tuple(map(tuple, s.history)),
             own_packet=packet,
+            cut_depth=depth,
             exposed_hand=(
                 tuple(C.cards_of(s.hands[s.declarer]))
                 if s.exposed and s.declarer is not None and s.declarer != seat
@@ -1000,13 +1017,29 @@ class Nominations(Rules[NominationsState]):
         seat = seat_of(view)
         o = options if type(options) is NominationsOptions else self.options(options)
         d: NominationsDetail = view.detail
-        history: list[tuple[int, ...]] = []
+        history = [
+            (e.leader, e.winner, *e.cards) for e in deal_events(events) if isinstance(e, TrickWon)
+        ]
+        starts = [i for i, e in enumerate(events) if isinstance(e, DealStarted)]
         packet: tuple[int, ...] = ()
-        for e in deal_events(events):
-            if isinstance(e, DealStarted):
-                packet = e.hands[seat] or ()
-            elif isinstance(e, TrickWon):
-                history.append((e.leader, e.winner, *e.cards))
+        depth: int | None = None
+        if view.phase == CUT or d.double_hand:
+            # The packets are the hands of the deal all passed: while the cut waits, the deal
+            # whose events come last; in the double hand, the one before it.
+            back = 1 if view.phase == CUT else 2
+            if len(starts) < back:
+                raise ValueError(
+                    "a double hand's information set needs the events since the deal it "
+                    "redeals began"
+                )
+            started = events[starts[-back]]
+            assert isinstance(started, DealStarted)
+            packet = started.hands[seat] or ()
+            if view.phase != CUT and _knows_depth(o, seat, view.dealer):
+                depth = 0
+                for e in events[starts[-2] : starts[-1]]:
+                    if isinstance(e, PackCut) and e.depth is not None:
+                        depth = e.depth
         calls = d.auction
         contract: str | None = None
         bid_tricks = 0
@@ -1049,7 +1082,8 @@ class Nominations(Rules[NominationsState]):
             trick=trick.cards if trick is not None else (),
             tricks_won=tuple(sv.tricks_won for sv in view.seats),
             history=tuple(history),
-            own_packet=tuple(sorted(packet)) if view.phase == CUT else (),
+            own_packet=tuple(sorted(packet)),
+            cut_depth=depth,
             exposed_hand=(
                 view.seats[d.declarer].hand
                 if d.hand_exposed and d.declarer is not None and d.declarer != seat
@@ -1071,7 +1105,10 @@ class Nominations(Rules[NominationsState]):
         s.multiplier = p.multiplier
         s.hands = [0] * _SEATS
         s.pack = []
-        if info.phase == CUT:
+        s.depth = 0
+        if p.own_packet and info.phase != CUT:
+            s.hands, s.pack, s.depth = _double_hand(info, rng)
+        elif info.phase == CUT:
             packets = [0] * _SEATS
             packets[seat] = C.mask_of(p.own_packet)
             for place, cards in zip(info.hidden, dealt, strict=True):
@@ -1123,6 +1160,156 @@ def _double_run(o: NominationsOptions, double_hand: bool, multiplier: int) -> in
     return run
 
 
+def _knows_depth(o: NominationsOptions, seat: int, dealer: int) -> bool:
+    """Whether ``seat`` knows the depth of a double hand's cut: it is not cut, or the seat is
+    the cutter (the dealer's right) and chose it (§4; a random depth is shown to nobody)."""
+    if o.double_hand_cut == "none":
+        return True
+    return o.double_hand_cut == "cutter_chooses" and seat == (dealer + 3) % _SEATS
+
+
+def _double_hand(info: InformationSet, rng: random.Random) -> tuple[list[int], list[int], int]:
+    """A double hand's hidden cards, drawn uniformly among its consistent worlds: the other
+    seats' hands of the deal all passed and the cut's depth, which together fix the new hands
+    (the stacked, cut pack dealt without a shuffle). The seat's own packet and new hand, every
+    card played and by whom, the voids and the known holdings constrain them.
+
+    Exact counting: the stacked pack is four packets, each its hand sorted in one fixed card
+    order, so dealing the other 39 cards in that order, each to one of the three other packets,
+    puts it at the next place of that packet, hence at a known place of the cut pack, hence in
+    a known seat's new hand. The number of ways to finish from (cards dealt, places filled in
+    each packet) is counted once per depth (remembered), and each card's packet is drawn with
+    probability proportional to the ways that follow: every consistent (hands, depth) comes out
+    equally likely, a depth the seat does not know taken as uniform over 1..51 (the random cut;
+    a chosen cut the seat did not see, too). Returns (current hands, stacked pack, depth).
+
+    The deal all passed counts as shuffled: after double hands in a row, its own stacking is
+    not used (a limit, rare: all four must pass twice running)."""
+    p: NominationsPublic = info.public
+    o: NominationsOptions = info.options
+    seat, dealer = info.seat, info.dealer
+    allowed = [0] * 64
+    for player, c in info.plays:
+        allowed[c] = 1 << player
+    for c in info.hand:
+        allowed[c] = 1 << seat
+    for place in info.hidden:
+        assert place.owner is not None
+        for c in place.known:
+            allowed[c] = 1 << place.owner
+        for c in info.unseen:
+            if not place.excluded >> c & 1:
+                allowed[c] |= 1 << place.owner
+    depths = (p.cut_depth,) if p.cut_depth is not None else tuple(range(1, 52))
+    table = _double_hand_table(
+        seat,
+        dealer,
+        o.deal_batches,
+        own_packet=p.own_packet,
+        depths=depths,
+        allowed=tuple(allowed),
+    )
+    weights = [ways(0, (0, 0, 0)) for _, ways, _ in table]
+    pick = rng.randrange(sum(weights))
+    k = 0
+    while pick >= weights[k]:
+        pick -= weights[k]
+        k += 1
+    depth, ways, step = table[k]
+    order = _stack_order(p.own_packet)
+    others = _stack_others(seat, dealer)
+    packets = [0] * _SEATS
+    packets[seat] = C.mask_of(p.own_packet)
+    filled = (0, 0, 0)
+    for t, c in enumerate(order):
+        moves = [(q, nxt, ways(t + 1, nxt)) for q, nxt in step(t, filled, c)]
+        pick = rng.randrange(sum(w for _, _, w in moves))
+        k = 0
+        while pick >= moves[k][2]:
+            pick -= moves[k][2]
+            k += 1
+        q, filled, _ = moves[k]
+        packets[others[q]] |= 1 << c
+    stacked = stacked_pack(packets, dealer)
+    played = C.mask_of(c for _, c in info.plays)
+    new_hands = deal_cards(cut(stacked, depth), o.deal_batches, dealer)
+    return [C.mask_of(h) & ~played for h in new_hands], stacked, depth
+
+
+def _stack_others(seat: int, dealer: int) -> list[int]:
+    """The other seats, in the order their packets lie in the stacked pack."""
+    return [(dealer + k) % _SEATS for k in (0, 3, 2, 1) if (dealer + k) % _SEATS != seat]
+
+
+def _stack_order(own_packet: Sequence[int]) -> list[int]:
+    """The other 39 cards in the order every packet is sorted in."""
+    return sorted_hand(C.mask_of(_DECK) & ~C.mask_of(own_packet), _DOUBLE_HAND_SUITS)
+
+
+Filled = tuple[int, int, int]
+Ways = Callable[[int, Filled], int]
+Step = Callable[[int, Filled, int], list[tuple[int, Filled]]]
+
+
+@lru_cache(maxsize=64)
+def _double_hand_table(
+    seat: int,
+    dealer: int,
+    batches: str,
+    *,
+    own_packet: tuple[int, ...],
+    depths: tuple[int, ...],
+    allowed: tuple[int, ...],
+) -> tuple[tuple[int, Ways, Step], ...]:
+    """Per consistent depth: (depth, the ways to finish from a point, the moves from it)."""
+    owner = [0] * 52
+    for player, places in enumerate(deal_cards(list(range(52)), batches, dealer)):
+        for place in places:
+            owner[place] = player
+    stack = [(dealer + k) % _SEATS for k in (0, 3, 2, 1)]
+    offset = {player: _HAND * i for i, player in enumerate(stack)}
+    others = _stack_others(seat, dealer)
+    mine = sorted_hand(C.mask_of(own_packet), _DOUBLE_HAND_SUITS)
+    order = _stack_order(own_packet)
+    out: list[tuple[int, Ways, Step]] = []
+    for depth in depths:
+        # The seat's own packet lies where it lies: each of its cards must suit its new seat.
+        if any(
+            not allowed[c] >> owner[(offset[seat] + i - depth) % 52] & 1 for i, c in enumerate(mine)
+        ):
+            continue
+        bases = [offset[player] - depth for player in others]
+
+        def step(
+            t: int, filled: Filled, c: int, bases: list[int] = bases
+        ) -> list[tuple[int, Filled]]:
+            moves: list[tuple[int, Filled]] = []
+            for q in range(3):
+                n = filled[q]
+                if n < _HAND and allowed[c] >> owner[(bases[q] + n) % 52] & 1:
+                    nxt = (filled[0] + (q == 0), filled[1] + (q == 1), filled[2] + (q == 2))
+                    moves.append((q, nxt))
+            return moves
+
+        memo: dict[Filled, int] = {}
+
+        def ways(t: int, filled: Filled, step: Step = step, memo: dict[Filled, int] = memo) -> int:
+            if t == len(order):
+                return 1
+            held = memo.get(filled)
+            if held is None:
+                held = memo[filled] = sum(
+                    ways(t + 1, nxt, step, memo) for _, nxt in step(t, filled, order[t])
+                )
+            return held
+
+        if ways(0, (0, 0, 0)):
+            out.append((depth, ways, step))
+    if not out:
+        raise ValueError("no double hand is consistent with this information")
+    return tuple(out)
+
+
 @dataclass(frozen=True, slots=True)
 class NominationsPublic:
     """Nominations' part of an information set (``InformationSet.public``): the last deal's
@@ -1132,8 +1319,10 @@ class NominationsPublic:
     ``open_misere``, the tricks bid, trumps, the called card, and its holder when the seat
     knows it: its own, or once played), whether the partner is public and whether the
     open-misère hand lies face up; who leads the trick on the table and its cards, each seat's
-    tricks, this deal's tricks as ``(leader, winner, *cards)``; and while a double hand's pack
-    waits for its cut, the seat's own packet (its last hand)."""
+    tricks, this deal's tricks as ``(leader, winner, *cards)``; the open-misère hand while it
+    lies face up (None if not, or if it is the seat's own); and in a double hand, and while its
+    pack waits for the cut, the seat's own packet (its hand in the deal all passed), with the
+    depth of the cut when the seat knows it (it chose it, or the pack is not cut)."""
 
     last_deal: DealScored | None
     played_deals: int
@@ -1156,6 +1345,7 @@ class NominationsPublic:
     tricks_won: tuple[int, ...]
     history: tuple[tuple[int, ...], ...]
     own_packet: tuple[int, ...]
+    cut_depth: int | None
     exposed_hand: tuple[int, ...] | None
 
 
@@ -1187,9 +1377,11 @@ def _information(
         ((leader + i) % _SEATS, c) for leader, cards in tricks for i, c in enumerate(cards)
     )
     played = C.mask_of(c for _, c in plays)
-    seen = [*hand, *public.own_packet, *(c for _, c in plays)]
-    hidden: list[HiddenPlace] = []
     cut = match[2] == CUT
+    # While the cut waits the seat holds no cards, but it has seen its packet; in the double
+    # hand dealt from it, its old cards are spread over the new hands (see ``_double_hand``).
+    seen = [*hand, *(public.own_packet if cut else ()), *(c for _, c in plays)]
+    hidden: list[HiddenPlace] = []
     for other in range(_SEATS):
         if other == seat:
             continue

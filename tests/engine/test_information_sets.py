@@ -21,6 +21,7 @@ import pytest
 
 import engine
 from engine import get_rules
+from engine.core import cards as C
 from engine.core.errors import EngineError
 from engine.core.events import DealStarted, Event
 from engine.core.information import HiddenPlace, count_consistent, deal_hidden
@@ -87,11 +88,8 @@ def check_game(game: str, options: Mapping[str, object], seed: bytes) -> int:
                     forward += 1
             checked += 1
         state, step = rules.apply(state, mover, chosen)
-        for seat in range(rules.seats):
-            for event in step:
-                if isinstance(event, DealStarted):
-                    events[seat] = []
-                events[seat].append(rules.project(event, seat))
+        for seat in range(rules.seats):  # all of them: a double hand needs the deal before
+            events[seat] += [rules.project(event, seat) for event in step]
     assert forward > moving // 4, "the seat's moves were seldom played on in both states"
     return checked
 
@@ -307,6 +305,8 @@ def _late_position(
     """A position of a random game where some seat's hidden cards may lie in 2 to 60 ways."""
     for seat, state in _positions(rules, options, seed):
         info = rules.information_set(state, seat)
+        if getattr(info.public, "own_packet", ()) and state.phase != "cut":
+            continue  # a double hand: the old hands decide (see the double-hand test)
         if 2 <= count_consistent(info.hidden, info.unseen) <= 60:
             return state, seat
     return None, 0
@@ -379,3 +379,73 @@ def test_a_finished_game_has_sets_too(game: str, options: Mapping[str, object]) 
         view = rules.view(state, seat)
         assert rules.information_set_from(view, events[seat], options) == info
         assert rules.view(rules.sample_state(info, rng), seat) == view
+
+
+@pytest.mark.parametrize("cut", ["random", "cutter_chooses", "none"])
+def test_a_double_hand_is_sampled_from_the_deal_all_passed(cut: str) -> None:
+    """Nominations: all four pass, and the next deal is the stacked pack cut and dealt without
+    a shuffle. Each seat remembers its hand of the deal all passed, so the sampled worlds are
+    (the other seats' old hands, the depth) that deal the seat its new hand: restacked and
+    cut, a sample's pack deals its hands, the seat's own packet is its old hand, and a seat
+    that knows the depth (it chose it, or the pack is not cut) gets that depth, so its old
+    cards lie in the same seats' hands as in the real deal. Both routes give one set, and the
+    view is the seat's."""
+    rules = get_rules("nominations")
+    options = {"double_hand_cut": cut}
+    rng = random.Random(cut)
+    checked = 0
+    for n in range(4):
+        state = rules.new_game(options, f"double-{cut}-{n}".encode())
+        events = [
+            [rules.project(e, seat) for e in rules.opening_events(state)] for seat in range(4)
+        ]
+        while not state.finished and checked < 40:
+            (mover,) = rules.to_act(state)
+            legal = rules.legal_moves(state, mover)
+            if state.deal_no == 1:
+                move = legal[0] if state.phase == "auction" else legal[rng.randrange(len(legal))]
+            else:
+                move = legal[rng.randrange(len(legal))]
+            if state.deal_no == 2 and state.phase != "cut":
+                checked += 1
+                _check_double_hand(rules, state, events, options, rng)
+            state, step = rules.apply(state, mover, move)
+            for seat in range(4):
+                events[seat] += [rules.project(e, seat) for e in step]
+            if state.deal_no > 2:
+                break
+    assert checked > 15
+
+
+def _check_double_hand(
+    rules: Rules[Any],
+    state: Any,
+    events: list[list[Event]],
+    options: Mapping[str, object],
+    rng: random.Random,
+) -> None:
+    from engine.games.nominations import cut, deal_cards
+
+    assert state.pack, "a double hand keeps the pack it was dealt from"
+    played = {c: seat for seat, c in rules.information_set(state, 0).plays}
+    for seat in range(4):
+        info = rules.information_set(state, seat)
+        assert rules.information_set_from(rules.view(state, seat), events[seat], options) == info
+        assert info.public.own_packet
+        for _ in range(5):
+            sampled = rules.sample_state(info, rng)
+            assert rules.view(sampled, seat) == rules.view(state, seat)
+            dealt = deal_cards(
+                cut(sampled.pack, sampled.depth), sampled.options.deal_batches, sampled.dealer
+            )
+            for other in range(4):
+                held = {c for c in dealt[other] if c not in played}
+                assert held == set(C.cards_of(sampled.hands[other]))
+            assert all(dealt[played[c]].count(c) for c in played)
+            if info.public.cut_depth is not None:
+                assert sampled.depth == state.depth
+                real = deal_cards(
+                    cut(state.pack, state.depth), state.options.deal_batches, state.dealer
+                )
+                for c in info.public.own_packet:
+                    assert [c in h for h in dealt] == [c in h for h in real]

@@ -424,9 +424,11 @@ class Rules(ABC, Generic[S]):
     ) -> InformationSet:
         """The information set of ``view``'s seat, built from what a client receives: its view
         now, its projected events since the deal began (``project(event, seat)`` of each, from
-        the deal's ``DealStarted`` on; earlier events are ignored) and the game's options (a
-        view does not carry them: a mapping, or an options object of this game). Equal to
-        ``information_set(state, seat)`` of the state the view was made from."""
+        the deal's ``DealStarted`` on; earlier events are ignored, except that a deal dealt from
+        the last deal's cards without a shuffle, a Nominations double hand or gathered pack,
+        needs the last deal's too) and the game's options (a view does not carry them: a
+        mapping, or an options object of this game). Equal to ``information_set(state, seat)``
+        of the state the view was made from."""
 
     @abstractmethod
     def sample_state(self, info: InformationSet, rng: random.Random) -> S:

@@ -27,6 +27,7 @@ from engine.core.events import (
     AuctionWon,
     BidMade,
     Called,
+    CardPlayed,
     CardsExposed,
     ContractDeclared,
     DealScored,
@@ -229,7 +230,8 @@ class NominationsState(GameState):
     hands: list[int]
     #: the stacked double-hand pack (secret): while the cutter chooses, and through the double
     #: hand dealt from it (with ``depth``, its cut), for the information sets: the packets are
-    #: the last deal's hands, which each seat remembers its own of
+    #: the last deal's hands, which each seat remembers its own of; or the gathered pack a
+    #: deal was cut from and dealt without a shuffle (§10), all of whose cards were public
     pack: list[int]
     depth: int
     turn: int
@@ -644,10 +646,11 @@ class Nominations(Rules[NominationsState]):
         if s.options.shuffle_between_deals:
             pack = s.chance.shuffled(f"pack:{s.deal_no}", _DECK)
         else:
-            pack = gathered_pack(s.history, s.hands, old_dealer)
+            gathered = gathered_pack(s.history, s.hands, old_dealer)
             depth = s.chance.randint(f"cut:{s.deal_no}", 1, 51)
             events.append(PackCut(seat=(s.dealer + 3) % _SEATS, chosen=False, depth=depth))
-            pack = cut(pack, depth)
+            self.deal(s, cut(gathered, depth), events, gathered, depth)
+            return
         self.deal(s, pack, events)
 
     # -- the moves: the auction (§3) ---------------------------------------------------------
@@ -972,7 +975,12 @@ class Nominations(Rules[NominationsState]):
         known_holder = s.holder is not None and (s.revealed or s.holder == seat)
         packet: tuple[int, ...] = ()
         depth: int | None = None
-        if s.pack:  # the seat's own packet of the stacked pack: its last hand
+        gathered: tuple[int, ...] = ()
+        if s.finished:
+            pass  # the match is over: no deal to sample (its last deal's cards are all shown)
+        elif s.pack and not (s.double_run or s.phase == CUT):
+            gathered = tuple(s.pack)
+        elif s.pack:  # the seat's own packet of the stacked pack: its last hand
             at = (0, 3, 2, 1).index((seat - s.dealer) % _SEATS) * _HAND
             packet = tuple(sorted(s.pack[at : at + _HAND]))
             if s.phase != CUT and _knows_depth(s.options, seat, s.dealer):
@@ -1000,6 +1008,7 @@ class Nominations(Rules[NominationsState]):
             history=tuple(map(tuple, s.history)),
             own_packet=packet,
             cut_depth=depth,
+            gathered=gathered,
             exposed_hand=(
                 tuple(C.cards_of(s.hands[s.declarer]))
                 if s.exposed and s.declarer is not None and s.declarer != seat
@@ -1023,7 +1032,9 @@ class Nominations(Rules[NominationsState]):
         starts = [i for i, e in enumerate(events) if isinstance(e, DealStarted)]
         packet: tuple[int, ...] = ()
         depth: int | None = None
-        if view.phase == CUT or d.double_hand:
+        if view.finished:
+            pass  # as information_set: no deal to sample
+        elif view.phase == CUT or d.double_hand:
             # The packets are the hands of the deal all passed: while the cut waits, the deal
             # whose events come last; in the double hand, the one before it.
             back = 1 if view.phase == CUT else 2
@@ -1040,6 +1051,20 @@ class Nominations(Rules[NominationsState]):
                 for e in events[starts[-2] : starts[-1]]:
                     if isinstance(e, PackCut) and e.depth is not None:
                         depth = e.depth
+        gathered: tuple[int, ...] = ()
+        last = d.last_deal.result if d.last_deal is not None else None
+        if (
+            not o.shuffle_between_deals
+            and not view.finished
+            and not d.double_hand
+            and isinstance(last, NominationsDealResult)
+            and not last.all_passed
+        ):
+            if len(starts) < 2:
+                raise ValueError(
+                    "a gathered deal's information set needs the events since the deal before began"
+                )
+            gathered = _gathered_from(events[starts[-2] : starts[-1]])
         calls = d.auction
         contract: str | None = None
         bid_tricks = 0
@@ -1084,6 +1109,7 @@ class Nominations(Rules[NominationsState]):
             history=tuple(history),
             own_packet=tuple(sorted(packet)),
             cut_depth=depth,
+            gathered=gathered,
             exposed_hand=(
                 view.seats[d.declarer].hand
                 if d.hand_exposed and d.declarer is not None and d.declarer != seat
@@ -1106,7 +1132,10 @@ class Nominations(Rules[NominationsState]):
         s.hands = [0] * _SEATS
         s.pack = []
         s.depth = 0
-        if p.own_packet and info.phase != CUT:
+        if p.gathered:
+            s.hands, s.depth = _gathered_deal(info, rng)
+            s.pack = list(p.gathered)
+        elif p.own_packet and info.phase != CUT:
             s.hands, s.pack, s.depth = _double_hand(info, rng)
         elif info.phase == CUT:
             packets = [0] * _SEATS
@@ -1160,6 +1189,64 @@ def _double_run(o: NominationsOptions, double_hand: bool, multiplier: int) -> in
     return run
 
 
+def _allowed_seats(info: InformationSet) -> list[int]:
+    """Per card, the seats (a bit each) whose hand of this deal it may have been dealt to: the
+    seat that played it; the seat itself for its own cards; the seat known to hold it; else any
+    other seat not known to lack it."""
+    allowed = [0] * 64
+    for player, c in info.plays:
+        allowed[c] = 1 << player
+    for c in info.hand:
+        allowed[c] = 1 << info.seat
+    for place in info.hidden:
+        assert place.owner is not None
+        for c in place.known:
+            allowed[c] = 1 << place.owner
+        for c in info.unseen:
+            if not place.excluded >> c & 1:
+                allowed[c] |= 1 << place.owner
+    return allowed
+
+
+def _gathered_from(events: Sequence[Event]) -> tuple[int, ...]:
+    """The gathered pack (§10) of the deal whose events these are: its tricks in play order,
+    then each seat's unplayed cards, which an early end shows (the open-misère hand lay face
+    up already: what it did not play)."""
+    started = events[0]
+    assert isinstance(started, DealStarted)
+    history: list[list[int]] = []
+    remaining = [0] * _SEATS
+    for e in events:
+        if isinstance(e, TrickWon):
+            history.append([e.leader, e.winner, *e.cards])
+        elif isinstance(e, CardsExposed):
+            remaining[e.seat] = C.mask_of(e.cards)
+        elif isinstance(e, CardPlayed):
+            remaining[e.seat] &= ~(1 << e.card)
+    return tuple(gathered_pack(history, remaining, started.dealer))
+
+
+def _gathered_deal(info: InformationSet, rng: random.Random) -> tuple[list[int], int]:
+    """A deal dealt without a shuffle from a public gathered pack: the hands are fixed by the
+    cut's depth, hidden from everyone; each depth that deals hands consistent with the set (the
+    seat's own hand, every card played and by whom, the voids, the known holdings) is drawn
+    with equal probability (a random depth is uniform, and a depth is the whole deal).
+    Returns (current hands, depth)."""
+    p: NominationsPublic = info.public
+    o: NominationsOptions = info.options
+    allowed = _allowed_seats(info)
+    fits = []
+    for depth in range(1, 52):
+        dealt = deal_cards(cut(p.gathered, depth), o.deal_batches, info.dealer)
+        if all(allowed[c] >> player & 1 for player, cards in enumerate(dealt) for c in cards):
+            fits.append((depth, dealt))
+    if not fits:
+        raise ValueError("no cut of the gathered pack is consistent with this information")
+    depth, dealt = fits[rng.randrange(len(fits))]
+    played = C.mask_of(c for _, c in info.plays)
+    return [C.mask_of(h) & ~played for h in dealt], depth
+
+
 def _knows_depth(o: NominationsOptions, seat: int, dealer: int) -> bool:
     """Whether ``seat`` knows the depth of a double hand's cut: it is not cut, or the seat is
     the cutter (the dealer's right) and chose it (§4; a random depth is shown to nobody)."""
@@ -1188,18 +1275,7 @@ def _double_hand(info: InformationSet, rng: random.Random) -> tuple[list[int], l
     p: NominationsPublic = info.public
     o: NominationsOptions = info.options
     seat, dealer = info.seat, info.dealer
-    allowed = [0] * 64
-    for player, c in info.plays:
-        allowed[c] = 1 << player
-    for c in info.hand:
-        allowed[c] = 1 << seat
-    for place in info.hidden:
-        assert place.owner is not None
-        for c in place.known:
-            allowed[c] = 1 << place.owner
-        for c in info.unseen:
-            if not place.excluded >> c & 1:
-                allowed[c] |= 1 << place.owner
+    allowed = _allowed_seats(info)
     depths = (p.cut_depth,) if p.cut_depth is not None else tuple(range(1, 52))
     table = _double_hand_table(
         seat,
@@ -1322,7 +1398,9 @@ class NominationsPublic:
     tricks, this deal's tricks as ``(leader, winner, *cards)``; the open-misère hand while it
     lies face up (None if not, or if it is the seat's own); and in a double hand, and while its
     pack waits for the cut, the seat's own packet (its hand in the deal all passed), with the
-    depth of the cut when the seat knows it (it chose it, or the pack is not cut)."""
+    depth of the cut when the seat knows it (it chose it, or the pack is not cut); and in a deal
+    dealt without a shuffle (§10), the gathered pack it was cut from, whose every card was
+    public (played, or shown at an early end)."""
 
     last_deal: DealScored | None
     played_deals: int
@@ -1346,6 +1424,7 @@ class NominationsPublic:
     history: tuple[tuple[int, ...], ...]
     own_packet: tuple[int, ...]
     cut_depth: int | None
+    gathered: tuple[int, ...]
     exposed_hand: tuple[int, ...] | None
 
 

@@ -216,7 +216,7 @@ class NominationsDetail:
 
 class NominationsState(GameState):
     game = "nominations"
-    schema = 3  # 2: last_result holds the DealScored event; 3: a double hand keeps its pack
+    schema = 3  # 2: last_result holds the DealScored event; 3: a deal keeps an unshuffled pack
     copied = ("scores", "winners", "hands", "pack", "calls", "trick", "tricks_won", "history")
 
     options: NominationsOptions

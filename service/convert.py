@@ -25,9 +25,11 @@ the move.
 The rule is applied by plain functions. When this module is imported, each engine type's
 fields are paired, from the proto descriptors, with the function that writes (``_PLANS``) and
 reads (``_READERS``) each one; converting a value walks its type's pairs. Reading the
-descriptors on every conversion instead doubled the cost of converting a view. The one table of
-wire forms kept is each card's, as the entry of each ``repeated Card`` field
-(``_cards_writer``); why, with its measured figure, is said there.
+descriptors on every conversion instead doubled the cost of converting a view. Two tables of
+wire forms remain, each with its measured figure where it is made: each card's as the entry of
+each ``repeated Card`` field, made at import (``_cards_writer``), and the one cache, of the
+parts of a view that repeat from view to view: the deal's tricks, the legal moves and the
+game's detail (``_kept``).
 
 The service's own values (a move's result, a batch of events, a play step, a seat's presence)
 are read by their shape (``MoveOutcome``, ``Batch``, ``Step``, ``SeatPresence``): this module

@@ -17,24 +17,31 @@ is written follows the proto field's type:
 
 So a game that lands with new moves, events or a detail joins the protocol by adding messages to
 ``proto/`` only. ``tests/service/test_convert.py`` holds every registered kind to a complete
-mapping and round-trips real games. Values coming from clients are checked here: a malformed card
-or an empty oneof is an ``InvalidRequest`` before the engine sees the move.
+mapping, round-trips real games and holds every view, event and play step of the golden games
+to the bytes recorded under ``tests/fixtures/golden_wire/``. Values coming from clients are
+checked here: a malformed card or an empty oneof is an ``InvalidRequest`` before the engine sees
+the move.
 
-How each engine type's fields are written and read is taken from the proto descriptors once,
-when this module is imported (``_FILLERS``, ``_READERS``). The caches are ``_shared_message``
-and the wire form of each entry of a repeated card, move, trick or event field
-(``_entries_writer``) and of each view's detail and trick on the table (``_wire_writer``): a
-view lists every legal move, hundreds when bid cards are laid aside, every completed trick of
-its deal and 20 cards or more; a game's moves, tricks, events and details repeat.
+The rule is applied by plain functions. When this module is imported, each engine type's
+fields are paired, from the proto descriptors, with the function that writes (``_PLANS``) and
+reads (``_READERS``) each one; converting a value walks its type's pairs. Reading the
+descriptors on every conversion instead doubled the cost of converting a view. Two tables of
+wire forms remain, each with its measured figure where it is made: each card's as the entry of
+each ``repeated Card`` field, made at import (``_cards_writer``), and the one cache, of the
+parts of a view that repeat from view to view: the deal's tricks, the legal moves and the
+game's detail (``_kept``).
+
+The service's own values (a move's result, a batch of events, a play step, a seat's presence)
+are read by their shape (``MoveOutcome``, ``Batch``, ``Step``, ``SeatPresence``): this module
+stands below the modules that define them and imports none of them.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import typing
-from collections.abc import Callable, Iterable, Mapping
-from functools import lru_cache
-from typing import Any, cast
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
 from google.protobuf.message import Message
 from tricktable.v1 import (
@@ -59,8 +66,6 @@ from engine.core.rules import GameType
 from engine.core.view import View
 from service.clocks import FORFEIT, SeatClockView
 from service.errors import InvalidRequest, rejection
-from service.game_service import MoveResult, ProjectedBatch, SeatPresenceView
-from service.play import PlayStep
 from service.store.base import ABANDONED, FINISHED, GameRecord
 
 _PROTO_MODULES = (cards_pb2, values_pb2, moves_pb2, events_pb2, views_pb2)
@@ -70,7 +75,85 @@ SERVICE_FIELDS: Mapping[str, frozenset[str]] = {
     "View": frozenset({"clocks", "presence", "lay_aside_choice"})
 }
 
+# -- the service's values, by their shape -------------------------------------------------------
+
+
+class SeatPresence(Protocol):
+    """A seat's presence (``service.game_service.SeatPresenceView``)."""
+
+    @property
+    def seat(self) -> int: ...
+    @property
+    def connected(self) -> bool: ...
+    @property
+    def last_seen_ms(self) -> int: ...
+
+
+class MoveOutcome(Protocol):
+    """A move's result as SubmitMove answers it (``service.game_service.MoveResult``)."""
+
+    @property
+    def version(self) -> int: ...
+    @property
+    def events(self) -> Sequence[Event]: ...
+    @property
+    def view(self) -> View: ...
+    @property
+    def view_version(self) -> int: ...
+    @property
+    def clocks(self) -> Iterable[SeatClockView]: ...
+
+
+class Batch(Protocol):
+    """One version's events as a viewer sees them (``service.game_service.ProjectedBatch``)."""
+
+    @property
+    def version(self) -> int: ...
+    @property
+    def seat(self) -> int | None: ...
+    @property
+    def events(self) -> Sequence[Event]: ...
+    @property
+    def resigned_seat(self) -> int | None: ...
+
+
+class Answer(Protocol):
+    """The answer to a streamed move (``service.play.MoveAnswer``)."""
+
+    @property
+    def request_id(self) -> str: ...
+    @property
+    def version(self) -> int | None: ...
+    @property
+    def error(self) -> Exception | None: ...
+
+
+class SeatViewAt(Protocol):
+    """A seat's view at a version, with the clocks there (``service.play.SeatView``)."""
+
+    @property
+    def version(self) -> int: ...
+    @property
+    def view(self) -> View: ...
+    @property
+    def clocks(self) -> Iterable[SeatClockView]: ...
+
+
+class Step(Protocol):
+    """What one step of a play stream tells a seat (``service.play.PlayStep``)."""
+
+    @property
+    def answer(self) -> Answer | None: ...
+    @property
+    def batches(self) -> Sequence[Batch]: ...
+    @property
+    def view(self) -> SeatViewAt | None: ...
+
+
 # -- cards -----------------------------------------------------------------------------------
+
+#: Every card a game deals: the 52 and the joker.
+_EVERY_CARD = (*C.deck(range(2, 15)), C.JOKER)
 
 
 def card_to_proto(c: int) -> cards_pb2.Card:
@@ -85,74 +168,6 @@ def _fill_card(target: cards_pb2.Card, c: int) -> None:
     else:
         target.suit = cards_pb2.Suit.ValueType((c >> 4) + 1)
         target.rank = cards_pb2.Rank.ValueType(c & 15)
-
-
-def _wire_forms(
-    message: type[Message], fill: Writer
-) -> tuple[Memo[Any, bytes], Callable[[Any], bytes]]:
-    """Values' wire forms in a ``message`` written by ``fill`` (the message holding the value
-    alone, serialized), kept once made: the memo to look them up in, and what makes one that is
-    missing."""
-    forms: Memo[Any, bytes] = Memo(65_536)
-
-    def make(value: Any) -> bytes:
-        holder = message()
-        fill(holder, value)
-        return forms.keep(value, holder.SerializeToString())
-
-    return forms, make
-
-
-def _entries_writer(message: type[Message], name: str, fill: Writer) -> Writer:
-    """How a list of values is written into the repeated message field ``name`` of a
-    ``message``: each value's wire form as that field's entry (``message`` holding it alone
-    there, written by ``fill``, serialized), made once per value, the list's joined and parsed
-    into the target at once. Appending messages copies each, and upb copies a message by
-    encoding and parsing it, one by one: for a hand of 16 cards that cost four times as much.
-    The parse appends the same entries, so the message, and the bytes sent, are the same. A
-    new value is filled in its entry, not built and copied in: a deal's tricks, its scoring
-    and many events are new, and the copy cost 3% of a play step's conversion (recorded
-    Counterpoint steps, caches cold: 105.8k instructions a step, 102.6k so)."""
-    entries, entry_bytes = _wire_forms(
-        message, lambda holder, value: fill(getattr(holder, name).add(), value)
-    )
-
-    def write(msg: Any, values: Iterable[Any]) -> None:
-        values = tuple(values)  # read twice when one is new (a tuple is not copied)
-        try:  # hits are the rule: looked up in one ``map``, 4% of a play step's conversion
-            data = b"".join(map(entries.__getitem__, values))
-        except KeyError:  # a value not seen yet: its entry is made
-            data = b"".join([entries.get(v) or entry_bytes(v) for v in values])
-        msg.MergeFromString(data)
-
-    return write
-
-
-def _wire_writer(message: type[Message], fill: Writer) -> Writer:
-    """How a value is written into a ``message`` by ``fill`` when the value repeats whole: its
-    wire form (``message`` holding it alone, serialized), made once per value and parsed into
-    the target. A view's ``detail`` is the same for every view of a deal but for a field or
-    two, and it holds the last deal's scoring (bids, cards laid aside, the game's result):
-    filled field by field it was a fifth of a play step's conversion (Counterpoint: 130.7k
-    instructions a step, 105.9k so); the trick on the table, seen by every seat until the next
-    card, 1.5% more. The parse sets the same fields, so the message, and the bytes sent, are
-    the same."""
-    wires, wire = _wire_forms(message, fill)
-
-    def write(msg: Any, value: Any) -> None:
-        msg.MergeFromString(wires.get(value) or wire(value))
-
-    return write
-
-
-def _cards_writer(message: type[Message], name: str) -> Writer:
-    """Cards appended to a ``repeated Card`` field (a view holds 20 cards or more)."""
-    return _entries_writer(message, name, _fill_card)
-
-
-_fill_card_list_cards = _cards_writer(cards_pb2.CardList, "cards")
-_fill_seat_cards_cards = _cards_writer(cards_pb2.SeatCards, "cards")
-_fill_choice_cards = _cards_writer(views_pb2.LayAsideChoice, "cards")
 
 
 def card_from_proto(msg: cards_pb2.Card) -> int:
@@ -172,6 +187,76 @@ def suit_from_proto(value: int) -> int | None:
     if not 0 <= value <= 4:
         raise InvalidRequest(f"not a suit: {value}", reason="MALFORMED_MOVE")
     return None if value == 0 else value - 1
+
+
+#: Fills a message with a value: ``fill(message, value)``.
+Filler = Callable[[Any, Any], None]
+#: Writes a value into the field ``name`` of a message: ``write(message, name, value)``
+#: (``setattr`` for a plain scalar).
+Writer = Callable[[Any, str, Any], None]
+#: Reads the value of the field ``name`` of a message: ``read(message, name)`` (``getattr``
+#: for a plain scalar).
+Reader = Callable[[Any, str], Any]
+
+
+def _cards_writer(message: type[Message], name: str) -> Writer:
+    """How cards are written into the ``repeated Card`` field ``name`` of a ``message``: each
+    card's wire form as an entry of that field (``message`` holding that card alone there,
+    serialized by protobuf), made here for every card, joined and parsed into the target at
+    once. A table of 53 entries a field, made at import, not a cache: nothing is added to it
+    later. A view holds 20 cards or more (the hand, the trick, the cards of the deal's tricks),
+    and upb adds an entry with a call per entry and per field, or copies a message by encoding
+    and parsing it, one by one; the parse of the joined entries appends the same entries, so
+    the message, and the bytes sent, are the same. Counterpoint, the play stream's steps,
+    instructions counted under callgrind: 541k a move with the cards added one by one, 409k
+    so; 15 µs of the 414 µs of server CPU a streamed move takes through the service, 3.7%."""
+    entries: dict[int, bytes] = {}
+    for c in _EVERY_CARD:
+        holder = message()
+        _fill_card(getattr(holder, name).add(), c)
+        entries[c] = holder.SerializeToString()
+
+    def write(msg: Any, _name: str, cards: Sequence[int]) -> None:
+        if cards:
+            msg.MergeFromString(b"".join([entries[c] for c in cards]))
+
+    return write
+
+
+def _write_card(msg: Any, name: str, c: int) -> None:
+    _fill_card(getattr(msg, name), c)
+
+
+_write_card_list_cards = _cards_writer(cards_pb2.CardList, "cards")
+_write_seat_cards_cards = _cards_writer(cards_pb2.SeatCards, "cards")
+_write_choice_cards = _cards_writer(views_pb2.LayAsideChoice, "cards")
+
+
+def _fill_card_list(target: cards_pb2.CardList, cards: Sequence[int]) -> None:
+    _write_card_list_cards(target, "cards", cards)
+
+
+def _fill_seat_cards(target: cards_pb2.SeatCards, cards: Sequence[int] | None) -> None:
+    if cards is not None:  # None: the viewer may not see this seat's cards
+        target.visible = True
+        _write_seat_cards_cards(target, "cards", cards)
+
+
+def _fill_optional(target: Any, value: Any) -> None:
+    if value is not None:
+        target.value = value
+
+
+def _read_card_list(msg: cards_pb2.CardList) -> tuple[int, ...]:
+    return tuple(card_from_proto(c) for c in msg.cards)
+
+
+def _read_seat_cards(msg: cards_pb2.SeatCards) -> tuple[int, ...] | None:
+    return tuple(card_from_proto(c) for c in msg.cards) if msg.visible else None
+
+
+def _read_optional(msg: Any) -> Any:
+    return msg.value if msg.HasField("value") else None
 
 
 # -- the dataclass ⇄ message rule -------------------------------------------------------------
@@ -220,170 +305,182 @@ def to_proto(obj: Any) -> Message:
     return msg
 
 
+#: How an engine type is written into its message: its fields, each with the function that
+#: writes its value (``_writer``), in two groups. The first are the fields without presence
+#: (plain scalars, enums, repeated fields): a false value (0, False, "", None, an empty tuple)
+#: is their default, never sent, so it is not written. The others (optional scalars, suits,
+#: cards, messages, oneofs) are written unless None: an optional 0 is sent, suit 0 is clubs,
+#: a message is present even when all its fields keep their defaults. Skipping the defaults
+#: matters: every write is a call into upb (a view's many empty lists and zeros).
+Plan = tuple[tuple[tuple[str, Writer], ...], tuple[tuple[str, Writer], ...]]
+
+
 def _fill(msg: Any, obj: Any) -> None:
     """Write the fields of ``obj`` into ``msg``, a message of its name. A field that is None
     stays unset: an unset message, an unset optional scalar."""
-    _FILLERS[type(obj)](msg, obj)
+    _fill_by(_PLANS[type(obj)], msg, obj)
 
 
-Writer = Callable[[Any, Any], None]
-#: How ``_filler``'s code stores a field's value, with the function ``_writer`` chose for it:
-#: ``_SET`` stores the value itself (there is no function), ``_CONVERT`` what the function makes
-#: of it; ``_EXTEND`` appends the values to a repeated scalar field; ``_PRESENT`` fills the
-#: message of a singular field with the function (present even when all its fields keep their
-#: defaults); ``_ITEMS`` fills one added entry of a repeated message field with it per value;
-#: ``_CALL`` hands the message and the value to the function, ``_ENTRIES`` too for a repeated
-#: field. The repeated ones store nothing for no values: an empty repeated field is not sent.
-_SET, _CONVERT, _EXTEND, _PRESENT, _ITEMS, _CALL, _ENTRIES = (
-    "set",
-    "convert",
-    "extend",
-    "present",
-    "items",
-    "call",
-    "entries",
-)
-_REPEATED = (_EXTEND, _ITEMS, _ENTRIES)
-#: The code of each, for a field ``{name}`` whose function is ``write_{name}``.
-_STORE_CODE = {
-    _SET: ["        msg.{name} = value"],
-    _CONVERT: ["        msg.{name} = write_{name}(value)"],
-    _EXTEND: ["        msg.{name}.extend(value)"],
-    _PRESENT: [
-        "        item = msg.{name}",
-        "        item.SetInParent()",
-        "        write_{name}(item, value)",
-    ],
-    _ITEMS: [
-        "        items = msg.{name}",
-        "        for item in value:",
-        "            write_{name}(items.add(), item)",
-    ],
-    _CALL: ["        write_{name}(msg, value)"],
-    _ENTRIES: ["        write_{name}(msg, value)"],
-}
+def _fill_by(plan: Plan, msg: Any, obj: Any) -> None:
+    loose, present = plan
+    for name, write in loose:
+        value = getattr(obj, name)
+        if value:
+            write(msg, name, value)
+    for name, write in present:
+        value = getattr(obj, name)
+        if value is not None:
+            write(msg, name, value)
 
 
-def _fillers() -> dict[type, Writer]:
-    """``_filler`` for every engine type, each compiled after the types its fields hold, so
-    that it calls their fillers directly rather than through ``_fill``. With a field's
-    message, entries or values stored in the filler's own code (``_STORE_CODE``) instead of
-    by a function per field, a play step's conversion cost 7% less (play_response 266k
-    instructions a move to 247k in Counterpoint, 385k to 358k in Ninety-Nine)."""
-    fillers: dict[type, Writer] = {}
-    started: set[str] = set()
-
-    def fill_of(kind: str) -> Writer:
-        cls = _ENGINE_TYPES.get(kind)
-        if cls is None or (kind in started and cls not in fillers):  # unknown, or a cycle
-            return _fill
-        if cls not in fillers:
-            started.add(kind)
-            fillers[cls] = _filler(cls, fill_of)
-        return fillers[cls]
-
-    for kind in _ENGINE_TYPES:
-        fill_of(kind)
-    return fillers
-
-
-def _filler(
-    cls: type, fill_of: Callable[[str], Writer], skip: frozenset[str] = frozenset()
-) -> Writer:
-    """``_fill`` for ``cls``: its fields' writers as one straight-line function, compiled
-    once. A view's conversion is mostly this per-field dispatch (some 50 fields a view, in
-    seats, tricks and details); written out, a plain scalar is one attribute store instead of
-    a lookup, a call and a ``setattr``, and a play step's conversion costs a tenth less (236k
-    instructions to 213k in Counterpoint). What is written stays ``_writer``'s choice, so the
-    rule stays written once. The fields in ``skip`` are not written."""
-    desc = _MESSAGES[cls.__name__].DESCRIPTOR
-    lines = ["def fill(msg, obj):"]
-    writers: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
-        name = f.name
-        if name in skip:
-            continue
-        assert name.isidentifier()  # a dataclass field's name, pasted into the code below
-        store, write = _writer(desc, name, fill_of)
-        guard = "if value:" if store in _REPEATED else "if value is not None:"
-        lines += [f"    value = obj.{name}", f"    {guard}"]
-        lines += [line.format(name=name) for line in _STORE_CODE[store]]
-        if write is not None:
-            writers[f"write_{name}"] = write
-    if len(lines) == 1:
-        lines.append("    pass")
-    code: dict[str, Any] = {}
-    exec("\n".join(lines), writers, code)  # code made of dataclass field names only
-    fill: Writer = code["fill"]
-    return fill
-
-
-def _writer(
-    desc: Any, name: str, fill_of: Callable[[str], Writer]
-) -> tuple[str, Callable[..., Any] | None]:
-    """How the engine value of field ``name`` is written into a message of type ``desc``: how
-    ``_filler``'s code stores it, and with what (None for ``_SET`` and ``_EXTEND``: the field's
-    value as it is, ints, bools or strings). ``fill_of`` gives the filler of an engine type."""
-    field = desc.fields_by_name.get(name)
-    if field is None:  # a oneof named like the field: the case is the value's type
-        cases = {
-            _ENGINE_TYPES[c.message_type.name]: (c.name, fill_of(c.message_type.name))
-            for c in desc.oneofs_by_name[name].fields
-            if c.message_type.name in _ENGINE_TYPES
-        }
-
-        def write_case(msg: Any, value: Any) -> None:
-            case, fill = cases[type(value)]
-            item = getattr(msg, case)
-            item.SetInParent()
-            fill(item, value)
-
-        # A view's detail, a deal's result: the same for many views (``_wire_writer``).
-        return _CALL, _wire_writer(_MESSAGES[desc.name], write_case)
-    kind = field.message_type.name if field.message_type is not None else None
-    if kind == "Move" and field.is_repeated:
-        return _ENTRIES, _entries_writer(_MESSAGES[desc.name], name, _fill_move_case)
-    if kind == "TrickView":  # the deal's tricks and the trick on the table: many views show them
-        fill = fill_of(kind)
-        if field.is_repeated:
-            return _ENTRIES, _entries_writer(_MESSAGES[desc.name], name, fill)
-        return _CALL, _wire_writer(
-            _MESSAGES[desc.name], lambda msg, trick: _fill_present(getattr(msg, name), trick, fill)
-        )
-    if kind == "Card" and field.is_repeated:
-        return _ENTRIES, _cards_writer(_MESSAGES[desc.name], name)
-    if kind is not None:
-        fill = _MESSAGE_FILLERS.get(kind) or fill_of(kind)
-        return (_ITEMS if field.is_repeated else _PRESENT), fill
-    if _is_suit(field) and field.is_repeated:
-        return _ENTRIES, lambda msg, value: getattr(msg, name).extend(
-            [suit_to_proto(s) for s in value]
-        )
-    if _is_suit(field):
-        return _CONVERT, suit_to_proto
-    if field.enum_type is not None:
-        numbers = {word: number for number, word in _enum_words(field.enum_type).items()}
-        return _CONVERT, numbers.__getitem__
-    if field.is_repeated:
-        return _EXTEND, None
-    return _SET, None
-
-
-def _fill_present(target: Any, value: Any, fill: Writer) -> None:
+def _fill_present(target: Any, value: Any) -> None:
     """Fill a singular message field, present even when all its fields keep their defaults."""
     target.SetInParent()
-    fill(target, value)
+    _fill_by(_PLANS[type(value)], target, value)
 
 
-def _fill_seat_cards(target: cards_pb2.SeatCards, cards: Iterable[int] | None) -> None:
-    if cards is not None:  # None: the viewer may not see this seat's cards
-        target.visible = True
-        _fill_seat_cards_cards(target, cards)
+def _plan(cls: type) -> Plan:
+    """How the fields of ``cls`` are written into its message: each field's writer, chosen
+    from the message's descriptor once."""
+    message = _MESSAGES[cls.__name__]
+    fields: Any = message.DESCRIPTOR.fields_by_name
+    loose: list[tuple[str, Writer]] = []
+    present: list[tuple[str, Writer]] = []
+    for f in dataclasses.fields(cls):
+        field = fields.get(f.name)  # None: a oneof
+        has_default = (
+            field is not None
+            and (field.is_repeated or not field.has_presence)
+            and field.message_type is None
+            and not _is_suit(field)
+        )
+        (loose if has_default else present).append((f.name, _writer(message, f.name)))
+    return tuple(loose), tuple(present)
 
 
-def _fill_optional(target: Any, value: Any) -> None:
-    if value is not None:
-        target.value = value
+def _writer(message: type[Message], name: str) -> Writer:
+    """How the engine value of field ``name`` is written into a ``message``."""
+    write = _plain_writer(message, name)
+    if (message.DESCRIPTOR.name, name) in _KEPT:
+        field = message.DESCRIPTOR.fields_by_name.get(name)
+        return _kept(message, name, write, repeated=field is not None and field.is_repeated)
+    return write
+
+
+def _plain_writer(message: type[Message], name: str) -> Writer:
+    """How the engine value of field ``name`` is written into a ``message``, field by field."""
+    desc: Any = message.DESCRIPTOR
+    field = desc.fields_by_name.get(name)
+    if field is None:  # a oneof named like the field: the case is the value's type
+        return _case_writer(
+            {
+                _ENGINE_TYPES[c.message_type.name]: c.name
+                for c in desc.oneofs_by_name[name].fields
+                if c.message_type.name in _ENGINE_TYPES
+            }
+        )
+    if field.message_type is not None:
+        kind = field.message_type.name
+        if kind == "Card":
+            return _cards_writer(message, name) if field.is_repeated else _write_card
+        fill = _MESSAGE_FILLERS.get(kind, _fill)
+        return _entries_writer(fill) if field.is_repeated else _present_writer(fill)
+    if _is_suit(field):
+        return _write_suits if field.is_repeated else _write_suit
+    if field.enum_type is not None:
+        return _enum_writer({word: n for n, word in _enum_words(field.enum_type).items()})
+    if field.is_repeated:
+        return _write_values
+    return setattr
+
+
+def _case_writer(cases: Mapping[type, str]) -> Writer:
+    """A oneof's: the case named for the value's type, present."""
+
+    def write(msg: Any, _name: str, value: Any) -> None:
+        _fill_present(getattr(msg, cases[type(value)]), value)
+
+    return write
+
+
+def _present_writer(fill: Filler) -> Writer:
+    """A singular message field's: present even when all its fields keep their defaults."""
+
+    def write(msg: Any, name: str, value: Any) -> None:
+        target = getattr(msg, name)
+        target.SetInParent()
+        fill(target, value)
+
+    return write
+
+
+def _entries_writer(fill: Filler) -> Writer:
+    """A repeated message field's: one entry filled per value."""
+
+    def write(msg: Any, name: str, values: Iterable[Any]) -> None:
+        add = getattr(msg, name).add
+        for value in values:
+            fill(add(), value)
+
+    return write
+
+
+#: The fields of a view whose wire forms are kept (``_kept``): (message, field).
+_KEPT = frozenset({("View", "tricks"), ("View", "legal_moves"), ("View", "detail")})
+
+
+def _kept(message: type[Message], name: str, write: Writer, repeated: bool) -> Writer:
+    """The one cache of this module: how the values of a view's field that repeat from view
+    to view are written, as their wire forms, each made once by ``write`` (``message`` holding
+    the value alone in field ``name``, serialized) and parsed into the target; for a repeated
+    field, the entries' forms joined and parsed at once. The parse sets the same fields and
+    appends the same entries, so the message, and the bytes sent, are the same. It serves the
+    fields in ``_KEPT``: the deal's completed tricks (every view of the deal shows them), the
+    legal moves (the same cards are played game after game) and the game's detail (the same for
+    every view of a deal but for a field or two, and it holds the last deal's scoring). Written
+    field by field, each of those is a call into upb per field and per entry.
+
+    What it saves, Counterpoint (the benchmark's game), two random games' play steps as the
+    play stream sends them (compact lay-asides), instructions counted under callgrind: 768k a
+    move field by field, 409k with this cache (tricks and legal moves 191k, the detail 167k);
+    at this machine's 8.7 instructions a ns that is 41 µs of the 414 µs of server CPU a
+    streamed move takes through the service (``bench service --store redis``), 10% (the
+    tricks and moves 5.3%, the detail 4.7%). Values are keys: engine values are immutable and
+    compare by type and fields, so ``ChooseSeat(1)`` and ``Cut(1)`` keep their own forms."""
+    forms: Memo[Any, bytes] = Memo(65_536)
+
+    def form(value: Any) -> bytes:
+        holder = message()
+        write(holder, name, (value,) if repeated else value)
+        return forms.keep(value, holder.SerializeToString())
+
+    def write_entries(msg: Any, _name: str, values: Iterable[Any]) -> None:
+        get = forms.get
+        msg.MergeFromString(b"".join([get(v) or form(v) for v in values]))
+
+    def write_one(msg: Any, _name: str, value: Any) -> None:
+        msg.MergeFromString(forms.get(value) or form(value))
+
+    return write_entries if repeated else write_one
+
+
+def _enum_writer(numbers: Mapping[str, int]) -> Writer:
+    def write(msg: Any, name: str, word: str) -> None:
+        setattr(msg, name, numbers[word])
+
+    return write
+
+
+def _write_suit(msg: Any, name: str, suit: int) -> None:
+    setattr(msg, name, suit + 1)
+
+
+def _write_suits(msg: Any, name: str, suits: Iterable[int | None]) -> None:
+    getattr(msg, name).extend([suit_to_proto(s) for s in suits])
+
+
+def _write_values(msg: Any, name: str, values: Iterable[Any]) -> None:
+    getattr(msg, name).extend(values)
 
 
 def _is_suit(field: Any) -> bool:
@@ -399,79 +496,76 @@ def _enum_words(enum: Any) -> dict[int, str]:
 
 def from_proto(msg: Message) -> Any:
     """The engine dataclass of a message's name (raises InvalidRequest on a malformed card)."""
-    return _READERS[type(msg)](msg)
+    cls, fields = _READERS[type(msg)]
+    return cls(**{name: read(msg, name) for name, read in fields})
 
 
-Reader = Callable[[Any], Any]
-
-
-def _reader(cls: type) -> Reader:
-    """``from_proto`` for the message of ``cls``: its fields' readers as one straight-line
-    function, compiled once, like ``_filler``. Reading the descriptors field by field on every
-    move that came in cost twice as much: 29.5k instructions a move, 16.7k so (Counterpoint).
-    What is read stays ``_field_reader``'s choice, so the rule stays written once."""
-    lines = ["def read(msg):", "    return cls("]
-    readers: dict[str, Any] = {"cls": cls}
+def _field_readers(cls: type) -> tuple[type, tuple[tuple[str, Reader], ...]]:
+    """How ``cls`` is read from its message: the class, and each field's reader, chosen from
+    the message's descriptor once."""
     desc = _MESSAGES[cls.__name__].DESCRIPTOR
-    for f in dataclasses.fields(cls):
-        name = f.name
-        assert name.isidentifier()  # a dataclass field's name, pasted into the code below
-        read = _field_reader(desc, name)
-        if read is None:
-            lines.append(f"        {name}=msg.{name},")
-        else:
-            readers[f"read_{name}"] = read
-            lines.append(f"        {name}=read_{name}(msg),")
-    lines.append("    )")
-    code: dict[str, Any] = {}
-    exec("\n".join(lines), readers, code)  # code made of dataclass field names only
-    reader: Reader = code["read"]
-    return reader
+    return cls, tuple((f.name, _field_reader(desc, f.name)) for f in dataclasses.fields(cls))
 
 
-def _field_reader(desc: Any, name: str) -> Reader | None:
+def _field_reader(desc: Any, name: str) -> Reader:
     """How the engine value of the field or oneof ``name`` is read from a message of type
-    ``desc``; None when it is the field's value as it is (a singular int, bool or string
-    without presence), read by ``_reader``'s code itself."""
+    ``desc``."""
     field = desc.fields_by_name.get(name)
     if field is None:  # a oneof named like the field
-
-        def read_case(msg: Any) -> Any:
-            case = msg.WhichOneof(name)
-            return None if case is None else from_proto(getattr(msg, case))
-
-        return read_case
+        return _read_case
     if field.message_type is not None:
-        read: Reader = _MESSAGE_READERS.get(field.message_type.name, from_proto)
-        if field.is_repeated:
-            return lambda msg: tuple([read(item) for item in getattr(msg, name)])
-        return lambda msg: read(getattr(msg, name)) if msg.HasField(name) else None
+        read = _MESSAGE_READERS.get(field.message_type.name, from_proto)
+        return _entries_reader(read) if field.is_repeated else _present_reader(read)
     if field.is_repeated:
-        if _is_suit(field):
-            return lambda msg: tuple([suit_from_proto(s) for s in getattr(msg, name)])
-        return lambda msg: tuple(getattr(msg, name))
-    word: Reader | None = None
+        return _read_suits if _is_suit(field) else _read_values
+    word: Callable[[int], Any] | None = None
     if _is_suit(field):
         word = suit_from_proto
     elif field.enum_type is not None:
         word = _enum_words(field.enum_type).get  # 0 (unspecified) or unknown: None
-    if not field.has_presence:
-        return None if word is None else lambda msg: word(getattr(msg, name))
     if word is None:
-        return lambda msg: getattr(msg, name) if msg.HasField(name) else None
-    return lambda msg: word(getattr(msg, name)) if msg.HasField(name) else None
+        return _read_present if field.has_presence else getattr
+    return _word_reader(word, field.has_presence)
 
 
-def _read_card_list(msg: cards_pb2.CardList) -> tuple[int, ...]:
-    return tuple(card_from_proto(c) for c in msg.cards)
+def _read_case(msg: Any, name: str) -> Any:
+    case = msg.WhichOneof(name)
+    return None if case is None else from_proto(getattr(msg, case))
 
 
-def _read_seat_cards(msg: cards_pb2.SeatCards) -> tuple[int, ...] | None:
-    return tuple(card_from_proto(c) for c in msg.cards) if msg.visible else None
+def _entries_reader(read: Callable[[Any], Any]) -> Reader:
+    def entries(msg: Any, name: str) -> tuple[Any, ...]:
+        return tuple([read(item) for item in getattr(msg, name)])
+
+    return entries
 
 
-def _read_optional(msg: Any) -> Any:
-    return msg.value if msg.HasField("value") else None
+def _present_reader(read: Callable[[Any], Any]) -> Reader:
+    def present(msg: Any, name: str) -> Any:
+        return read(getattr(msg, name)) if msg.HasField(name) else None
+
+    return present
+
+
+def _word_reader(word: Callable[[int], Any], presence: bool) -> Reader:
+    def read(msg: Any, name: str) -> Any:
+        if presence and not msg.HasField(name):
+            return None
+        return word(getattr(msg, name))
+
+    return read
+
+
+def _read_suits(msg: Any, name: str) -> tuple[int | None, ...]:
+    return tuple([suit_from_proto(s) for s in getattr(msg, name)])
+
+
+def _read_values(msg: Any, name: str) -> tuple[Any, ...]:
+    return tuple(getattr(msg, name))
+
+
+def _read_present(msg: Any, name: str) -> Any:
+    return getattr(msg, name) if msg.HasField(name) else None
 
 
 # -- moves, events, views ---------------------------------------------------------------------
@@ -484,22 +578,8 @@ def move_to_proto(move: Move) -> moves_pb2.Move:
 
 
 def fill_move(target: moves_pb2.Move, move: Move) -> None:
-    """Write a move into an (empty) Move message."""
-    target.CopyFrom(cast(moves_pb2.Move, _shared_message(move)))
-
-
-@lru_cache(maxsize=65_536)
-def _shared_message(move: Move) -> Message:
-    """A move as a Move message, never handed out itself, only copied: a game's moves repeat.
-    (A view's legal moves, hundreds in a lay-aside, are written as wire entries.)"""
-    out = moves_pb2.Move()
-    _fill_move_case(out, move)
-    return out
-
-
-def _fill_move_case(target: moves_pb2.Move, move: Move) -> None:
     """Write a move into an (empty) Move message: the case named by the move's kind."""
-    _fill_present(getattr(target, move.kind), move, _fill)
+    _fill_present(getattr(target, move.kind), move)
 
 
 def move_from_proto(msg: moves_pb2.Move) -> Move:
@@ -518,26 +598,17 @@ def event_to_proto(event: Event) -> events_pb2.Event:
 
 def fill_event(target: events_pb2.Event, event: Event) -> None:
     """Write an event into an (empty) Event message: the case named by the event's kind."""
-    _fill_present(getattr(target, event.kind), event, _fill)
-
-
-#: The responses that carry events, and how each writes them: as their wire entries.
-_EVENT_WRITERS: dict[type[Message], Writer] = {
-    m: _entries_writer(m, "events", fill_event)
-    for m in (game_service_pb2.StreamEventsResponse, game_service_pb2.SubmitMoveResponse)
-}
+    _fill_present(getattr(target, event.kind), event)
 
 
 def fill_events(
     target: game_service_pb2.StreamEventsResponse | game_service_pb2.SubmitMoveResponse,
     events: Iterable[Event],
 ) -> None:
-    """Append events to the ``events`` field of ``target``, each written as its wire entry
-    (``_entries_writer``). A game's events repeat: every seat's batch holds the same public
-    events, and the same cards are played game after game. Building each event's message and
-    appending it (a copy) cost an eighth of a play step's conversion (play_response 305k
-    instructions a move, 266k so, in Counterpoint)."""
-    _EVENT_WRITERS[type(target)](target, events)
+    """Append events to the ``events`` field of ``target``, each filled in its own entry."""
+    add = target.events.add
+    for event in events:
+        fill_event(add(), event)
 
 
 def event_from_proto(msg: events_pb2.Event) -> Event:
@@ -560,17 +631,17 @@ def fill_view(target: views_pb2.View, view: View, compact_lay_aside: bool = Fals
     (the request's flag): a lay-aside is written as one ``lay_aside_choice``, not as moves."""
     target.SetInParent()
     if compact_lay_aside and isinstance(view.legal_moves, LayAsideChoices):
-        _fill_view_but_moves(target, view)
+        _fill_by(_VIEW_BUT_MOVES, target, view)
         fill_lay_aside_choice(target.lay_aside_choice, view.legal_moves)
     else:
-        _fill_view(target, view)
+        _fill_by(_VIEW, target, view)
 
 
 def fill_lay_aside_choice(target: views_pb2.LayAsideChoice, choices: LayAsideChoices) -> None:
     """The engine's lazy lay-asides as the protocol's choice: the viewer's own hand (the only
     cards in it) and how many of them to lay aside. Which lay-asides are legal stays the
     engine's rule: this writes what its choices hold."""
-    _fill_choice_cards(target, choices.cards)
+    _write_choice_cards(target, "cards", choices.cards)
     target.count = choices.choose
 
 
@@ -584,16 +655,16 @@ def view_from_proto(msg: views_pb2.View) -> View:
 
 
 #: The messages that are not an engine dataclass of their name, and how each is written.
-_MESSAGE_FILLERS: dict[str, Writer] = {
+_MESSAGE_FILLERS: dict[str, Filler] = {
     "Card": _fill_card,
-    "CardList": _fill_card_list_cards,
+    "CardList": _fill_card_list,
     "SeatCards": _fill_seat_cards,
     "OptionalInt32": _fill_optional,
     "OptionalBool": _fill_optional,
     "OptionalString": _fill_optional,
     "Move": fill_move,
 }
-_MESSAGE_READERS: dict[str, Reader] = {
+_MESSAGE_READERS: dict[str, Callable[[Any], Any]] = {
     "Card": card_from_proto,
     "CardList": _read_card_list,
     "SeatCards": _read_seat_cards,
@@ -603,22 +674,19 @@ _MESSAGE_READERS: dict[str, Reader] = {
     "Move": move_from_proto,
 }
 
-#: The two sides of the rule by name, and how each engine type is written. Games register when
-#: ``engine`` is imported, so the tables are complete once this module is. Writers and readers
-#: are chosen from the proto descriptors here, once, not on every conversion: reading the
-#: descriptors field by field doubled the cost of converting a view.
+#: The two sides of the rule by name, and how each engine type is written and read. Games
+#: register when ``engine`` is imported, so the tables are complete once this module is.
 _MESSAGES: dict[str, type[Message]] = _message_classes()
 _ENGINE_TYPES: dict[str, type] = engine_types()
-_FILLERS: dict[type, Writer] = _fillers()
-_fill_view = _FILLERS[View]
-#: The compact form's: a view but its legal moves, without a copy of the view made to empty
-#: them (1.5% of a play step's conversion in Counterpoint, where a deal starts with lay-asides).
-#: Its wire caches (tricks, detail) are its own: its views are a deal's first, few of a game's.
-_fill_view_but_moves = _filler(
-    View, lambda kind: _FILLERS[_ENGINE_TYPES[kind]], skip=frozenset({"legal_moves"})
+_PLANS: dict[type, Plan] = {cls: _plan(cls) for cls in _ENGINE_TYPES.values()}
+_VIEW: Plan = _PLANS[View]
+#: The compact form's: a view but its legal moves (written as one ``lay_aside_choice``).
+_VIEW_BUT_MOVES: Plan = (
+    tuple(entry for entry in _VIEW[0] if entry[0] != "legal_moves"),
+    tuple(entry for entry in _VIEW[1] if entry[0] != "legal_moves"),
 )
-_READERS: dict[type[Message], Reader] = {
-    _MESSAGES[name]: _reader(cls) for name, cls in _ENGINE_TYPES.items()
+_READERS: dict[type[Message], tuple[type, tuple[tuple[str, Reader], ...]]] = {
+    _MESSAGES[name]: _field_readers(cls) for name, cls in _ENGINE_TYPES.items()
 }
 
 
@@ -710,7 +778,7 @@ def events_to_proto(events: Iterable[Event]) -> list[events_pb2.Event]:
 
 
 def submit_move_response(
-    result: MoveResult, compact_lay_aside: bool = False
+    result: MoveOutcome, compact_lay_aside: bool = False
 ) -> game_service_pb2.SubmitMoveResponse:
     out = game_service_pb2.SubmitMoveResponse(
         version=result.version, view_version=result.view_version
@@ -725,7 +793,7 @@ def get_game_response(
     record: GameRecord,
     view: View,
     clocks: Iterable[SeatClockView] = (),
-    presence: Iterable[SeatPresenceView] = (),
+    presence: Iterable[SeatPresence] = (),
     compact_lay_aside: bool = False,
 ) -> game_service_pb2.GetGameResponse:
     out = game_service_pb2.GetGameResponse(game=summary_to_proto(record))
@@ -804,13 +872,13 @@ def summary_to_proto(record: GameRecord) -> game_service_pb2.GameSummary:
     return out
 
 
-def batch_to_proto(batch: ProjectedBatch) -> game_service_pb2.StreamEventsResponse:
+def batch_to_proto(batch: Batch) -> game_service_pb2.StreamEventsResponse:
     out = game_service_pb2.StreamEventsResponse()
     fill_batch(out, batch)
     return out
 
 
-def fill_batch(out: game_service_pb2.StreamEventsResponse, batch: ProjectedBatch) -> None:
+def fill_batch(out: game_service_pb2.StreamEventsResponse, batch: Batch) -> None:
     out.version = batch.version
     fill_events(out, batch.events)
     if batch.seat is not None:
@@ -822,7 +890,7 @@ def fill_batch(out: game_service_pb2.StreamEventsResponse, batch: ProjectedBatch
 # -- the play stream --------------------------------------------------------------------------
 
 
-def play_response(step: PlayStep, compact_lay_aside: bool = False) -> game_service_pb2.PlayResponse:
+def play_response(step: Step, compact_lay_aside: bool = False) -> game_service_pb2.PlayResponse:
     out = game_service_pb2.PlayResponse()
     target = out.step  # each submessage is looked up once: every lookup makes a wrapper
     answer = step.answer

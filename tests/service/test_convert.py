@@ -4,10 +4,12 @@ and the compact lay-aside form."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import math
 import random
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
@@ -36,6 +38,8 @@ from service.game_service import MoveResult, ProjectedBatch, project_events
 from service.play import MoveAnswer, PlayStep
 from service.play import SeatView as PlaySeatView
 from service.store.base import GameRecord
+from tests.engine.golden_games import GAMES
+from tests.service import wire_golden
 
 
 def _message_fields(name: str) -> set[str]:
@@ -204,7 +208,7 @@ def _events_one_by_one(events: list[Event]) -> list[events_pb2.Event]:
 def _built_one_by_one(obj: Any) -> Any:
     """An engine dataclass's message with each dataclass it holds in a singular field or a
     oneof (a view's detail, its last deal, the deal's result) built on its own and copied in,
-    as before their wire forms were cached (``convert._wire_writer``)."""
+    independently of the wire forms ``convert`` keeps for a view's detail (``convert._kept``)."""
     nested = {
         f.name: value
         for f in dataclasses.fields(obj)
@@ -374,3 +378,37 @@ def test_responses_write_the_compact_form_only_when_asked() -> None:
     assert len(convert.get_game_response(record, view).view.legal_moves) == 560
     # Smaller by far: one hand instead of 560 moves of three cards each.
     assert compact.ByteSize() * 10 < listed.ByteSize()
+
+
+# -- the bytes on the wire of the golden games --------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [name for name, *_ in GAMES])
+def test_every_view_event_and_step_of_a_golden_game_has_the_recorded_bytes(name: str) -> None:
+    # Every viewer's view (listed and compact), events, event batch, play step, SubmitMove and
+    # GetGame answer at every step of the recorded game, against the digests of the bytes main's
+    # conversion made (tests/service/wire_golden.py recorded them before it was rewritten).
+    recorded = wire_golden.read_digests(name)
+    got = list(wire_golden.step_digests(name))
+    assert len(got) == len(recorded), f"{name}: the golden game has other steps than recorded"
+    for step, (want, now) in enumerate(zip(recorded, got, strict=True)):
+        differ = [kind for kind in wire_golden.KINDS if want[kind] != now[kind]]
+        assert not differ, f"{name} step {step}: the bytes of {', '.join(differ)} changed"
+
+
+def test_convert_imports_nothing_that_stands_above_it_and_generates_no_code() -> None:
+    # The service's modules import convert (the servicer, records, the bots' turns): convert
+    # reads their values by shape and imports only the engine and the service's lower rooms.
+    # An import of game_service or play closed the circle convert -> game_service -> turns ->
+    # convert. And it is plain code: nothing is compiled from source at run time.
+    tree = ast.parse(Path(convert.__file__).read_text(encoding="utf-8"))
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    service = {m for m in imported if m.split(".")[0] == "service"}
+    assert service <= {"service.clocks", "service.errors", "service.store.base"}, service
+    called = {
+        n.func.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    }
+    assert not called & {"exec", "eval", "compile"}

@@ -38,7 +38,6 @@ import dataclasses
 import math
 import secrets
 import time
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -51,11 +50,10 @@ from engine.core.events import (
     Event,
     GameAbandoned,
     GameOver,
-    TimedOut,
     event_from_data,
     event_to_data,
 )
-from engine.core.moves import Move, move_from_data, move_to_data
+from engine.core.moves import Move, move_from_data
 from engine.core.options import OptionValue, options_to_data
 from engine.core.rules import GameType, Rules
 from engine.core.view import View
@@ -64,6 +62,7 @@ from service import clocks as clock_rules
 from service import turns
 from service.auth import new_token, seat_of, token_hash
 from service.clocks import SeatClockView, TimeControl
+from service.commit import Committer, GameStep, idle_ended, played, resigned
 from service.errors import (
     GameNotPlayable,
     InvalidRequest,
@@ -80,23 +79,31 @@ from service.metrics import Metrics
 from service.store.base import (
     ABANDONED,
     ACTIVE,
-    FINISHED,
-    Commit,
     EventBatch,
     Filled,
     GameRecord,
     GameStore,
     LobbyPosition,
-    MoveRecord,
     RequestSeen,
     SeatRecord,
     Timing,
 )
+from service.tables import DEFAULT_CACHE_GAMES, StateCache, Tables
+
+__all__ = [
+    "PRESENCE_WINDOW_MS",
+    "GameService",
+    "MoveResult",
+    "Moved",
+    "ProjectedBatch",
+    "SeatPresenceView",
+    "StateCache",
+    "project_batch",
+    "project_events",
+]
 
 log = structlog.get_logger("tricktable.games")
 
-#: How many games' latest states a replica keeps decoded (see :class:`StateCache`).
-DEFAULT_CACHE_GAMES = 4096
 #: How often a game's idle event streams have its version read (once for all of them, by the
 #: EventFeed), only to notice a game that expired (a commit's notification wakes them
 #: otherwise): rare, so idle streams cost Redis next to nothing.
@@ -126,69 +133,6 @@ class MoveResult:
     def __post_init__(self) -> None:
         if self.view_version < 0:
             object.__setattr__(self, "view_version", self.version)
-
-
-class StateCache:
-    """A replica's decoded copies of recently played games: a game's record and engine state
-    *at one version*.
-
-    Versions are history: the state at version v is the same on every replica forever (one
-    compare-and-set history per game), so an entry is never wrong, only possibly not the latest.
-    Only full tables are kept, whose seats can no longer change. A move decided on a cached
-    version is committed with the store's compare-and-set on that version, so an entry that is
-    behind costs a reload (the commit is refused), never a wrong result.
-    """
-
-    def __init__(self, max_games: int = DEFAULT_CACHE_GAMES) -> None:
-        self._max = max_games
-        self._games: OrderedDict[str, tuple[GameRecord, Any]] = OrderedDict()
-        # The move that made a cached version, when this replica committed it: its mover and
-        # full events, so play streams on this replica need not read them back from the store.
-        self._made: dict[str, tuple[int, int, list[Event]]] = {}
-
-    def get(self, game_id: str, version: int) -> tuple[GameRecord, Any] | None:
-        entry = self._games.get(game_id)
-        if entry is None or entry[0].version != version:
-            return None
-        self._games.move_to_end(game_id)
-        return entry
-
-    def at_least(self, game_id: str, version: int) -> tuple[GameRecord, Any] | None:
-        """The game at ``version`` or a later one, when this replica holds such a copy."""
-        entry = self._games.get(game_id)
-        if entry is None or entry[0].version < version:
-            return None
-        self._games.move_to_end(game_id)
-        return entry
-
-    def made(self, game_id: str, version: int) -> tuple[int, list[Event]] | None:
-        """The mover and full events of the move that made ``version``, if it is cached."""
-        made = self._made.get(game_id)
-        if made is None or made[0] != version:
-            return None
-        return made[1], made[2]
-
-    def put(
-        self, record: GameRecord, state: Any, made: tuple[int, list[Event]] | None = None
-    ) -> None:
-        """Keep the game at ``record``'s version; ``made``: the mover and full events of the
-        move this replica committed to reach it."""
-        if self._max <= 0 or not record.full:
-            return
-        held = self._games.get(record.game_id)
-        if held is not None and held[0].version > record.version:
-            return  # a slower request must not replace a newer entry
-        self._games[record.game_id] = (record, state)
-        self._games.move_to_end(record.game_id)
-        if made is not None:
-            self._made[record.game_id] = (record.version, *made)
-        while len(self._games) > self._max:
-            dropped, _ = self._games.popitem(last=False)
-            self._made.pop(dropped, None)
-
-    def drop(self, game_id: str) -> None:
-        self._games.pop(game_id, None)
-        self._made.pop(game_id, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,6 +235,8 @@ class GameService:
         #: The play streams' one wait per game (see service.game_watch).
         self.watch = GameWatch(store, stream_wait_s)
         self._touched: dict[tuple[str, int], int] = {}  # (game, seat) -> when this replica noted it
+        self.tables = Tables(store, self.cache, self.metrics, clock)
+        self._committer = Committer(self.tables, bot_delay_ms=self._bot_delay_ms)
 
     def close_streams(self) -> None:
         """Ask every open event stream to end cleanly (graceful shutdown)."""
@@ -460,24 +406,10 @@ class GameService:
             return None
         if deadline > self._now_ms():
             return deadline
-        step = Commit(
-            expected_version=record.version,
-            snapshot=record.snapshot,
-            batch=EventBatch(
-                version=record.version + 1,
-                seat=None,
-                events=(event_to_data(GameAbandoned(reason="idle")),),
-            ),
-            status=ABANDONED,
-            timing=self._timing(record, ()) if record.timing is not None else None,
-            at_ms=self._now_ms(),
-        )
         try:
-            await self.store.commit(game_id, step)
+            await self._committer.commit(idle_ended(record))
         except VersionConflict:
             return self._idle_deadline(self._now_ms())  # it moved: look again that much later
-        self.cache.drop(game_id)
-        self.metrics.game_ended(record.game_type, ABANDONED)
         log.info("idle game ended", game_id=game_id, version=record.version + 1)
         return None
 
@@ -541,7 +473,7 @@ class GameService:
             seat = bot
             kind = record.seats[seat].bot  # type: ignore[union-attr]
             move = turns.bot_move(kind, rules, state, seat, seed=record.seed, version=version)
-            step, new_state = self._step(record, rules, state, seat, move, timed_out=False)
+            step = played(record, rules, state, seat, move)
         else:
             held = turns.clocks_of(record)
             due = clock_rules.next_timeout(*held) if held is not None else None
@@ -550,28 +482,14 @@ class GameService:
             tc, clocks = held
             seat = due[1]
             if clock_rules.policy_for(tc, clocks, seat) == clock_rules.FORFEIT:
-                step, new_state = self._forfeit(record, seat), state
+                step = resigned(record, seat, on_time=True)
             else:
                 move = turns.auto_move(rules, state, seat, record.seed, version)
-                step, new_state = self._step(record, rules, state, seat, move, timed_out=True)
+                step = played(record, rules, state, seat, move, on_time=True)
         try:
-            await self.store.commit(game_id, step)
+            fired = (await self._committer.commit(step)).record
         except VersionConflict:
             return None  # a move, or another replica's firing, came first
-        fired = dataclasses.replace(
-            record,
-            version=version,
-            status=step.status,
-            snapshot=step.snapshot,
-            resigned_seat=step.resigned_seat,
-            timing=step.timing,
-        )
-        if step.status == ABANDONED:
-            self.cache.drop(game_id)
-        else:
-            self.cache.put(fired, new_state)
-        if fired.status != ACTIVE:
-            self.metrics.game_ended(record.game_type, fired.status)
         late_s = (self._now_ms() - timing.deadline_ms) / 1000
         self.metrics.deadline_fired("bot" if bot is not None else "timeout", late_s)
         log.info(
@@ -582,58 +500,6 @@ class GameService:
             status=fired.status,
         )
         return fired
-
-    def _step(
-        self,
-        record: GameRecord,
-        rules: Rules[Any],
-        state: Any,
-        seat: int,
-        move: Move,
-        *,
-        timed_out: bool,
-    ) -> tuple[Commit, Any]:
-        """The commit of a move the server makes for ``seat`` (a bot's, or the clock's)."""
-        new_state, events = rules.apply(state, seat, move)
-        if timed_out:
-            events = [TimedOut(seat=seat, auto_move=True), *events]
-        must = () if new_state.finished else rules.to_act(new_state)
-        step = Commit(
-            expected_version=record.version,
-            snapshot=rules.snapshot(new_state),
-            batch=EventBatch(
-                version=record.version + 1,
-                seat=seat,
-                events=tuple(event_to_data(e) for e in events),
-            ),
-            status=FINISHED if new_state.finished else ACTIVE,
-            move=MoveRecord(seat=seat, move=move_to_data(move)),
-            timing=self._timing(
-                record,
-                must,
-                mover=None if timed_out else seat,
-                timed_out=seat if timed_out else None,
-            ),
-            at_ms=self._now_ms(),
-        )
-        return step, new_state
-
-    def _forfeit(self, record: GameRecord, seat: int) -> Commit:
-        """The commit of ``seat``'s forfeit on time: its resignation, opened by ``TimedOut``."""
-        return Commit(
-            expected_version=record.version,
-            snapshot=record.snapshot,
-            batch=EventBatch(
-                version=record.version + 1,
-                seat=seat,
-                events=(event_to_data(TimedOut(seat=seat, auto_move=False)),),
-                resigned_seat=seat,
-            ),
-            status=ABANDONED,
-            resigned_seat=seat,
-            timing=self._timing(record, (), timed_out=seat),
-            at_ms=self._now_ms(),
-        )
 
     # -- reading and playing -----------------------------------------------------------------
 
@@ -841,8 +707,6 @@ class GameService:
             return moved
         record = moved.record
         self.metrics.move_committed(time.perf_counter() - started)
-        if record.status != ACTIVE:
-            self.metrics.game_ended(record.game_type, record.status)
         # No bound logger per move: binding copies the context even when debug is filtered out.
         log.debug(
             "move accepted",
@@ -862,7 +726,7 @@ class GameService:
         state: Any,
         asked: _MoveRequest,
         seen: int | None,
-    ) -> Moved | _Seen:
+    ) -> GameStep | _Seen:
         """The move's checks, in the order of the module docstring, on ``state`` (the game at
         ``record``'s version): the first refusal raises. ``seen``: the version the request id
         made, if the store has seen it (then that is the answer, ``_Seen``). Else the move
@@ -881,8 +745,7 @@ class GameService:
             raise GameNotPlayable("the game was abandoned", reason="GAME_ABANDONED")
         if not record.full:
             raise GameNotPlayable("the game waits for players to take every seat")
-        new_state, events = rules.apply(state, mover, asked.move)
-        return Moved(record.version + 1, mover, events, record, rules, new_state)
+        return played(record, rules, state, mover, asked.move, request_id=asked.request_id)
 
     async def _move_on_copy(self, asked: _MoveRequest) -> Moved | None:
         """The fast path: the move decided on this replica's copy of the game at
@@ -900,13 +763,13 @@ class GameService:
             decided = self._decide(record, get_rules(record.game_type), state, asked, None)
         except (TricktableError, EngineError):
             return None  # refused in the full path's order (the request may be a retry)
-        assert isinstance(decided, Moved)
+        assert isinstance(decided, GameStep)
         # A lost compare-and-set (VersionConflict) is raised and keeps the copy: a copy is never
         # wrong, only behind, and the move that won may be this replica's, kept there already
         # (seats laying aside at once race so: dropping it made the other seat's stream restore
         # the game from the store).
         try:
-            return await self._commit(decided, asked)
+            return await self._commit(decided)
         except RequestSeen:
             self.cache.drop(asked.game_id)
             return None
@@ -931,66 +794,28 @@ class GameService:
             return await self._first_result(record, rules, state, decided)
         self.cache.put(record, state)
         try:
-            return await self._commit(decided, asked)
+            return await self._commit(decided)
         except RequestSeen as retried:  # the same request, committed by a racing call
             log.info(
                 "move retried",
                 game_id=asked.game_id,
                 request_id=asked.request_id,
-                seat=decided.mover,
+                seat=decided.seat,
                 version=retried.version,
             )
+            assert decided.seat is not None
             current = await self.store.load(asked.game_id)
             rules, state = await self._state(current)
             return await self._first_result(
-                current, rules, state, _Seen(decided.mover, retried.version)
+                current, rules, state, _Seen(decided.seat, retried.version)
             )
 
-    async def _commit(self, decided: Moved, asked: _MoveRequest) -> Moved:
+    async def _commit(self, step: GameStep) -> Moved:
         """Commit a decided move on the version it was decided on (compare-and-set); the
         committed move, whose record is the game it made."""
-        record, rules, new_state, events, mover = (
-            decided.record,
-            decided.rules,
-            decided.state,
-            decided.events,
-            decided.mover,
-        )
-        move, request_id = asked.move, asked.request_id
-        status = FINISHED if new_state.finished else ACTIVE
-        snapshot = rules.snapshot(new_state)
-        timing = (
-            self._timing(record, () if new_state.finished else rules.to_act(new_state), mover=mover)
-            if record.timing is not None
-            else None
-        )
-        version = await self.store.commit(
-            record.game_id,
-            Commit(
-                expected_version=record.version,
-                snapshot=snapshot,
-                batch=EventBatch(
-                    version=record.version + 1,
-                    seat=mover,
-                    events=tuple(event_to_data(e) for e in events),
-                    request_id=request_id,
-                ),
-                status=status,
-                move=MoveRecord(seat=mover, move=move_to_data(move), request_id=request_id),
-                timing=timing,
-                at_ms=self._now_ms(),
-            ),
-        )
-        new_record = dataclasses.replace(
-            record,
-            version=version,
-            status=status,
-            snapshot=snapshot,
-            timing=timing if timing is not None else record.timing,
-        )
-        # Before this call next awaits: waiters on this replica woken by the commit find it.
-        self.cache.put(new_record, new_state, (mover, events))
-        return Moved(version, mover, events, new_record, rules, new_state)
+        made = await self._committer.commit(step)
+        assert step.seat is not None and step.rules is not None
+        return Moved(made.version, step.seat, step.events, made.record, step.rules, made.state)
 
     async def _first_result(
         self, record: GameRecord, rules: Rules[Any], state: Any, seen: _Seen
@@ -1089,20 +914,7 @@ class GameService:
         if await self.store.free_seat(game_id, seat, token_hash(token)):
             log.info("seat freed", game_id=game_id, seat=seat)
             return await self.store.load(game_id)
-        await self.store.commit(
-            game_id,
-            Commit(
-                expected_version=record.version,
-                snapshot=record.snapshot,
-                batch=EventBatch(version=record.version + 1, seat=seat, resigned_seat=seat),
-                status=ABANDONED,
-                resigned_seat=seat,
-                timing=self._timing(record, ()) if record.timing is not None else None,
-                at_ms=self._now_ms(),
-            ),
-        )
-        self.cache.drop(game_id)
-        self.metrics.game_ended(record.game_type, ABANDONED)
+        await self._committer.commit(resigned(record, seat))
         log.info("seat resigned", game_id=game_id, seat=seat)
         return await self.store.load(game_id)
 

@@ -59,8 +59,7 @@ from engine.core.rules import GameType
 from engine.core.view import View
 from service.clocks import FORFEIT, SeatClockView
 from service.errors import InvalidRequest, rejection
-from service.game_service import MoveResult, ProjectedBatch, SeatPresenceView
-from service.play import PlayStep
+from service.results import MoveResult, PlayStep, ProjectedBatch, SeatPresenceView
 from service.store.base import ABANDONED, FINISHED, GameRecord
 
 _PROTO_MODULES = (cards_pb2, values_pb2, moves_pb2, events_pb2, views_pb2)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -32,11 +32,29 @@ import structlog
 from engine import get_rules
 from engine.core.errors import EngineError
 from engine.core.moves import Move
-from engine.core.view import View
-from service.clocks import SeatClockView
 from service.errors import ShuttingDown, TricktableError, VersionAhead
-from service.game_service import GameService, ProjectedBatch, project_batch, project_events
+from service.game_service import GameService
+from service.results import (
+    MoveAnswer,
+    PlayStep,
+    ProjectedBatch,
+    SeatView,
+    project_batch,
+    project_events,
+)
 from service.store.base import ACTIVE, GameRecord
+
+# The steps a session yields are plain results (service.results): named here too, as the
+# session's vocabulary.
+__all__ = [
+    "Incoming",
+    "MoveAnswer",
+    "MoveAsk",
+    "PlaySession",
+    "PlayStep",
+    "SeatView",
+    "answered_with_turn",
+]
 
 log = structlog.get_logger("tricktable.play")
 
@@ -48,38 +66,6 @@ class MoveAsk:
     move: Move
     expected_version: int
     request_id: str
-
-
-@dataclass(frozen=True, slots=True)
-class MoveAnswer:
-    """The answer to one move: the version it made, or the error that refused it."""
-
-    request_id: str
-    version: int | None
-    error: Exception | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class SeatView:
-    """The seat's view at ``version``: the expected version of its next move, with the game's
-    clocks there (a clocked game's; they are the service's, not the engine view's)."""
-
-    version: int
-    view: View
-    clocks: tuple[SeatClockView, ...] = ()
-
-
-@dataclass(slots=True)
-class PlayStep:
-    """What one step of the game tells the seat, sent as one message: the answer to its move,
-    versions' events in order, and its view."""
-
-    answer: MoveAnswer | None = None
-    batches: list[ProjectedBatch] = field(default_factory=list)
-    view: SeatView | None = None
-
-    def __bool__(self) -> bool:
-        return self.answer is not None or bool(self.batches) or self.view is not None
 
 
 class _Closed:

@@ -6,6 +6,7 @@ deadlines) make those.
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -110,8 +111,8 @@ def viewer_of(record: GameRecord, token: str | None) -> int | None:
 
 
 class Tables:
-    """What every room of one replica shares: the store, the decoded copies, the metrics and
-    the clock."""
+    """What every room of one replica shares: the store, the decoded copies, the metrics, the
+    clock, and the server's shutdown."""
 
     def __init__(
         self,
@@ -124,6 +125,25 @@ class Tables:
         self.cache = cache
         self.metrics = metrics
         self.clock = clock
+        self._closing = asyncio.Event()
+        self._on_close: set[Callable[[], None]] = set()
+
+    @property
+    def closing(self) -> bool:
+        """Whether the server shuts down (waits and streams end)."""
+        return self._closing.is_set()
+
+    def on_close(self, hook: Callable[[], None]) -> Callable[[], None]:
+        """Call ``hook`` when the server shuts down (a play stream ends itself then); returns
+        what unregisters it."""
+        self._on_close.add(hook)
+        return lambda: self._on_close.discard(hook)
+
+    def close(self) -> None:
+        """The server shuts down: every hook is called."""
+        self._closing.set()
+        for hook in list(self._on_close):
+            hook()
 
     def now_ms(self) -> int:
         return int(self.clock() * 1000)

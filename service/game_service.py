@@ -30,11 +30,13 @@ from engine.record import Record
 from service.clocks import SeatClockView, TimeControl
 from service.commit import Committer
 from service.deadlines import Deadlines
+from service.errors import ShuttingDown
 from service.event_feed import EventFeed
 from service.game_watch import GameWatch
 from service.lobby import Lobby
 from service.metrics import Metrics
 from service.moves import Moved, Moves
+from service.play import News
 from service.presence import PRESENCE_WINDOW_MS, Presence
 from service.reads import Reads
 from service.results import (
@@ -213,20 +215,30 @@ class GameService:
     async def _state(self, record: GameRecord) -> tuple[Rules[Any], Any]:
         return await self.tables.state(record)
 
-    # -- what a seat's play stream uses (service.play) ---------------------------------------
+    # -- a seat's play stream (service.play.SeatDesk) ----------------------------------------
 
-    @property
-    def closing(self) -> bool:
-        return self.tables.closing
+    async def open_seat(
+        self, game_id: str, token: str | None, news: News
+    ) -> tuple[GameRecord, Any, int, Callable[[], None]]:
+        if self.tables.closing:
+            raise ShuttingDown("the server is shutting down: reconnect")
+        record, state, seat = await self.reads.seat_game(game_id, token)
+        unfollow = self.watch.follow(game_id, record.version, news)
+        unregister = self.tables.on_close(
+            lambda: news(ShuttingDown("the server is shutting down: reconnect"))
+        )
 
-    def on_close(self, hook: Callable[[], None]) -> Callable[[], None]:
-        return self.tables.on_close(hook)
+        def leave() -> None:
+            unfollow()
+            unregister()
 
-    async def seat_game(self, game_id: str, token: str | None) -> tuple[GameRecord, Any, int]:
-        return await self.reads.seat_game(game_id, token)
+        return record, state, seat, leave
 
     async def game_at(self, game_id: str, version: int) -> tuple[GameRecord, Any]:
         return await self.tables.at(game_id, version)
+
+    async def batches(self, record: GameRecord, viewer: int, after: int) -> list[ProjectedBatch]:
+        return await self.reads.batches(record, viewer, after)
 
     async def move(
         self,

@@ -5,18 +5,23 @@ steps (:class:`PlayStep`) that :meth:`PlaySession.items` yields, one message eac
 only, the answer to a move, each version's events in order, and the seat's view whenever it may
 act (must, or is offered an optional move; once at the start, and at the game's end). One
 message per step, not per part: a message costs the server more than a move's logic. Moves go
-through :meth:`GameService.move`, the unary call's own path: the same checks in the same order,
-the same idempotency and compare-and-set, the same errors; a refused move is answered with its
-error and the session goes on. The seat's view after its own move is built only when it is sent.
+through the unary call's own path (:meth:`service.moves.Moves.move`): the same checks in the
+same order, the same idempotency and compare-and-set, the same errors; a refused move is
+answered with its error and the session goes on. The seat's view after its own move is built
+only when it is sent.
+
+A session sees the service only through :class:`SeatDesk`, a port of five calls (open the seat
+and follow its game, the game at a version, the batches after one, a move, the clocks): not the
+store, the copies or the feed behind them.
 
 One loop per stream decides what to send, in version order, from one inbox: the seat's moves, and
-the versions other seats' moves reach (told by the replica's :class:`~service.game_watch.GameWatch`,
-whose one wait per game on ``GameStore.wait_for_version`` is woken by the store's notifications
-like turn waiters, so a seat's stream may be on any replica). A version is caught up by reading
-its events from the store and the game at it from this replica's cache when it holds it; the
-seat's own move needs neither, as its answer holds its events and view. When the server shuts
-down, the session ends with :class:`ShuttingDown` (UNAVAILABLE): the client reconnects from the
-last version it saw.
+the news the desk tells it (the versions other seats' moves reach, from any replica: one wait
+per game on ``GameStore.wait_for_version``, woken by the store's notifications; or the error
+that ends the stream, the server shutting down among them). A version is caught up with its
+batches and the game at it, from this replica's copy when it holds them; the seat's own move
+needs neither, as its answer holds its events and view. When the server shuts down, the session
+ends with :class:`ShuttingDown` (UNAVAILABLE): the client reconnects from the last version it
+saw.
 """
 
 from __future__ import annotations
@@ -25,23 +30,17 @@ import asyncio
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 
 from engine import get_rules
 from engine.core.errors import EngineError
 from engine.core.moves import Move
-from service.errors import ShuttingDown, TricktableError, VersionAhead
-from service.game_service import GameService
-from service.results import (
-    MoveAnswer,
-    PlayStep,
-    ProjectedBatch,
-    SeatView,
-    project_batch,
-    project_events,
-)
+from service.clocks import SeatClockView
+from service.errors import TricktableError, VersionAhead
+from service.moves import Moved
+from service.results import MoveAnswer, PlayStep, ProjectedBatch, SeatView, project_events
 from service.store.base import ACTIVE, GameRecord
 
 # The steps a session yields are plain results (service.results): named here too, as the
@@ -68,15 +67,54 @@ class MoveAsk:
     request_id: str
 
 
-class _Closed:
-    """The inbox's signal that the server shuts down."""
-
-
-_CLOSED = _Closed()
 #: A move as it arrived: its request id, and what reads it (raising if it is malformed, so the
 #: refusal is answered in its turn like any other).
 Incoming = tuple[str, Callable[[], MoveAsk]]
-_Inbox = Incoming | int | BaseException | _Closed
+#: What the desk tells a session: a version its game reached, or the error that ends the
+#: stream (the game expired, the store went away, the server shuts down). Called on the event
+#: loop, it must not block or raise.
+News = Callable[[int | Exception], None]
+_Inbox = Incoming | int | BaseException
+
+
+class SeatDesk(Protocol):
+    """What a play session may ask of the service (:class:`service.game_service.GameService`
+    answers it)."""
+
+    async def open_seat(
+        self, game_id: str, token: str | None, news: News
+    ) -> tuple[GameRecord, Any, int, Callable[[], None]]:
+        """The game now, its engine state and the token's seat, for that seat's stream (a seat
+        token, a full table); from then on ``news`` is told each version the game reaches, and
+        the server's shutdown, until the function returned is called. ShuttingDown if the server
+        is closing already."""
+        ...
+
+    async def game_at(self, game_id: str, version: int) -> tuple[GameRecord, Any]:
+        """The game at ``version`` or later, and its engine state."""
+        ...
+
+    async def batches(self, record: GameRecord, viewer: int, after: int) -> list[ProjectedBatch]:
+        """The batches after ``after`` up to ``record``'s version, projected for ``viewer``,
+        up to the game's last."""
+        ...
+
+    async def move(
+        self,
+        game_id: str,
+        token: str | None,
+        move: Move,
+        *,
+        expected_version: int,
+        request_id: str,
+        seat: int | None = None,
+    ) -> Moved:
+        """The move decided and committed, as SubmitMove makes it."""
+        ...
+
+    def clocks(self, record: GameRecord) -> tuple[SeatClockView, ...]:
+        """Every seat's clock at ``record``."""
+        ...
 
 
 class _Mailbox:
@@ -113,7 +151,7 @@ class PlaySession:
 
     def __init__(
         self,
-        games: GameService,
+        games: SeatDesk,
         game_id: str,
         token: str | None,
         from_version: int,
@@ -138,18 +176,15 @@ class PlaySession:
 
     async def _steps(self, moves: AsyncIterator[Incoming]) -> AsyncIterator[PlayStep]:
         games = self._games
-        if games.closing:
-            raise ShuttingDown("the server is shutting down: reconnect")
-        record, state, seat = await games.seat_game(self._game_id, self._token)
-        if self._sent > record.version:
-            # As StreamEvents: a start past the next version may never come; holding the stream
-            # for it would only hide the client's mistake.
-            raise VersionAhead(record.version, self._sent + 1)
-        rules = get_rules(record.game_type)
-        unregister = games.on_close(lambda: self._inbox.put(_CLOSED))
-        unfollow = games.watch.follow(self._game_id, record.version, self._heard)
-        reader = asyncio.get_running_loop().create_task(self._read(moves))
+        record, state, seat, leave = await games.open_seat(self._game_id, self._token, self._heard)
+        reader: asyncio.Task[None] | None = None
         try:
+            if self._sent > record.version:
+                # As StreamEvents: a start past the next version may never come; holding the
+                # stream for it would only hide the client's mistake.
+                raise VersionAhead(record.version, self._sent + 1)
+            rules = get_rules(record.game_type)
+            reader = asyncio.get_running_loop().create_task(self._read(moves))
             step = PlayStep()
             await self._catch_up(step, rules, record, state, seat, always_view=True)
             yield step
@@ -162,16 +197,14 @@ class PlaySession:
                         await self._catch_up(step, rules, record, state, seat)
                 elif isinstance(got, tuple):
                     await self._move(step, rules, seat, *got)
-                elif isinstance(got, _Closed):
-                    raise ShuttingDown("the server is shutting down: reconnect")
                 else:
-                    raise got
+                    raise got  # the shutdown, the game gone, the moves' reader failing
                 if step:
                     yield step
         finally:
-            unregister()
-            unfollow()
-            reader.cancel()
+            leave()
+            if reader is not None:
+                reader.cancel()
 
     async def _move(
         self, step: PlayStep, rules: Any, seat: int, request_id: str, read: Callable[[], MoveAsk]
@@ -219,26 +252,12 @@ class PlaySession:
     ) -> None:
         """Adds to ``step`` the events after the last version sent up to ``record``'s, then the
         seat's view there if it is to act (or the game has ended, or ``always_view``)."""
-        made = self._games.cache.made(self._game_id, record.version)
-        if made is not None and record.version == self._sent + 1:
-            # This replica committed the move: its events need not be read back.
-            mover, events = made
-            projected = project_events(rules, events, seat)
-            step.batches.append(ProjectedBatch(record.version, mover, projected, None))
-            self._sent = record.version
-            self._ended = step.batches[-1].last
-        elif record.version > self._sent:
-            for stored in await self._games.store.read_events(self._game_id, self._sent + 1):
-                if stored.version > record.version:
-                    break  # sent once the game at its version is known
-                if stored.version <= self._sent:
-                    continue
-                batch = project_batch(rules, stored, seat)
+        if record.version > self._sent:
+            for batch in await self._games.batches(record, seat, self._sent):
                 step.batches.append(batch)
                 self._sent = batch.version
                 if batch.last:
                     self._ended = True
-                    break
         if record.status != ACTIVE and self._sent >= record.version:
             self._ended = True  # an ended game whose every batch was sent
         if record.version <= self._viewed:

@@ -5,8 +5,9 @@ server bot's, or the clock's auto move after a ``TimedOut``), a seat's resignati
 full table, or forfeiting on time), or the service ending a deserted game. :class:`Committer`
 turns a step into the store's compare-and-set commit (snapshot, event batch, status, move
 record, request id, the game's timing after it: DESIGN.md decision 9) and, once written, keeps
-the replica's copy and the metrics in step. A rule of the commit (what the timing becomes, what
-status a step leaves, which copy is kept) is written once, here, for every kind of step.
+the replica's copy, its feed (:mod:`service.feed`) and the metrics in step. A rule of the
+commit (what the timing becomes, what status a step leaves, which copy is kept) is written
+once, here, for every kind of step.
 
 A commit on a version that moved raises :class:`~service.errors.VersionConflict`, and a request
 id the store has seen :class:`~service.store.base.RequestSeen`: nothing was written, and the
@@ -23,6 +24,7 @@ from engine.core.events import Event, GameAbandoned, TimedOut, event_to_data
 from engine.core.moves import Move, move_to_data
 from engine.core.rules import Rules
 from service import turns
+from service.feed import GameFeed
 from service.store.base import (
     ABANDONED,
     ACTIVE,
@@ -111,8 +113,9 @@ class Committed:
 class Committer:
     """Writes steps (see the module docstring): the one way a game takes a version."""
 
-    def __init__(self, tables: Tables, *, bot_delay_ms: int) -> None:
+    def __init__(self, tables: Tables, feed: GameFeed, *, bot_delay_ms: int) -> None:
         self._tables = tables
+        self._feed = feed
         self._bot_delay_ms = bot_delay_ms  # before a server bot moves
 
     def build(self, step: GameStep, now_ms: int) -> Commit:
@@ -166,7 +169,12 @@ class Committer:
         tables = self._tables
         record = step.record
         commit = self.build(step, tables.now_ms())
-        version = await tables.store.commit(record.game_id, commit)
+        self._feed.committing(record.game_id)
+        try:
+            version = await tables.store.commit(record.game_id, commit)
+        except BaseException:
+            self._feed.committed(record.game_id, None, ())
+            raise
         made = dataclasses.replace(
             record,
             version=version,
@@ -182,8 +190,9 @@ class Committer:
         if commit.status == ABANDONED:
             tables.cache.drop(record.game_id)
         else:
-            assert step.seat is not None
-            tables.cache.put(made, state, (step.seat, step.events))
+            tables.cache.put(made, state)
+        # Those waiting on this game here are handed this batch as it is, not read back.
+        self._feed.committed(record.game_id, commit.batch, step.events)
         if commit.status != ACTIVE:
             tables.metrics.game_ended(record.game_type, commit.status)
         return Committed(made, state)

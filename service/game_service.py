@@ -31,8 +31,7 @@ from service.clocks import SeatClockView, TimeControl
 from service.commit import Committer
 from service.deadlines import Deadlines
 from service.errors import ShuttingDown
-from service.event_feed import EventFeed
-from service.game_watch import GameWatch
+from service.feed import GameFeed
 from service.lobby import Lobby
 from service.metrics import Metrics
 from service.moves import Moved, Moves
@@ -62,8 +61,8 @@ __all__ = [
     "project_events",
 ]
 
-#: How often a game's idle event streams have its version read (once for all of them, by the
-#: EventFeed), only to notice a game that expired (a commit's notification wakes them
+#: How often a quiet game's waiters have its version read (once for all of them, by the
+#: GameFeed), only to notice a game that expired (a commit's notification wakes them
 #: otherwise): rare, so idle streams cost Redis next to nothing.
 DEFAULT_STREAM_RECHECK_S = 600.0
 
@@ -95,15 +94,14 @@ class GameService:
         self.cache = StateCache(cache_games)
         self.metrics = metrics or Metrics()
         self.tables = tables = Tables(store, self.cache, self.metrics, clock)
-        self._feed = EventFeed(store, stream_recheck_s)
-        #: The play streams' one wait per game (see service.game_watch).
-        self.watch = GameWatch(store, stream_wait_s)
-        committer = Committer(tables, bot_delay_ms=int(bot_delay_s * 1000))
+        #: The replica's one wait per game, for every stream and call that waits on one.
+        self.feed = GameFeed(store, stream_recheck_s)
+        committer = Committer(tables, self.feed, bot_delay_ms=int(bot_delay_s * 1000))
         self.presence_of = Presence(tables)
         self.reads = Reads(
             tables,
             self.presence_of,
-            self._feed,
+            self.feed,
             stream_wait_s=stream_wait_s,
             turn_wait_s=turn_wait_s,
         )
@@ -115,9 +113,8 @@ class GameService:
 
     def close_streams(self) -> None:
         """Ask every open stream and wait to end cleanly (graceful shutdown)."""
-        self.tables.close()
-        self._feed.close()  # the waiting streams wake, see the server closing and end
-        self.watch.close()
+        self.tables.close()  # play streams are told, and end
+        self.feed.close()  # the waiting streams and calls wake, see the server closing and end
 
     # -- the lobby ----------------------------------------------------------------------------
 
@@ -223,7 +220,7 @@ class GameService:
         if self.tables.closing:
             raise ShuttingDown("the server is shutting down: reconnect")
         record, state, seat = await self.reads.seat_game(game_id, token)
-        unfollow = self.watch.follow(game_id, record.version, news)
+        unfollow = self.feed.follow(game_id, record.version, news)
         unregister = self.tables.on_close(
             lambda: news(ShuttingDown("the server is shutting down: reconnect"))
         )

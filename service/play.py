@@ -15,11 +15,11 @@ and follow its game, the game at a version, the batches after one, a move, the c
 store, the copies or the feed behind them.
 
 One loop per stream decides what to send, in version order, from one inbox: the seat's moves, and
-the news the desk tells it (the versions other seats' moves reach, from any replica: one wait
-per game on ``GameStore.wait_for_version``, woken by the store's notifications; or the error
-that ends the stream, the server shutting down among them). A version is caught up with its
-batches and the game at it, from this replica's copy when it holds them; the seat's own move
-needs neither, as its answer holds its events and view. When the server shuts down, the session
+the news the desk tells it: the batches of the versions other seats' moves reach (from any
+replica, by the replica's one feed, :class:`~service.feed.GameFeed`), or the error that ends the
+stream (the server shutting down among them). A version is caught up with the batches heard and
+the game at it from this replica's copy when it holds it; the seat's own move needs neither, as
+its answer holds its events and view. When the server shuts down, the session
 ends with :class:`ShuttingDown` (UNAVAILABLE): the client reconnects from the last version it
 saw.
 """
@@ -39,6 +39,7 @@ from engine.core.errors import EngineError
 from engine.core.moves import Move
 from service.clocks import SeatClockView
 from service.errors import TricktableError, VersionAhead
+from service.feed import Batches, Follower, project_upto
 from service.moves import Moved
 from service.results import MoveAnswer, PlayStep, ProjectedBatch, SeatView, project_events
 from service.store.base import ACTIVE, GameRecord
@@ -70,11 +71,11 @@ class MoveAsk:
 #: A move as it arrived: its request id, and what reads it (raising if it is malformed, so the
 #: refusal is answered in its turn like any other).
 Incoming = tuple[str, Callable[[], MoveAsk]]
-#: What the desk tells a session: a version its game reached, or the error that ends the
-#: stream (the game expired, the store went away, the server shuts down). Called on the event
-#: loop, it must not block or raise.
-News = Callable[[int | Exception], None]
-_Inbox = Incoming | int | BaseException
+#: What the desk tells a session: the batches of the versions its game reached, or the error
+#: that ends the stream (the game expired, the store went away, the server shuts down).
+News = Follower
+#: The inbox holds the seat's moves and the desk's news.
+_Inbox = Incoming | Batches | BaseException
 
 
 class SeatDesk(Protocol):
@@ -85,9 +86,9 @@ class SeatDesk(Protocol):
         self, game_id: str, token: str | None, news: News
     ) -> tuple[GameRecord, Any, int, Callable[[], None]]:
         """The game now, its engine state and the token's seat, for that seat's stream (a seat
-        token, a full table); from then on ``news`` is told each version the game reaches, and
-        the server's shutdown, until the function returned is called. ShuttingDown if the server
-        is closing already."""
+        token, a full table); from then on ``news`` is told the batches of each version the
+        game reaches, and the server's shutdown, until the function returned is called.
+        ShuttingDown if the server is closing already."""
         ...
 
     async def game_at(self, game_id: str, version: int) -> tuple[GameRecord, Any]:
@@ -191,10 +192,11 @@ class PlaySession:
             while not self._ended:
                 got = await self._inbox.get()
                 step = PlayStep()
-                if isinstance(got, int):
-                    if got > self._sent:
-                        record, state = await games.game_at(self._game_id, got)
-                        await self._catch_up(step, rules, record, state, seat)
+                if isinstance(got, list):
+                    reached = got[-1].version
+                    if reached > self._sent:
+                        record, state = await games.game_at(self._game_id, reached)
+                        await self._catch_up(step, rules, record, state, seat, heard=got)
                 elif isinstance(got, tuple):
                     await self._move(step, rules, seat, *got)
                 else:
@@ -249,11 +251,18 @@ class PlaySession:
         seat: int,
         *,
         always_view: bool = False,
+        heard: Batches = (),  # type: ignore[assignment]  # read only
     ) -> None:
         """Adds to ``step`` the events after the last version sent up to ``record``'s, then the
-        seat's view there if it is to act (or the game has ended, or ``always_view``)."""
+        seat's view there if it is to act (or the game has ended, or ``always_view``): from
+        the batches ``heard`` when they are those, else asked of the desk."""
         if record.version > self._sent:
-            for batch in await self._games.batches(record, seat, self._sent):
+            fresh = [b for b in heard if self._sent < b.version <= record.version]
+            if fresh and fresh[0].version == self._sent + 1 and fresh[-1].version == record.version:
+                batches = project_upto(rules, fresh, seat)
+            else:
+                batches = await self._games.batches(record, seat, self._sent)
+            for batch in batches:
                 step.batches.append(batch)
                 self._sent = batch.version
                 if batch.last:
@@ -268,10 +277,10 @@ class PlaySession:
                 record.version, rules.view(state, seat), self._games.clocks(record)
             )
 
-    def _heard(self, news: int | Exception) -> None:
-        """A version the game reached (other seats' moves, from any replica), or the error that
-        ended the wait (the game expired, the store went away: the stream's end)."""
-        if isinstance(news, Exception) or news > self._sent:  # else the seat's own move
+    def _heard(self, news: Batches | Exception) -> None:
+        """The batches of versions the game reached (other seats' moves, from any replica), or
+        the error that ends the stream (the game expired, the store went away, shutdown)."""
+        if isinstance(news, Exception) or news[-1].version > self._sent:  # else its own move
             self._inbox.put(news)
 
     async def _read(self, moves: AsyncIterator[Incoming]) -> None:

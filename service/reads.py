@@ -6,8 +6,9 @@ game's rules: events by :func:`~service.results.project_events` (``Rules.project
 ``Rules.view``. The seed never leaves.
 
 ``wait_for_turn`` (GetGame and SubmitMove) holds the answer until the caller's seat is to act,
-woken when the game's version moves (``GameStore.wait_for_version``), so a bot needs one call
-per move; ``after_version`` holds it until the game passes that version.
+so a bot needs one call per move; ``after_version`` holds it until the game passes that
+version. Every wait here, a stream's or a call's, waits in the replica's one feed
+(:class:`~service.feed.GameFeed`), woken with the batches of each version the game reaches.
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ from service import clocks as clock_rules
 from service import turns
 from service.clocks import SeatClockView
 from service.errors import GameNotPlayable, Unauthenticated, VersionAhead
-from service.event_feed import DecodedBatch, EventFeed
+from service.feed import Batches, GameFeed, project, project_upto
 from service.presence import Presence
-from service.results import ProjectedBatch, project_batch, project_events
+from service.results import ProjectedBatch
 from service.store.base import ACTIVE, GameRecord
 from service.tables import Tables, seat_of_token, viewer_of
 
@@ -39,7 +40,7 @@ class Reads:
         self,
         tables: Tables,
         presence: Presence,
-        feed: EventFeed,
+        feed: GameFeed,
         *,
         stream_wait_s: float,
         turn_wait_s: float,
@@ -119,7 +120,7 @@ class Reads:
         seat: int | None,
     ) -> tuple[GameRecord, Any]:
         """The one way a call waits on a game: until ``done`` (or the game has ended, or the
-        server shuts down), woken by the store's notification of each new version; the latest
+        server shuts down), woken by the feed with each version the game reaches; the latest
         seen after ``wait_s``. A waiting seat stays present."""
         tables = self._tables
         deadline = time.monotonic() + wait_s
@@ -129,9 +130,12 @@ class Reads:
                 break
             await self._presence.touch(record.game_id, seat)
             wait = min(remaining, self._stream_wait_s)
-            version = await tables.store.wait_for_version(record.game_id, record.version, wait)
-            if version is not None:
-                record, state = await tables.at(record.game_id, version)
+            batches = await self._feed.after(record.game_id, record.version + 1, wait)
+            if batches:
+                record, state = await tables.at(record.game_id, batches[-1].version)
+            elif await self._feed.moved_past(record.game_id, record.version):
+                # The wait ran out: one look at the version (GameNotFound: the game expired).
+                record, state = await tables.at(record.game_id, record.version + 1)
         return record, state
 
     async def stream_events(
@@ -142,13 +146,13 @@ class Reads:
         next version is refused: that version may never come, and holding the stream until its
         deadline would only hide the client's mistake.
 
-        An idle stream costs the store nothing: it waits in the replica's :class:`EventFeed`,
-        whose one watch per game waits on the replica's one subscription
-        (``wait_for_version``) until a commit's notification, a resubscription (after which the
-        store re-reads the version, so a notification lost meanwhile delays a batch but never
-        drops it) or, every ``stream_recheck_s``, one version read that ends the streams of a
-        game that has expired. The streams woken by one commit share one read and are each
-        handed its batches.
+        An idle stream costs the store nothing: it waits in the replica's
+        :class:`~service.feed.GameFeed`, whose one watch per game waits on the replica's one
+        subscription (``wait_for_version``) until a commit's notification, a resubscription
+        (after which the store re-reads the version, so a notification lost meanwhile delays a
+        batch but never drops it) or, every ``stream_recheck_s``, one version read that ends the
+        streams of a game that has expired. The streams woken by one commit share one read (none
+        for a commit made on this replica) and are each handed its batches.
         """
         tables = self._tables
         record = await tables.store.load(game_id)
@@ -167,7 +171,7 @@ class Reads:
         if tables.closing:
             return
         await self._presence.touch(game_id, seat)
-        batches: list[DecodedBatch] | None = await self._feed.read(game_id, next_version)
+        batches: Batches | None = await self._feed.read(game_id, next_version)
         while True:
             for decoded in batches or ():
                 batch = decoded.batch
@@ -176,7 +180,7 @@ class Reads:
                 if batch.version > 0:  # moves are made only at a full table
                     viewer = seat
                 # The first stream for this viewer projects for all of them.
-                projected, last = decoded.projected.get(viewer) or _project(rules, decoded, viewer)
+                projected, last = project(rules, decoded, viewer)
                 yield projected
                 next_version = batch.version + 1
                 if last:
@@ -189,34 +193,17 @@ class Reads:
                 continue
             # A seat's wait ran out: it looks at the game's version (GameNotFound, the game
             # expired, ends the stream), as the feed's watch does for spectators, rarely.
-            if await tables.store.wait_for_version(game_id, next_version - 1, 0) is not None:
+            if await self._feed.moved_past(game_id, next_version - 1):
                 batches = await self._feed.read(game_id, next_version)
 
     async def batches(self, record: GameRecord, viewer: int, after: int) -> list[ProjectedBatch]:
         """The batches after version ``after`` up to ``record``'s, as ``viewer`` may see them,
-        up to the game's last: the move that made ``record``'s version from this replica's copy
-        when it committed it and only that one is missing, else as stored."""
-        rules = get_rules(record.game_type)
-        made = self._tables.cache.made(record.game_id, record.version)
-        if made is not None and record.version == after + 1:
-            # This replica committed the move: its events need not be read back.
-            mover, events = made
-            return [
-                ProjectedBatch(record.version, mover, project_events(rules, events, viewer), None)
-            ]
-        out: list[ProjectedBatch] = []
-        if record.version <= after:
-            return out
-        for stored in await self._tables.store.read_events(record.game_id, after + 1):
-            if stored.version > record.version:
-                break  # told once the game at its version is known
-            if stored.version <= after:
-                continue
-            batch = project_batch(rules, stored, viewer)
-            out.append(batch)
-            if batch.last:
-                break
-        return out
+        up to the game's last (from the feed: a move this replica committed is not read back)."""
+        return project_upto(
+            get_rules(record.game_type),
+            await self._feed.between(record.game_id, after, record.version),
+            viewer,
+        )
 
     async def seat_game(self, game_id: str, token: str | None) -> tuple[GameRecord, Any, int]:
         """The game as the store has it now and the token's seat, for that seat's play stream:
@@ -267,15 +254,3 @@ class Reads:
             resigned_seat=game.resigned_seat,
         )
         return game, record
-
-
-def _project(
-    rules: Rules[Any], decoded: DecodedBatch, viewer: int | None
-) -> tuple[ProjectedBatch, bool]:
-    """A shared read's batch as ``viewer`` may see it, and whether it ends the game: made once
-    for every stream of that viewer the read woke."""
-    batch = decoded.batch
-    events = [rules.project(e, viewer) for e in decoded.events]
-    projected = ProjectedBatch(batch.version, batch.seat, events, batch.resigned_seat)
-    decoded.projected[viewer] = made = (projected, projected.last)
-    return made

@@ -15,7 +15,6 @@ import structlog
 
 from engine import get_rules
 from engine.core.errors import BadSnapshot
-from engine.core.events import Event
 from engine.core.moves import move_from_data
 from engine.core.rules import Rules
 from service.auth import seat_of
@@ -43,9 +42,6 @@ class StateCache:
     def __init__(self, max_games: int = DEFAULT_CACHE_GAMES) -> None:
         self._max = max_games
         self._games: OrderedDict[str, tuple[GameRecord, Any]] = OrderedDict()
-        # The move that made a cached version, when this replica committed it: its mover and
-        # full events, so play streams on this replica need not read them back from the store.
-        self._made: dict[str, tuple[int, int, list[Event]]] = {}
 
     def get(self, game_id: str, version: int) -> tuple[GameRecord, Any] | None:
         entry = self._games.get(game_id)
@@ -62,18 +58,8 @@ class StateCache:
         self._games.move_to_end(game_id)
         return entry
 
-    def made(self, game_id: str, version: int) -> tuple[int, list[Event]] | None:
-        """The mover and full events of the move that made ``version``, if it is cached."""
-        made = self._made.get(game_id)
-        if made is None or made[0] != version:
-            return None
-        return made[1], made[2]
-
-    def put(
-        self, record: GameRecord, state: Any, made: tuple[int, list[Event]] | None = None
-    ) -> None:
-        """Keep the game at ``record``'s version; ``made``: the mover and full events of the
-        move this replica committed to reach it."""
+    def put(self, record: GameRecord, state: Any) -> None:
+        """Keep the game at ``record``'s version."""
         if self._max <= 0 or not record.full:
             return
         held = self._games.get(record.game_id)
@@ -81,15 +67,11 @@ class StateCache:
             return  # a slower request must not replace a newer entry
         self._games[record.game_id] = (record, state)
         self._games.move_to_end(record.game_id)
-        if made is not None:
-            self._made[record.game_id] = (record.version, *made)
         while len(self._games) > self._max:
-            dropped, _ = self._games.popitem(last=False)
-            self._made.pop(dropped, None)
+            self._games.popitem(last=False)
 
     def drop(self, game_id: str) -> None:
         self._games.pop(game_id, None)
-        self._made.pop(game_id, None)
 
 
 def seat_of_token(record: GameRecord, token: str | None) -> int | None:

@@ -41,8 +41,8 @@ ORDER: tuple[tuple[str, ...], ...] = (
     ("service.results", "service.convert", "service.validate", "service.records"),
     # what a game schedules, and the server's own moves (pure)
     ("service.turns",),
-    # what the rooms share: the games served, the feed of their versions, presence
-    ("service.tables", "service.event_feed", "service.game_watch", "service.presence"),
+    # what the rooms share: the one feed of the games' versions, the games served, presence
+    ("service.feed", "service.tables", "service.presence"),
     # the one commit builder
     ("service.commit",),
     # the rooms

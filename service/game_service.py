@@ -12,7 +12,10 @@ decides). Each RPC is one call into a room (see service/README.md for the plan):
 - :mod:`service.presence` — who is at the table.
 
 Every step a game takes after its opening (a move of any kind, a forfeit, an idle game's end, a
-resignation) is written by the one commit builder, :mod:`service.commit`.
+resignation) is written by the one commit builder, :mod:`service.commit`. Everyone on this
+replica who waits on a game (event and play streams, ``wait_for_turn``, ``after_version``)
+waits in its one feed, :mod:`service.feed`. A seat's play stream (:mod:`service.play`) sees
+this object only through its port, :class:`service.play.SeatDesk`.
 """
 
 from __future__ import annotations

@@ -278,7 +278,12 @@ class GameFeed:
                 continue
             del watch.waiters[waiter]
             if not waiter.done():
-                waiter.set_result([b for b in batches if b.version >= wanted])
+                # Usually all of them: each waiter is handed the same list then.
+                waiter.set_result(
+                    batches
+                    if batches[0].version >= wanted
+                    else [b for b in batches if b.version >= wanted]
+                )
         for follower in list(watch.followers):
             follower(batches)
 

@@ -22,15 +22,9 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
-from engine.core.moves import Move
-from engine.core.options import OptionValue
-from engine.core.rules import GameType, Rules
-from engine.core.view import View
-from engine.record import Record
-from service.clocks import SeatClockView, TimeControl
 from service.commit import Committer
 from service.deadlines import Deadlines
 from service.errors import ShuttingDown
@@ -76,7 +70,9 @@ def new_game_id() -> str:
 
 class GameService:
     """One replica's game service: its rooms (``lobby``, ``moves``, ``deadlines``, ``reads``,
-    ``presence``) over what they share (``tables``), and each RPC's entry point."""
+    ``presence``) over what they share (``tables``, ``feed``). Each RPC's entry point is its
+    room's own method, named here (``create_game`` is ``lobby.create_game``, and so on), so a
+    door calls one object and a room's signature is written once."""
 
     def __init__(
         self,
@@ -98,128 +94,49 @@ class GameService:
         self.metrics = metrics or Metrics()
         self.tables = tables = Tables(store, self.cache, self.metrics, clock)
         #: The replica's one wait per game, for every stream and call that waits on one.
-        self.feed = GameFeed(store, stream_recheck_s)
-        committer = Committer(tables, self.feed, bot_delay_ms=int(bot_delay_s * 1000))
-        self.presence_of = Presence(tables)
-        self.reads = Reads(
-            tables,
-            self.presence_of,
-            self.feed,
-            stream_wait_s=stream_wait_s,
-            turn_wait_s=turn_wait_s,
+        self.feed = feed = GameFeed(store, stream_recheck_s)
+        committer = Committer(tables, feed, bot_delay_ms=int(bot_delay_s * 1000))
+        here = Presence(tables)
+        self.reads = reads = Reads(
+            tables, here, feed, stream_wait_s=stream_wait_s, turn_wait_s=turn_wait_s
         )
-        self.moves = Moves(tables, committer, self.presence_of, self.reads)
-        self.deadlines = Deadlines(
+        self.moves = moves = Moves(tables, committer, here, reads)
+        self.deadlines = deadlines = Deadlines(
             tables, committer, bot_delay_ms=int(bot_delay_s * 1000), idle_ms=int(idle_ttl_s * 1000)
         )
-        self.lobby = Lobby(tables, committer, self.deadlines, new_seed=new_seed, new_id=new_id)
+        self.lobby = lobby = Lobby(tables, committer, deadlines, new_seed=new_seed, new_id=new_id)
+        # The lobby.
+        self.game_types = lobby.game_types
+        self.create_game = lobby.create_game
+        self.list_games = lobby.list_games
+        self.join_game = lobby.join_game
+        self.leave_game = lobby.leave_game
+        # Moves, and what the games have scheduled (fired by service.scheduler).
+        self.submit_move = moves.submit_move
+        self.move = moves.move
+        self.fire_due = deadlines.fire_due
+        self.end_if_idle = deadlines.end_if_idle
+        # Reads.
+        self.turn_wait = reads.turn_wait
+        self.get_game = reads.get_game
+        self.stream_events = reads.stream_events
+        self.game_record = reads.game_record
+        self.presence = here.of
+        self.clocks = reads.clocks
+        self._state = tables.state
+        # A seat's play stream (service.play.SeatDesk), with open_seat below.
+        self.game_at = tables.at
+        self.batches = reads.batches
 
     def close_streams(self) -> None:
         """Ask every open stream and wait to end cleanly (graceful shutdown)."""
         self.tables.close()  # play streams are told, and end
         self.feed.close()  # the waiting streams and calls wake, see the server closing and end
 
-    # -- the lobby ----------------------------------------------------------------------------
-
-    @staticmethod
-    def game_types() -> list[GameType]:
-        return Lobby.game_types()
-
-    async def create_game(
-        self,
-        game_type: str,
-        options: Mapping[str, OptionValue],
-        seed: bytes | None,
-        *,
-        time_control: TimeControl | None = None,
-        bot_seats: Mapping[int, str] | None = None,
-    ) -> GameRecord:
-        return await self.lobby.create_game(
-            game_type, options, seed, time_control=time_control, bot_seats=bot_seats
-        )
-
-    async def list_games(
-        self, game_type: str, limit: int, page_token: str
-    ) -> tuple[list[GameRecord], str]:
-        return await self.lobby.list_games(game_type, limit, page_token)
-
-    async def join_game(
-        self, game_id: str, seat: int | None, player_name: str
-    ) -> tuple[int, str, GameRecord]:
-        return await self.lobby.join_game(game_id, seat, player_name)
-
-    async def leave_game(self, game_id: str, token: str | None) -> GameRecord:
-        return await self.lobby.leave_game(game_id, token)
-
-    # -- moves and what the game has scheduled ------------------------------------------------
-
-    async def submit_move(
-        self,
-        game_id: str,
-        token: str | None,
-        move: Move,
-        *,
-        expected_version: int,
-        request_id: str,
-        seat: int | None = None,
-        wait_s: float = 0.0,
-    ) -> MoveResult:
-        return await self.moves.submit_move(
-            game_id,
-            token,
-            move,
-            expected_version=expected_version,
-            request_id=request_id,
-            seat=seat,
-            wait_s=wait_s,
-        )
-
-    async def fire_due(self, game_id: str) -> GameRecord | None:
-        return await self.deadlines.fire_due(game_id)
-
-    async def end_if_idle(self, game_id: str) -> int | None:
-        return await self.deadlines.end_if_idle(game_id)
-
-    # -- reads --------------------------------------------------------------------------------
-
-    def turn_wait(self, remaining_s: float | None) -> float:
-        return self.reads.turn_wait(remaining_s)
-
-    async def get_game(
-        self,
-        game_id: str,
-        token: str | None,
-        *,
-        wait_s: float = 0.0,
-        wait_for_turn: bool | None = None,
-        after_version: int | None = None,
-    ) -> tuple[GameRecord, View]:
-        return await self.reads.get_game(
-            game_id, token, wait_s=wait_s, wait_for_turn=wait_for_turn, after_version=after_version
-        )
-
-    def stream_events(
-        self, game_id: str, token: str | None, from_version: int
-    ) -> AsyncIterator[ProjectedBatch]:
-        return self.reads.stream_events(game_id, token, from_version)
-
-    async def game_record(self, game_id: str) -> tuple[GameRecord, Record]:
-        return await self.reads.game_record(game_id)
-
-    async def presence(self, record: GameRecord) -> tuple[SeatPresenceView, ...]:
-        return await self.presence_of.of(record)
-
-    def clocks(self, record: GameRecord) -> tuple[SeatClockView, ...]:
-        return self.reads.clocks(record)
-
-    async def _state(self, record: GameRecord) -> tuple[Rules[Any], Any]:
-        return await self.tables.state(record)
-
-    # -- a seat's play stream (service.play.SeatDesk) ----------------------------------------
-
     async def open_seat(
         self, game_id: str, token: str | None, news: News
     ) -> tuple[GameRecord, Any, int, Callable[[], None]]:
+        """A seat's play stream opens (see service.play.SeatDesk.open_seat)."""
         if self.tables.closing:
             raise ShuttingDown("the server is shutting down: reconnect")
         record, state, seat = await self.reads.seat_game(game_id, token)
@@ -233,28 +150,3 @@ class GameService:
             unregister()
 
         return record, state, seat, leave
-
-    async def game_at(self, game_id: str, version: int) -> tuple[GameRecord, Any]:
-        return await self.tables.at(game_id, version)
-
-    async def batches(self, record: GameRecord, viewer: int, after: int) -> list[ProjectedBatch]:
-        return await self.reads.batches(record, viewer, after)
-
-    async def move(
-        self,
-        game_id: str,
-        token: str | None,
-        move: Move,
-        *,
-        expected_version: int,
-        request_id: str,
-        seat: int | None = None,
-    ) -> Moved:
-        return await self.moves.move(
-            game_id,
-            token,
-            move,
-            expected_version=expected_version,
-            request_id=request_id,
-            seat=seat,
-        )

@@ -434,10 +434,13 @@ _RUN_CLI = "import sys; from service.cli import main; sys.exit(main(sys.argv[1:]
 
 
 @contextlib.contextmanager
-def _server_process(redis_url: str | None, cluster: bool = False) -> Iterator[tuple[str, str, int]]:
-    """``tricktable serve`` as an operator runs it; its gRPC address, metrics URL and pid."""
+def _server_process(
+    redis_url: str | None, cluster: bool = False, flags: tuple[str, ...] = ()
+) -> Iterator[tuple[str, str, int]]:
+    """``tricktable serve`` as an operator runs it (with ``flags``); its gRPC address, metrics
+    URL and pid."""
     port, metrics = free_port(), free_port()
-    args = ["-c", _RUN_CLI, "serve", "--port", str(port), "--metrics-port", str(metrics)]
+    args = ["-c", _RUN_CLI, "serve", "--port", str(port), "--metrics-port", str(metrics), *flags]
     args += ["--log-level", "warning"]  # per-move info lines would be what we measure
     with _process(args, redis_url, port, cluster) as pid:
         _wait_for_port_only(metrics)

@@ -69,7 +69,7 @@ def random_move(rules: Rules[Any], state: Any, randbelow: Any) -> tuple[int, Any
     moves included). A running game where those seats have no legal move is a rules bug,
     reported as a ``RuntimeError``.
     """
-    acting = rules.may_act(state)  # optional moves too: every legal (seat, move)
+    acting = rules.movers(state)  # optional moves too, private ones included: every legal move
     if len(acting) == 1:
         seat = acting[0]
         legal = rules.legal_moves(state, seat)

@@ -41,6 +41,7 @@ from service.results import (
     SeatPresenceView,
     project_batch,
     project_events,
+    view_of,
 )
 from service.store.base import GameRecord, GameStore
 from service.tables import DEFAULT_CACHE_GAMES, StateCache, Tables
@@ -56,6 +57,7 @@ __all__ = [
     "new_game_id",
     "project_batch",
     "project_events",
+    "view_of",
 ]
 
 #: How often a quiet game's waiters have its version read (once for all of them, by the

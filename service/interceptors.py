@@ -154,7 +154,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 raws: AsyncIterator[bytes], context: grpc.aio.ServicerContext
             ) -> AsyncIterator[Any]:
                 structlog.contextvars.clear_contextvars()
-                requests = _decoded(raws, decode, context, method, metrics)
+                requests = _decoded(raws, decode)
                 try:
                     async for item in inner_duplex(requests, context):
                         yield item
@@ -189,15 +189,16 @@ def _decoder(method: str, deserializer: Callable[[bytes], Any] | None) -> Callab
 
 
 async def _decoded(
-    raws: AsyncIterator[bytes],
-    decode: Callable[[bytes], Any],
-    context: grpc.aio.ServicerContext,
-    method: str,
-    metrics: Metrics,
+    raws: AsyncIterator[bytes], decode: Callable[[bytes], Any]
 ) -> AsyncIterator[Any]:
+    """The stream's requests, decoded as the handler reads them; a malformed one raises
+    InvalidRequest to whoever reads it, and never aborts the call here.
+
+    The reader may be a task of the handler's own (the play stream reads moves in one while it
+    sends steps in another). An abort from that task races grpc's write of a response ("too many
+    operations"): grpc refused it, the server logged an unexpected error and the client waited
+    for its deadline. Raised instead, the error reaches the handler's writing side (the play
+    session ends its stream with it), and ``duplex`` aborts from there, where nothing else is
+    being written."""
     async for raw in raws:
-        try:
-            request = decode(raw)
-        except InvalidRequest as exc:
-            await _abort(context, method, exc, metrics)
-        yield request
+        yield decode(raw)

@@ -41,7 +41,14 @@ from service.clocks import SeatClockView
 from service.errors import TricktableError, VersionAhead
 from service.feed import Batches, Follower, project_upto
 from service.moves import Moved
-from service.results import MoveAnswer, PlayStep, ProjectedBatch, SeatView, project_events
+from service.results import (
+    MoveAnswer,
+    PlayStep,
+    ProjectedBatch,
+    SeatView,
+    project_events,
+    view_of,
+)
 from service.store.base import ACTIVE, GameRecord
 
 # The steps a session yields are plain results (service.results): named here too, as the
@@ -236,7 +243,7 @@ class PlaySession:
         self._sent = moved.version
         self._ended = batch.last
         state = moved.state
-        if self._ended or state.finished or seat in rules.may_act(state):
+        if self._ended or state.finished or seat in rules.movers(state):
             self._viewed = moved.version
             step.view = SeatView(
                 moved.version, rules.view(state, seat), self._games.clocks(moved.record)
@@ -271,10 +278,10 @@ class PlaySession:
             self._ended = True  # an ended game whose every batch was sent
         if record.version <= self._viewed:
             return
-        if always_view or self._ended or state.finished or seat in rules.may_act(state):
+        if always_view or self._ended or state.finished or seat in rules.movers(state):
             self._viewed = record.version
             step.view = SeatView(
-                record.version, rules.view(state, seat), self._games.clocks(record)
+                record.version, view_of(rules, state, seat, record), self._games.clocks(record)
             )
 
     def _heard(self, news: Batches | Exception) -> None:

@@ -30,7 +30,7 @@ from service.clocks import SeatClockView
 from service.errors import GameNotPlayable, Unauthenticated, VersionAhead
 from service.feed import Batches, GameFeed, project, project_upto
 from service.presence import Presence
-from service.results import ProjectedBatch
+from service.results import ProjectedBatch, view_of
 from service.store.base import ACTIVE, GameRecord
 from service.tables import Tables, seat_of_token, viewer_of
 
@@ -98,7 +98,7 @@ class Reads:
         if wait_for_turn and viewer is not None:
             left = deadline - time.monotonic()
             record, state = await self.wait_for_turn(record, rules, state, viewer, left)
-        return record, rules.view(state, viewer)
+        return record, view_of(rules, state, viewer, record)
 
     async def wait_for_turn(
         self, record: GameRecord, rules: Rules[Any], state: Any, seat: int, wait_s: float

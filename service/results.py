@@ -12,7 +12,7 @@ from engine.core.events import Event, GameAbandoned, GameOver, event_from_data
 from engine.core.rules import Rules
 from engine.core.view import View
 from service.clocks import SeatClockView
-from service.store.base import EventBatch
+from service.store.base import ACTIVE, EventBatch, GameRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +63,15 @@ def project_batch(rules: Rules[Any], batch: EventBatch, viewer: int | None) -> P
     """A stored batch as ``viewer`` may see it."""
     events = project_events(rules, [event_from_data(e) for e in batch.events], viewer)
     return ProjectedBatch(batch.version, batch.seat, events, batch.resigned_seat)
+
+
+def view_of(rules: Rules[Any], state: Any, viewer: int | None, record: GameRecord) -> View:
+    """``viewer``'s view of the game as stored. A game the service ended (idle, a resignation,
+    a forfeit on time) is over though its deal is not: finished, and no one may act."""
+    view = rules.view(state, viewer)
+    if record.status == ACTIVE or view.finished:
+        return view
+    return dataclasses.replace(view, finished=True, to_act=(), may_act=(), legal_moves=())
 
 
 # -- a seat's play stream (service.play) --------------------------------------------------------

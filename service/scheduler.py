@@ -6,6 +6,8 @@ a replica that dies stops nothing: the others' sweeps find its games' deadlines.
 when several replicas sweep the same entry, or a move races the clock, exactly one commit wins.
 An entry is dropped once handled (fired, lost to a racing commit, stale, or its game gone); one
 that failed for a passing reason (the store unreachable) stays and is tried again next sweep.
+A game that ends leaves the index in the step that ends it, so the index holds only games that
+run (and, for a while, the stale hints a crash or an expired open game left).
 Idle games (``serve --idle-ttl``) are found the same way, from a lazily kept entry (see
 :meth:`GameService.end_if_idle`).
 """
@@ -89,11 +91,10 @@ class Scheduler:
         return len(entries) >= self._batch
 
     async def _handle(self, entry: Due) -> None:
+        later: int | None = None  # an idle game that moved since: its later deadline
         try:
             if entry.kind == IDLE:
                 later = await self._games.end_if_idle(entry.game_id)
-                if later is not None:  # it moved since: watch its later deadline
-                    await self._store.watch_idle(entry.game_id, later)
             elif await self._games.fire_due(entry.game_id) is not None:
                 self.fired += 1
         except GameNotFound:
@@ -103,4 +104,4 @@ class Scheduler:
                 "firing failed; kept for the next sweep", game_id=entry.game_id, why=exc.message
             )
             return
-        await self._store.done(entry)
+        await self._store.done(entry, later)

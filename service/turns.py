@@ -119,7 +119,12 @@ def bot_move(
 
 
 def auto_move(rules: Rules[Any], state: Any, seat: int, seed: bytes, version: int) -> Move:
-    """The AUTO_MOVE policy (see :func:`service.clocks.auto_move_index`)."""
+    """The AUTO_MOVE policy: the move the game's rules name for a timeout (Sixty-Six's close
+    exchange is declined, §16.9), else one drawn from the legal moves (see
+    :func:`service.clocks.auto_move_index`)."""
+    named = rules.timeout_move(state, seat)
+    if named is not None:
+        return named
     legal = rules.legal_moves(state, seat)
     return legal[clock_rules.auto_move_index(seed, version, len(legal))]
 

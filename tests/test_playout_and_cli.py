@@ -85,6 +85,9 @@ class _Stuck:
     def may_act(self, state: object) -> tuple[int, ...]:
         return self.acting
 
+    def movers(self, state: object) -> tuple[int, ...]:
+        return self.acting
+
     def legal_moves(self, state: object, seat: int) -> list[object]:
         return []
 

@@ -211,10 +211,16 @@ def _lister(
 class Phase(Generic[S]):
     """A phase of a deal: who must act, what may be played, and how other moves are refused.
 
-    ``to_act(s)`` gives the seats the rules wait for, ascending; ``may_act(s)``, when the phase
-    also offers optional moves to other seats, every seat with a legal move (None: the same as
-    ``to_act``). ``offers`` are in the order their moves are listed. A move of the game that this
-    phase does not offer is refused with ``refusals[its type]`` if given, else as WRONG_PHASE.
+    ``to_act(s)`` gives the seats the rules wait for, ascending. ``may_act(s)``, when the phase
+    also offers optional moves to other seats, is the *public* list of seats that may act: to_act
+    and the seats offered an optional move whose legality follows from public information (None:
+    the same as ``to_act``). ``movers(s)`` is every seat with a legal move, including those
+    offered an optional move that depends on a card only that seat sees (a Sixty-Six trump-nine
+    exchange); None: the same as ``may_act``. Both lists are seen by everyone, so neither
+    ``to_act`` nor ``may_act`` may depend on a hidden card (Sixty-Six §16.9); ``movers`` never
+    leaves the service except as each seat's own legal moves. ``offers`` are in the order their
+    moves are listed. A move of the game that this phase does not offer is refused with
+    ``refusals[its type]`` if given, else as WRONG_PHASE.
     """
 
     name: str
@@ -222,6 +228,7 @@ class Phase(Generic[S]):
     offers: tuple[Offer[S], ...] = ()
     refusals: Mapping[type, Problem] = field(default_factory=dict)
     may_act: Callable[[S], tuple[int, ...]] | None = None
+    movers: Callable[[S], tuple[int, ...]] | None = None
 
 
 def nobody(s: object) -> tuple[int, ...]:

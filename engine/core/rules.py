@@ -113,6 +113,7 @@ class Rules(ABC, Generic[S]):
         self._by_type = table.by_type
         self._to_act = {name: phase.to_act for name, phase in table.phases.items()}
         self._may_act = {name: p.may_act or p.to_act for name, p in table.phases.items()}
+        self._movers = {name: p.movers or p.may_act or p.to_act for name, p in table.phases.items()}
 
     @abstractmethod
     def phases(self) -> Sequence[Phase[S]]:
@@ -238,9 +239,18 @@ class Rules(ABC, Generic[S]):
         return self._to_act[state.phase](state)
 
     def may_act(self, state: S) -> tuple[int, ...]:
-        """Seats with any legal move now, ascending: ``to_act`` plus the seats that are offered
-        only optional moves. The same as ``to_act`` in a phase without optional moves."""
+        """The public list of seats that may act now, ascending: ``to_act`` plus the seats
+        offered optional moves whose legality follows from public information (a Sixty-Six
+        claim between tricks). Every viewer sees it, so it never depends on a hidden card: a
+        seat offered an optional move only because of a card it holds (the trump nine's
+        exchange) is not listed here, only in :meth:`movers` (Sixty-Six §16.9)."""
         return self._may_act[state.phase](state)
+
+    def movers(self, state: S) -> tuple[int, ...]:
+        """Every seat with a legal move now, ascending: ``may_act`` plus the seats offered an
+        optional move that depends on their own hidden cards. Private: the service uses it to
+        tell a seat of its own optional moves, never to tell anyone else anything."""
+        return self._movers[state.phase](state)
 
     def legal_moves(self, state: S, seat: int) -> Sequence[Move]:
         """Every legal move of ``seat`` now, in a deterministic order (empty if none): the
@@ -251,6 +261,12 @@ class Rules(ABC, Generic[S]):
         if state.finished:
             return []
         return self._legal[state.phase](state, seat)
+
+    def timeout_move(self, state: S, seat: int) -> Move | None:
+        """The move the rules make for ``seat`` when its clock runs out, where a spec names
+        one (Sixty-Six §16.9: ``decline`` at the close's exchange offer); None leaves the
+        choice to the service's policy among the legal moves."""
+        return None
 
     def apply(self, state: S, seat: int, move: Move) -> tuple[S, list[Event]]:
         """The new state after ``seat`` makes ``move``, and the events; ``state`` is untouched."""

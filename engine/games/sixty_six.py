@@ -25,9 +25,12 @@ Moves, and when they are legal (§10):
   after winning a trick or declaring a marriage (``after_own_trick_or_marriage``).
 * ``Call("pass")``: decline to claim in the end window after the last trick (§9.1).
 
-``to_act`` lists the seat the game waits on; ``may_act`` every seat with a legal move now:
-between tricks the seat not on lead may claim (under ``between_tricks``) or exchange, moves it
-may make but is never waited for, so it is listed in ``may_act`` only (DESIGN.md decision 11).
+``to_act`` lists the seat the game waits on. Between tricks the seat not on lead may claim
+(under ``between_tricks``) or exchange, moves it may make but is never waited for (DESIGN.md
+decision 11). Whose turn it is, the phase and who may act are public, so none of them depends on
+a hidden card (§16.9): ``may_act`` lists the other seat only for a claim, whose legality is
+public; a seat that may exchange the nine learns it from its own legal moves (``movers``), and
+the exchange offer at a close is made whenever the nine's place is not public.
 
 Points the spec leaves open, as decided here:
 
@@ -596,10 +599,34 @@ def close_problem(s: SixtySixState, seat: int, move: object = None) -> Problem |
     return None
 
 
-def answer_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
-    """§5 and §16.3: the exchange offered at a close is answered by the closer's opponent, who
-    holds the nine; the offer ignores the trick and stock-size conditions."""
+def nine_hidden(s: SixtySixState) -> bool:
+    """§16.9: whether the trump nine's place is unknown to someone: it lies face down in the
+    stock or unshown in a hand (not the turn-up, not exchanged, not played)."""
+    nine = s.trump * 16 + _NINE
+    held = (s.hands[0] & ~s.shown[0] | s.hands[1] & ~s.shown[1]) >> nine & 1
+    return bool(held) or nine in s.stock
+
+
+def offers_exchange_at_close(s: SixtySixState, closer: int) -> bool:
+    """§5, §16.9: the one-time exchange step at a close (``exchange_on_opponent_close``) is
+    asked whenever the nine's place is not public, so that it reveals nothing; when it is
+    public, only if the closer's opponent holds the nine."""
+    if not s.options.exchange_on_opponent_close:
+        return False
+    return nine_hidden(s) or bool(s.hands[1 - closer] >> (s.trump * 16 + _NINE) & 1)
+
+
+def answer_turn(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
+    """§5 and §16.3: the exchange offered at a close is answered by the closer's opponent."""
     return None if seat != s.closer else _P_CLOSE_EXCHANGE_ONLY
+
+
+def answer_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
+    """§5, §16.3, §16.9: the answer "exchange" at a close, by the closer's opponent holding
+    the nine; the offer ignores the trick and stock-size conditions."""
+    if seat == s.closer:
+        return _P_CLOSE_EXCHANGE_ONLY
+    return None if s.hands[seat] >> (s.trump * 16 + _NINE) & 1 else _P_NO_NINE
 
 
 def claim_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
@@ -629,7 +656,7 @@ def decline_problem(s: SixtySixState, seat: int, move: Call) -> Problem | None:
     """§5: the answer "decline" to the exchange offer at a close, by its holder."""
     if move.call != "decline":
         return (Reason.CALL_NOT_ALLOWED, "the exchange offer is answered by exchange or decline")
-    return answer_problem(s, seat)
+    return answer_turn(s, seat)
 
 
 def pass_problem(s: SixtySixState, seat: int, move: Call) -> Problem | None:
@@ -645,8 +672,15 @@ def _leader(s: SixtySixState) -> tuple[int, ...]:
 
 
 def between_tricks(s: SixtySixState) -> tuple[int, ...]:
-    """``may_act`` between tricks: the leader, and the other seat too when it may make an
-    optional move (a claim under ``between_tricks``, an exchange)."""
+    """``may_act`` between tricks, a public list: the leader, and the other seat too when it
+    may claim (under ``between_tricks``). Never the exchange, whose legality depends on holding
+    the nine, a card the leader cannot see (§16.9)."""
+    return _BOTH if claim_problem(s, 1 - s.leader) is None else _ONLY[s.leader]
+
+
+def movers_between_tricks(s: SixtySixState) -> tuple[int, ...]:
+    """Every seat with a legal move between tricks: ``between_tricks``, and the other seat
+    when it may exchange the nine (told to that seat alone, through its legal moves)."""
     other = 1 - s.leader
     if claim_problem(s, other) is None or exchange_problem(s, other) is None:
         return _BOTH
@@ -717,6 +751,7 @@ class SixtySix(Rules[SixtySixState]):
                 ),
                 {**not_a_call, DrawCards: _P_DRAW_TIME},
                 may_act=between_tricks,
+                movers=movers_between_tricks,
             ),
             Phase(
                 FOLLOW,
@@ -730,6 +765,7 @@ class SixtySix(Rules[SixtySixState]):
                 (Choice(DrawCards, (_DRAW,), draw_problem, self.draw), close, exchange, may_claim),
                 not_a_call,
                 may_act=between_tricks,
+                movers=movers_between_tricks,
             ),
             Phase(
                 CLOSE_EXCHANGE,
@@ -907,10 +943,11 @@ class SixtySix(Rules[SixtySixState]):
                 seat=seat, before_draw=s.phase == POST_TRICK, opponent_tricks=s.tricks_won[other]
             )
         )
-        s.phase = LEAD
-        nine = s.trump * 16 + _NINE
-        if s.options.exchange_on_opponent_close and s.hands[other] >> nine & 1:
-            s.phase = CLOSE_EXCHANGE
+        s.phase = CLOSE_EXCHANGE if offers_exchange_at_close(s, seat) else LEAD
+
+    def timeout_move(self, s: SixtySixState, seat: int) -> Call | None:
+        """§16.9: a timeout at the close's exchange offer declines it."""
+        return _DECLINE if s.phase == CLOSE_EXCHANGE else None
 
     def claim(self, s: SixtySixState, seat: int, move: Claim, events: list[Event]) -> None:
         events.append(Called(seat=seat, call="claim"))

@@ -1,5 +1,6 @@
 """``tricktable bench engine``: random-playout throughput per game and variant (``service`` and
-``cluster-client`` are in :mod:`benchmarks.service` and :mod:`benchmarks.cluster_client`).
+``cluster-client`` are in :mod:`benchmarks.service` and :mod:`benchmarks.cluster_client`;
+``fuzz``, hostile input through every door, in :mod:`benchmarks.fuzz`).
 
 It prints numbers; it never asserts on them (machines are shared and noisy). Each line of
 ``--json`` output is one measurement with ``game``, ``variant``, ``moves_per_s``, ``deals_per_s``.
@@ -16,6 +17,7 @@ from typing import Any
 import engine
 from benchmarks import clocks as benchmark_clocks
 from benchmarks import cluster_client as bench_cluster_client
+from benchmarks import fuzz as benchmark_fuzz
 from benchmarks import service as benchmark
 from benchmarks import streams as benchmark_streams
 from engine import get_rules
@@ -57,6 +59,12 @@ def register(sub: Any) -> None:
     )
     benchmark_clocks.add_arguments(c)
     c.set_defaults(run=benchmark_clocks.run)
+    f = target.add_parser(
+        "fuzz",
+        help="hostile input through every door of a serve process: counts per door and status",
+    )
+    benchmark_fuzz.add_arguments(f)
+    f.set_defaults(run=benchmark_fuzz.run)
 
 
 def measure(

@@ -266,13 +266,18 @@ class GameStore(ABC):
         hints: the game's own timing is the truth (an entry may be stale, never late)."""
 
     @abstractmethod
-    async def done(self, entry: Due) -> None:
-        """Drop an index entry that was handled (fired, stale, or its game gone)."""
+    async def done(self, entry: Due, later_ms: int | None = None) -> None:
+        """Drop an index entry that was handled (fired, stale, or its game gone). An IDLE entry
+        is dropped only if no one has moved it later since; with ``later_ms`` (the game moved
+        since: its later idle deadline) it is moved there instead, unless the game has left the
+        index meanwhile (it ended)."""
 
     @abstractmethod
     async def watch_idle(self, game_id: str, deadline_ms: int) -> None:
         """Index (IDLE) when the game would count as deserted, as last known: a sweeper finds it
-        then, and ends the game or indexes its later deadline (moves since push it back)."""
+        then, and ends the game or watches its later deadline (moves since push it back). A
+        game has one IDLE entry, which only moves later. The step that ends a game removes it
+        from the index (IDLE and TIMING entries alike), so an ended game leaves none behind."""
 
     @abstractmethod
     async def touch(self, game_id: str, seat: int, now_ms: int) -> None:

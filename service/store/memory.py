@@ -6,7 +6,8 @@ abandoned game is dropped ``finished_ttl_s`` seconds after its last step, and wi
 a game whose seats never all fill is dropped that long after its creation (checked lazily).
 
 The deadline index is the games' own deadlines, kept by the same step that writes a game's
-timing, so it is never stale: :meth:`MemoryStore.done` only forgets the games that are gone.
+timing and dropped by the step that ends it, so it is never stale: :meth:`MemoryStore.done`
+only forgets the games that are gone.
 """
 
 from __future__ import annotations
@@ -116,6 +117,8 @@ class MemoryStore(GameStore):
         game.batches.append(dataclasses.replace(step.batch, version=version))
         if step.status != ACTIVE:
             game.expires_at = self._clock() + self._ttl
+            self._deadlines.pop(game_id, None)  # an ended game has nothing left to fire
+            self._idle.pop(game_id, None)
         self._wake(game)
         return version
 
@@ -163,9 +166,12 @@ class MemoryStore(GameStore):
             for d, g, kind in heapq.nsmallest(limit, ready)
         ]
 
-    async def done(self, entry: Due) -> None:
+    async def done(self, entry: Due, later_ms: int | None = None) -> None:
         if entry.kind == IDLE:
-            if self._idle.get(entry.game_id) == entry.deadline_ms:  # not watched again since
+            watched = self._idle.get(entry.game_id)
+            if watched is not None and later_ms is not None:  # still indexed: not ended since
+                self._idle[entry.game_id] = max(watched, later_ms)
+            elif watched == entry.deadline_ms:  # not watched again since
                 del self._idle[entry.game_id]
             return
         # The index is the games' own deadlines, so only a game that is gone leaves one behind.
@@ -181,7 +187,7 @@ class MemoryStore(GameStore):
         return dict(self._get(game_id).seen)
 
     async def watch_idle(self, game_id: str, deadline_ms: int) -> None:
-        self._idle[game_id] = deadline_ms
+        self._idle[game_id] = max(self._idle.get(game_id, deadline_ms), deadline_ms)
 
     async def next_deadline(self) -> int | None:
         return min((*self._deadlines.values(), *self._idle.values()), default=None)

@@ -41,11 +41,21 @@ the member (:meth:`RedisStore.done`); a member whose game moved on, ended or exp
 dropped. Should one index key grow hot, it can be split into buckets by a hash of the game id
 with no change to this reasoning.
 
-Idleness is indexed lazily, so that a move costs no index write: the member
-``<game id>|idle|<deadline ms>`` says when the game would count as deserted as last known (play
+Idleness is indexed lazily, so that a move costs no index write: the one member
+``<game id>|idle`` per game, scored by when the game would count as deserted as last known (play
 began, or a sweeper's last look). Moves only push the true deadline (``moved_at`` + the idle
-time) later, so the entry is never late; a sweeper that finds it due either ends the game (a
-compare-and-set commit) or indexes the later deadline and drops the old entry.
+time) later, so the entry is never late, and its score only ever rises (``ZADD GT``); a sweeper
+that finds it due either ends the game (a compare-and-set commit) or moves it to the later
+deadline (``ZADD XX GT``: never back into the index of a game that has ended since), and drops
+it only if no one has moved it since (:data:`_DROP_IDLE`).
+
+A game's deadlines leave the index when it ends: on one Redis, the commit script that ends it
+removes its idle member in the same atomic step (it names ``tt:deadlines`` as a key of its own
+there); on a Cluster, where the index is in another slot, the commit call removes it right after
+the script, as it does the lobby entry. The commit that ends a clocked game writes a timing with
+no deadline and drops the one it replaced, as every commit does. What a crash between those
+steps, or a game that expires before it ever ends (``open_ttl_s``), leaves behind is dropped
+when it comes due: a sweeper finds its game ended or gone.
 """
 
 from __future__ import annotations
@@ -86,9 +96,10 @@ _LOBBY = "tt:lobby"
 _DEADLINES = "tt:deadlines"
 _PARTS = ("meta", "seats", "snapshot", "moves", "requests", "events")
 
-# KEYS: meta seats snapshot moves requests events
+# KEYS: meta seats snapshot moves requests events [deadlines: on one Redis, not on a Cluster]
 # ARGV: expected_version snapshot move_json request_id batch_json status resigned_seat ttl_s
 #       moved_channel timing_json ('' leaves the timing as it is) moved_at_ms ('' leaves it)
+#       idle_member (the game's idle entry in the deadline index, dropped when the game ends)
 # The PUBLISH wakes the turn waiters of every replica (service.store.redis_notify). It comes
 # before the first write: a script error does not undo earlier writes, and a PUBLISH that an ACL
 # refuses must fail the commit whole. Subscribers get the message only once the script is done.
@@ -118,7 +129,18 @@ local ttl = tonumber(ARGV[8])
 if ARGV[6] ~= 'active' and ttl > 0 then
   for i = 1, 6 do redis.call('EXPIRE', KEYS[i], ttl) end
 end
+if ARGV[6] ~= 'active' and KEYS[7] then redis.call('ZREM', KEYS[7], ARGV[12]) end
 return {1, nv, replaced}
+"""
+
+# KEYS: deadlines   ARGV: idle member, deadline ms   Drop a game's idle entry that was handled
+# unless someone has moved it since (a join, or another sweeper that saw the game move on).
+_DROP_IDLE = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) == tonumber(ARGV[2]) then
+  return redis.call('ZREM', KEYS[1], ARGV[1])
+end
+return 0
 """
 
 # KEYS: meta seats snapshot   The record as one reply (the snapshot '' when there is none).
@@ -143,16 +165,23 @@ assert _SHARDED_COMMIT_SCRIPT.source.count("SPUBLISH") == 1
 #: How long a commit waits for its replicas (wait_replicas) before it is refused.
 WAIT_TIMEOUT_MS = 1000
 _LOAD_SCRIPT = Script(_LOAD)
+_DROP_IDLE_SCRIPT = Script(_DROP_IDLE)
 _READ_EVENTS_SCRIPT = Script(_READ_EVENTS)
 
 # KEYS: meta seats snapshot moves requests events
 # ARGV: seat seat_json timing_json moved_at_ms ('' when the take cannot fill the table)
+#       refuse_fill ('1': a take that would fill the table writes nothing and answers -2)
 # A game waiting for players may carry an expiry (open_ttl_s): the seats hash, created here,
 # shares it, and a table that fills is kept (PERSIST) until it finishes. The timing (a clocked
 # game's clocks, which start when play can) is written only by the take that fills the table.
 _TAKE_SEAT = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 0 end
+if ARGV[5] == '1'
+  and redis.call('HLEN', KEYS[2]) + 1 >= tonumber(redis.call('HGET', KEYS[1], 'seat_count')) then
+  return -2
+end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 local taken = redis.call('HLEN', KEYS[2])
 if ARGV[4] ~= '' and taken >= tonumber(redis.call('HGET', KEYS[1], 'seat_count')) then
   redis.call('HSET', KEYS[1], 'moved_at', ARGV[4])
@@ -208,6 +237,11 @@ def _keys(game_id: str) -> list[str]:
     return [f"tt:{{{game_id}}}:{part}" for part in _PARTS]
 
 
+def _idle_member(game_id: str) -> str:
+    """A game's one idle entry in the deadline index."""
+    return f"{game_id}|{IDLE}"
+
+
 class RedisStore(GameStore):
     def __init__(
         self,
@@ -242,6 +276,9 @@ class RedisStore(GameStore):
             self._pipe = pipelined_for(client) if pipelined else None
             self.notifier = MoveNotifier(client, pipe=self._pipe)
         self._unpipelined_scripts: dict[str, Any] = {}  # by SHA: redis-py's registered scripts
+        # On one Redis the commit script may name the index (another slot on a Cluster), so the
+        # step that ends a game drops its idle entry atomically.
+        self._index_in_commit = cluster is None
 
     @classmethod
     def from_url(
@@ -326,6 +363,8 @@ class RedisStore(GameStore):
         its request id: the script answers a seen id without writing, so the retry writes that
         id again (:meth:`_replicated`) and waits again, to confirm what the first try wrote."""
         keys = _keys(game_id)
+        if self._index_in_commit:
+            keys.append(_DEADLINES)
         if not self._wait_replicas:
             # The script's own awaitable, not one more coroutine around it: this is every move.
             return self._hot_script(self._commit_script, keys, args)
@@ -446,6 +485,7 @@ class RedisStore(GameStore):
             moved_channel(game_id),
             step.timing.to_json() if step.timing is not None else "",
             step.at_ms or "",
+            _idle_member(game_id),
         ]
         try:  # as _call does, without its coroutine: this is every move
             reply = await self._commit_step(game_id, step.batch.request_id, args)
@@ -460,6 +500,8 @@ class RedisStore(GameStore):
             raise RequestSeen(int(version))
         if step.status != ACTIVE:
             await self._call(self._hot("ZREM", _LOBBY, game_id))
+            if not self._index_in_commit:  # else the script has dropped it
+                await self._call(self._hot("ZREM", _DEADLINES, _idle_member(game_id)))
         if len(reply) > 2 and reply[2]:
             await self._unindex(game_id, step.expected_version, Timing.from_json(reply[2]))
         # This replica's waiters need not wait for the subscription to echo the commit: they
@@ -483,13 +525,19 @@ class RedisStore(GameStore):
         self, game_id: str, seat: int, record: SeatRecord, filled: Filled | None = None
     ) -> bool:
         keys = _keys(game_id)
-        args: list[Arg] = [seat, record.to_json(), "", ""]
-        if filled is not None:
+        args: list[Arg] = [seat, record.to_json(), "", "", "1" if filled is not None else "0"]
+        # A take that leaves a seat open indexes nothing (so an open game that expires leaves
+        # nothing behind); one that would fill the table is refused whole and made again with
+        # what play begins with, its deadlines indexed first (see the module docstring). A
+        # take raced in between may still index for nothing: a stale hint, dropped when due.
+        taken = await self._call(self._hot_script(_TAKE_SEAT_SCRIPT, keys, args))
+        if taken == -2:
+            assert filled is not None
             await self._index(game_id, 0, filled.timing)
             if filled.idle_deadline_ms is not None:
                 await self.watch_idle(game_id, filled.idle_deadline_ms)
-            args[2:] = [filled.timing.to_json() if filled.timing else "", filled.at_ms]
-        taken = await self._call(self._hot_script(_TAKE_SEAT_SCRIPT, keys, args))
+            args[2:] = [filled.timing.to_json() if filled.timing else "", filled.at_ms, "0"]
+            taken = await self._call(self._hot_script(_TAKE_SEAT_SCRIPT, keys, args))
         if taken == -1:
             raise GameNotFound(game_id)
         if taken == 0:
@@ -548,7 +596,9 @@ class RedisStore(GameStore):
         out = []
         for member, score in _scored(raw):
             key = member.decode()
-            game_id, kind, _ = key.split("|", 2)
+            # <id>|<version>|<deadline>, <id>|idle, or <id>|idle|<deadline> as written before
+            # a game had one idle entry (dropped like any other once handled).
+            game_id, kind, *_ = key.split("|")
             deadline = int(float(score))
             out.append(Due(game_id, deadline, key, IDLE if kind == IDLE else TIMING))
         return out
@@ -565,11 +615,21 @@ class RedisStore(GameStore):
         return {int(k): int(v) for k, v in zip(raw[::2], raw[1::2], strict=True)}
 
     async def watch_idle(self, game_id: str, deadline_ms: int) -> None:
-        member = f"{game_id}|{IDLE}|{deadline_ms}"
-        await self._call(self._hot("ZADD", _DEADLINES, deadline_ms, member))
+        # GT: the entry only moves later (a raced take may index an earlier deadline late).
+        member = _idle_member(game_id)
+        await self._call(self._hot("ZADD", _DEADLINES, "GT", deadline_ms, member))
 
-    async def done(self, entry: Due) -> None:
-        await self._call(self._hot("ZREM", _DEADLINES, entry.key))
+    async def done(self, entry: Due, later_ms: int | None = None) -> None:
+        member = _idle_member(entry.game_id)
+        if entry.kind != IDLE or entry.key != member:  # a timing entry, or an old idle one
+            if entry.kind == IDLE and later_ms is not None:
+                await self.watch_idle(entry.game_id, later_ms)
+            await self._call(self._hot("ZREM", _DEADLINES, entry.key))
+        elif later_ms is not None:  # XX: a game that has ended since stays out of the index
+            await self._call(self._hot("ZADD", _DEADLINES, "XX", "GT", later_ms, member))
+        else:
+            args: list[Arg] = [member, entry.deadline_ms]
+            await self._call(self._hot_script(_DROP_IDLE_SCRIPT, [_DEADLINES], args))
 
     async def next_deadline(self) -> int | None:
         raw = await self._call(self._hot("ZRANGE", _DEADLINES, 0, 0, "WITHSCORES"))

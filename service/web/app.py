@@ -21,6 +21,7 @@ from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.responses import PlainTextResponse
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1.game_service_connect import GameServiceASGIApplication
 
 from service.limits import Limits
@@ -28,6 +29,7 @@ from service.metrics import Metrics
 from service.servicer import GameServicer
 from service.web import codecs
 from service.web.adapter import ConnectGameService, ErrorsToConnect
+from service.web.guard import Guard, StrictGzip, drained
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -61,8 +63,11 @@ EXPOSED_HEADERS = (
 class WebApp:
     """Routes RPC paths to the Connect application and everything else to the static files."""
 
-    def __init__(self, rpc: GameServiceASGIApplication, static: Path = STATIC) -> None:
+    def __init__(
+        self, rpc: GameServiceASGIApplication, guard: Guard, static: Path = STATIC
+    ) -> None:
         self._rpc = rpc
+        self._guard = guard
         self._prefix = rpc.path + "/"
         self._stream = f"{rpc.path}/StreamEvents"
         self._files: ASGIApp = (
@@ -75,12 +80,23 @@ class WebApp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             await self._rpc(scope, receive, send)
-        elif scope["path"] == self._stream:
-            await _ended_by_disconnect(self._rpc, scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            # Not served (connect-python raises on it: HTTP 500 and a traceback): refusing the
+            # handshake is answered 403.
+            await receive()  # websocket.connect
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        receive, send = drained(receive, send)
+        if scope["path"] == self._stream:
+            await self._guard(self._events, scope, receive, send)
         elif scope["path"].startswith(self._prefix):
-            await self._rpc(scope, receive, send)
+            await self._guard(self._rpc, scope, receive, send)
         else:
             await self._files(scope, receive, send)
+
+    async def _events(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await _ended_by_disconnect(self._rpc, scope, receive, send)
 
 
 async def _ended_by_disconnect(app: object, scope: Scope, receive: Receive, send: Send) -> None:
@@ -126,9 +142,13 @@ def web_app(
         ConnectGameService(servicer),
         interceptors=[ErrorsToConnect(metrics, limits)],
         read_max_bytes=max_message_bytes,
+        # gzip, as Connect and gRPC-Web allow, refusing what is not gzip or inflates too far.
+        compressions=[StrictGzip(max_message_bytes)],
     )
+    service = pb.DESCRIPTOR.services_by_name["GameService"]
+    paths = frozenset(f"{rpc.path}/{method.name}" for method in service.methods)
     return CORSMiddleware(
-        WebApp(rpc, static),
+        WebApp(rpc, Guard(paths, max_message_bytes, metrics), static),
         allow_origins=tuple(origins),
         allow_methods=("GET", "POST"),
         allow_headers=ALLOWED_HEADERS,

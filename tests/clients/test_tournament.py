@@ -9,9 +9,13 @@ import csv
 import io
 import json
 import math
+import os
+import re
+import signal
 import subprocess
 import sys
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
@@ -667,3 +671,71 @@ def test_the_command_reads_durations_for_the_clock() -> None:
     assert (_seconds("2s"), _seconds("500ms"), _seconds("1.5")) == (2.0, 0.5, 1.5)
     with pytest.raises(argparse.ArgumentTypeError):
         _seconds("soon")
+
+
+# -- Ctrl-C -----------------------------------------------------------------------------------
+
+
+class MarksItsGames:
+    """An entrant (random play) that counts the bots made in a file named by $TT_MARKER: one
+    per seat as each game begins, so a test knows how far a tournament in another process is."""
+
+    def __init__(self, game: str, seed: int | str | None = None) -> None:
+        marker = Path(os.environ["TT_MARKER"])
+        with marker.open("a") as out:
+            out.write("x")
+        self.bot = RandomBot(seed=seed)
+
+    def __call__(self, view: View, legal: Sequence[Move]) -> Move | None:
+        return self.bot(view, legal)
+
+
+@pytest.mark.parametrize("whom", ["group", "process"])
+def test_ctrl_c_stops_a_tournament_cleanly_and_says_what_finished(
+    server: ServerThread, tmp_path: Path, whom: str
+) -> None:
+    """SIGINT to a real ``tricktable tournament``: to its process group with a server of its
+    own (a terminal's Ctrl-C reaches both), or to it alone, playing on a server elsewhere. It
+    stops, prints the finished games' standings, writes no file and exits 130: no traceback.
+    One game at a time, so once the 4th game's bots are made the first 3 have finished."""
+    marker = tmp_path / "bots-made"
+    marker.touch()
+    entrant = f"marked={__name__}:MarksItsGames"
+    args = [sys.executable, "-m", "tricktable.cli", "tournament", "counterpoint"]
+    args += ["-e", entrant, "-e", "random", "--rounds", "500", "--parallel", "1", "--quiet"]
+    args += ["--json", str(tmp_path / "all.json")]
+    if whom == "process":
+        args += ["--address", server.address]
+    env = {**os.environ, "TT_MARKER": str(marker)}
+    playing = subprocess.Popen(
+        args,
+        cwd=ROOT,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # a process group of its own, as a terminal's job has
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while len(marker.read_text()) < 7 and playing.poll() is None:
+            assert time.monotonic() < deadline, "the tournament did not get to its 4th game"
+            time.sleep(0.05)
+        if whom == "group":
+            os.killpg(playing.pid, signal.SIGINT)
+        else:
+            playing.send_signal(signal.SIGINT)
+        out, err = playing.communicate(timeout=60)
+    finally:
+        if playing.poll() is None:
+            playing.kill()
+            playing.communicate()
+    assert playing.returncode == 130, err
+    assert "Traceback" not in err and "Traceback" not in out
+    said = re.search(r"interrupted: (\d+) of 1000 games finished", err)
+    assert said is not None, err
+    finished = int(said.group(1))
+    assert finished >= 3 and "no files written" in err
+    assert "Standings of the finished games only" in out
+    assert f"counterpoint: {finished} games, a deal per game" in out
+    assert not (tmp_path / "all.json").exists()

@@ -41,12 +41,13 @@ def random_steps(
     *,
     max_moves: int = 100_000,
 ) -> Iterator[Step]:
-    """A random legal playout to the end, through the pure ``apply``; any seat to act may move."""
+    """A random legal playout to the end, through the pure ``apply``; any seat with a legal
+    move (``movers``: optional moves too, private ones included) may move."""
     state = rules.new_game(options, seed)
     for _ in range(max_moves):
         if state.finished:
             return
-        acting = rules.may_act(state)
+        acting = rules.movers(state)
         assert acting, "a running game must have a seat to act"
         seat = rng.choice(acting)
         legal = rules.legal_moves(state, seat)

@@ -136,13 +136,16 @@ def run_conformance(game: str, options: dict[str, object], seed: bytes, bot: int
                 last_totals = list(e.totals)
         check_event_consistency(rules, step)
         if n % check_every == 0 or step.after.finished:
-            # may act: exactly the seats with legal moves; must act: some of them, never none
-            acting = set(rules.may_act(step.after))
+            # movers: exactly the seats with legal moves; may act (public): some of them; must
+            # act: some of those, never none
+            acting = set(rules.movers(step.after))
             for seat in range(rules.seats):
                 has_moves = len(rules.legal_moves(step.after, seat)) > 0
-                assert has_moves == (seat in acting), f"seat {seat}: may_act and legal moves differ"
+                assert has_moves == (seat in acting), f"seat {seat}: movers and legal moves differ"
+            public = rules.may_act(step.after)
+            assert set(public) <= acting and list(public) == sorted(public)
             must = rules.to_act(step.after)
-            assert set(must) <= acting and list(must) == sorted(must)
+            assert set(must) <= set(public) and list(must) == sorted(must)
             assert bool(must) != step.after.finished, "a running game waits on some seat"
             check_view_consistency(rules, step.after)
             assert rules.restore(snapshot_before) == step.after
@@ -154,7 +157,7 @@ def run_conformance(game: str, options: dict[str, object], seed: bytes, bot: int
         events.extend(step.events)
         final = step.after
     assert final.finished and rules.outcome(final) is not None
-    assert rules.to_act(final) == () and rules.may_act(final) == ()
+    assert rules.to_act(final) == () and rules.may_act(final) == () and rules.movers(final) == ()
     replayed, replay_events = rules.replay(options, seed, moves)
     assert rules.snapshot(replayed) == snapshot_before
     assert replay_events == events

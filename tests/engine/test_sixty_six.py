@@ -482,6 +482,53 @@ def test_the_exchange_offered_at_a_close_may_be_declined() -> None:
     t.refused(N, EXCHANGE, Reason.STOCK_NOT_OPEN)
 
 
+# TV4 with D's trump nine (9S) swapped with AH, the top stock card: nobody holds it.
+TV4_NINE_IN_STOCK = "9C JC QC AH KD QD TH 9H JD AC TC KS AS 9S TD QS KH 9D JS AD KC QH JH TS"
+# TV4 with 9S swapped with the turn-up AS: the trump nine is turned up, its place public.
+TV4_NINE_TURNED_UP = "9C JC QC AS KD QD TH 9H JD AC TC KS 9S AH TD QS KH 9D JS AD KC QH JH TS"
+
+
+@pytest.mark.parametrize(
+    ("pack", "where"), [(TV4_NINE_IN_STOCK, "in the stock"), (TV4, "with the closer")]
+)
+def test_the_close_offers_the_exchange_whenever_the_nine_is_unseen(pack: str, where: str) -> None:
+    """§16.9: the step reveals nothing, so it is asked whether or not the non-closer holds the
+    nine; without it, declining is all he may do."""
+    t = Table(pack, exchange_on_opponent_close=True)
+    t.trick(N, "JC", "AC")
+    t.do(D, CLOSE)
+    assert t.s.phase == "close_exchange" and RULES.to_act(t.s) == RULES.may_act(t.s) == (N,)
+    assert t.legal(N) == [DECLINE] and t.legal(D) == []
+    t.refused(N, EXCHANGE, Reason.NO_TRUMP_NINE)
+    t.refused(D, DECLINE, Reason.NOT_YOUR_TURN)
+    assert RULES.timeout_move(t.s, N) == DECLINE
+    (declined,) = t.do(N, DECLINE)
+    assert declined == Called(N, "decline") and t.s.phase == "lead" and t.s.leader == D
+
+
+def test_the_close_skips_the_exchange_when_the_nine_is_turned_up() -> None:
+    t = Table(TV4_NINE_TURNED_UP, exchange_on_opponent_close=True)
+    t.trick(N, "JC", "AC")
+    t.do(D, CLOSE)
+    assert t.s.phase == "lead" and RULES.to_act(t.s) == (D,)
+
+
+def test_the_close_skips_the_exchange_when_the_nine_was_exchanged() -> None:
+    t = Table(TV4, exchange_on_opponent_close=True)  # D holds 9S
+    t.trick(N, "JC", "AC")
+    t.do(D, EXCHANGE)  # any_time: after his won trick, before drawing
+    t.do(D, CLOSE)
+    assert t.s.phase == "lead" and RULES.to_act(t.s) == (D,)
+
+
+def test_a_timeout_declines_only_at_the_close_exchange() -> None:
+    t = Table(TV4_N_NINE, exchange_on_opponent_close=True)
+    assert RULES.timeout_move(t.s, N) is None  # elsewhere the service's policy chooses
+    t.trick(N, "JC", "AC")
+    t.do(D, CLOSE)
+    assert EXCHANGE in t.legal(N) and RULES.timeout_move(t.s, N) == DECLINE
+
+
 def test_close_exchange_ignores_exchange_min_stock() -> None:
     # §16.3: the exchange at the opponent's close ignores exchange_min_stock. D holds the trump
     # nine (9H) and has tricks, but with exchange_min_stock = 4 the ordinary exchange is gone
@@ -796,9 +843,26 @@ def test_any_time_exchange_out_of_turn_between_tricks() -> None:
     # D leads KD, N wins with TD: D, not on lead, may exchange before N's lead and before draw.
     t.trick(D, "KD", "TD")
     assert t.s.phase == "post_trick" and EXCHANGE in t.legal(D)
-    assert RULES.may_act(t.s) == (0, 1) and RULES.to_act(t.s) == (N,)  # D's exchange is optional
+    # D may claim (public, between_tricks) and exchange (his own): optional, never waited for
+    assert RULES.may_act(t.s) == RULES.movers(t.s) == (0, 1) and RULES.to_act(t.s) == (N,)
     t.do(N, DRAW)
     assert EXCHANGE in t.legal(D)
+
+
+def test_an_exchange_out_of_turn_is_told_to_its_seat_alone() -> None:
+    """§16.9: may_act is public, so the nine's holder is not listed for his exchange; his own
+    legal moves tell him of it (``movers`` lists him, for the service)."""
+    t = tv4_after_trick_1(claim_window="after_own_trick_or_marriage")
+    t.trick(D, "KD", "TD")  # N wins; D holds the trump nine 9S and has won trick 1
+    assert EXCHANGE in t.legal(D) and CLAIM not in t.legal(D)
+    assert RULES.to_act(t.s) == RULES.may_act(t.s) == (N,)
+    assert RULES.movers(t.s) == (D, N)
+    for viewer in (None, D, N):
+        view = RULES.view(t.s, viewer)
+        assert view.may_act == (N,) and view.to_act == (N,)
+    assert EXCHANGE in RULES.view(t.s, D).legal_moves
+    t.do(D, EXCHANGE)  # made out of turn, as before
+    assert t.s.turn_up == C.parse("9S")
 
 
 def test_before_own_lead_lists_the_non_leader_only_when_he_can_act() -> None:

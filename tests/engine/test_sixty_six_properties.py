@@ -99,7 +99,7 @@ def playout(options: dict[str, object], seed: bytes, rng: random.Random) -> Iter
         if state.finished:
             return
         choices = [
-            (seat, m) for seat in RULES.may_act(state) for m in RULES.legal_moves(state, seat)
+            (seat, m) for seat in RULES.movers(state) for m in RULES.legal_moves(state, seat)
         ]
         for kind, keep in ((Claim, 0.1), (CloseStock, 0.2)):
             others = [(seat, m) for seat, m in choices if not isinstance(m, kind)]
@@ -239,7 +239,7 @@ def check_invariants(s: SixtySixState, ledger: DealLedger) -> None:
         assert sizes[0] == sizes[1]
     if s.closer is None and s.turn_up_in_stock:
         assert (len(s.stock) + 1) % 2 == 0 and s.stock, "an open stock holds an even count"
-    acting = set(RULES.may_act(s))
+    acting = set(RULES.movers(s))
     assert set(RULES.to_act(s)) <= acting
     for seat in (0, 1):
         assert (len(RULES.legal_moves(s, seat)) > 0) == (seat in acting)
@@ -294,7 +294,7 @@ def test_the_plain_uniform_bot_also_finishes() -> None:
         for _ in range(5_000):
             if state.finished:
                 break
-            seat = rng.choice(RULES.may_act(state))
+            seat = rng.choice(RULES.movers(state))
             legal = RULES.legal_moves(state, seat)
             state, _ = RULES.apply(state, seat, legal[rng.randrange(len(legal))])
         assert state.finished

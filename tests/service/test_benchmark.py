@@ -170,9 +170,14 @@ def test_the_cluster_client_benchmark_measures_both_clients(redis_cluster_url: s
 def test_the_clock_benchmark_measures_each_firing_from_its_deadline(
     request: pytest.FixtureRequest,
 ) -> None:
-    """Two replicas on one Redis, a handful of games: every clock fires, none early."""
+    """Two replicas on one Redis, a handful of games: every clock fires, none early; once the
+    games have ended, none of them is left in the deadline index."""
     url = request.getfixturevalue("redis_url")
     with _server_process(url) as (first, _, _), _server_process(url) as (second, _, _):
-        result = asyncio.run(measure_clocks([first, second], games=6, move_ms=400))
+        result = asyncio.run(measure_clocks([first, second], games=6, move_ms=400, redis_url=url))
     assert result["fired"] + result["skipped"] == 6 and result["fired"] >= 1
     assert result["early"] == 0 and 0 <= result["p50_ms"] <= result["p99_ms"] <= result["max_ms"]
+    # Each running game: its clock's entry and its idle one (the index is the session's).
+    # Once ended, at most the stale hints of lost races, and none once those came due.
+    assert result["index_running"] >= 12 and result["index_ended_games"] <= 6
+    assert result["index_settled_games"] == 0

@@ -294,10 +294,11 @@ def test_a_request_id_belongs_to_the_seat_that_used_it(client: Client) -> None:
 
 def test_moves_after_a_resignation_are_refused(client: Client) -> None:
     table = client.table("counterpoint")
+    # A move that was legal before: an ended game's view offers none (issue 25).
+    move = client.get(table.game_id, table.tokens[0]).view.legal_moves[0]
     client.stub.LeaveGame(
         pb.LeaveGameRequest(game_id=table.game_id), metadata=auth(table.tokens[1])
     )
-    move = client.get(table.game_id, table.tokens[0]).view.legal_moves[0]
     before = everything(client, table)
     code, reason, _ = rejected(lambda: client.move(table.game_id, table.tokens[0], move, 1))
     assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "GAME_ABANDONED")

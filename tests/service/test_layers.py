@@ -58,6 +58,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
         "service.web",
         "service.web.adapter",
         "service.web.codecs",
+        "service.web.guard",
         "service.web.app",
         "service.web.server",
         "service.server",

@@ -168,6 +168,115 @@ def test_idleness_is_indexed_when_the_table_fills_and_watched_again(
     run(body)
 
 
+@pytest.mark.parametrize("ending", [FINISHED, ABANDONED])
+def test_a_game_leaves_the_deadline_index_in_the_step_that_ends_it(
+    run: Callable[[Body], None], ending: str
+) -> None:
+    async def body(store: GameStore) -> None:
+        record = new_record()
+        await store.create(record, OPENING)
+        # Each join says what it would write if it filled the table (a store may index it
+        # before it knows): the clock's first deadline and the idle deadline.
+        first = Timing({"seats": [[5, 1000, 0], [5, None, 0]]}, 1000)
+        await store.take_seat(record.game_id, 0, SeatRecord("a", "a"), Filled(900, first, 5000))
+        await store.take_seat(record.game_id, 1, SeatRecord("b", "b"), Filled(950, first, 5050))
+        await store.commit(record.game_id, timed(0, 2000))
+        mine = [d for d in await store.due(10**13, 10_000) if d.game_id == record.game_id]
+        assert [d.deadline_ms for d in mine if d.kind == IDLE] == [5050]
+        assert 2000 in [d.deadline_ms for d in mine if d.kind != IDLE]
+        ends = dataclasses.replace(timed(1, None), status=ending)
+        await store.commit(record.game_id, ends)
+        assert await due_here(store, record.game_id, 10**13) == []
+
+    run(body)
+
+
+def test_a_game_has_one_idle_entry_and_it_only_moves_later(run: Callable[[Body], None]) -> None:
+    async def body(store: GameStore) -> None:
+        record = new_record(seats=3)
+        await store.create(record, OPENING)
+        for seat, idle_at in enumerate((5000, 5100, 5200)):
+            claim = SeatRecord(f"s{seat}", f"s{seat}")
+            await store.take_seat(record.game_id, seat, claim, Filled(10, None, idle_at))
+
+        async def idle(now: int) -> list[tuple[str, int]]:
+            return [
+                (d.kind, d.deadline_ms)
+                for d in await store.due(now, 10_000)
+                if d.game_id == record.game_id
+            ]
+
+        assert await idle(10**13) == [(IDLE, 5200)]  # the join that filled the table
+        await store.watch_idle(record.game_id, 4000)  # an earlier deadline never wins
+        assert await idle(10**13) == [(IDLE, 5200)]
+
+    run(body)
+
+
+def test_a_take_that_leaves_a_seat_open_indexes_nothing(run: Callable[[Body], None]) -> None:
+    """So an open game that expires before its table fills leaves nothing in the index."""
+
+    async def body(store: GameStore) -> None:
+        record = new_record(seats=3)
+        await store.create(record, OPENING)
+        first = Timing({"seats": [[5, 1000, 0], [5, None, 0], [5, None, 0]]}, 1000)
+        for seat in (0, 1):
+            claim = SeatRecord(f"s{seat}", f"s{seat}")
+            assert await store.take_seat(record.game_id, seat, claim, Filled(10, first, 5000))
+        assert not await store.take_seat(
+            record.game_id, 1, SeatRecord("x", "x"), Filled(10, first, 5000)
+        )
+        assert await due_here(store, record.game_id, 10**13) == []
+        assert await store.take_seat(
+            record.game_id, 2, SeatRecord("c", "c"), Filled(20, first, 6000)
+        )
+        assert sorted(await due_here(store, record.game_id, 10**13)) == [1000, 6000]
+        assert (await store.load(record.game_id)).timing == first
+
+    run(body)
+
+
+def test_an_idle_entry_moved_on_by_a_sweeper_is_not_indexed_again_once_the_game_ended(
+    run: Callable[[Body], None],
+) -> None:
+    async def body(store: GameStore) -> None:
+        record = new_record()
+        await store.create(record, OPENING)
+        for seat in (0, 1):
+            claim = SeatRecord(f"s{seat}", f"s{seat}")
+            await store.take_seat(record.game_id, seat, claim, Filled(10, None, 5000))
+        (entry,) = [d for d in await store.due(5000, 10_000) if d.game_id == record.game_id]
+        # A sweeper saw the game move on (later deadline 9000); before it says so, the game
+        # ends on another replica.
+        await store.commit(record.game_id, dataclasses.replace(step(0), status=FINISHED))
+        await store.done(entry, 9000)
+        assert await due_here(store, record.game_id, 10**13) == []
+
+    run(body)
+
+
+def test_a_handled_idle_entry_moves_to_the_later_deadline_it_is_given(
+    run: Callable[[Body], None],
+) -> None:
+    async def body(store: GameStore) -> None:
+        record = new_record()
+        await store.create(record, OPENING)
+        for seat in (0, 1):
+            claim = SeatRecord(f"s{seat}", f"s{seat}")
+            await store.take_seat(record.game_id, seat, claim, Filled(10, None, 5000))
+        (entry,) = [d for d in await store.due(5000, 10_000) if d.game_id == record.game_id]
+        await store.done(entry, 9000)
+        await store.done(entry, 9000)  # a second sweeper that saw the same: the same outcome
+        assert await due_here(store, record.game_id, 10**13) == [9000]
+        await store.done(entry)  # a stale handle (5000) drops nothing
+        assert await due_here(store, record.game_id, 10**13) == [9000]
+        (moved,) = [d for d in await store.due(9000, 10_000) if d.game_id == record.game_id]
+        await store.done(moved)
+        assert await due_here(store, record.game_id, 10**13) == []
+
+    run(body)
+
+
 def test_presence_is_kept_per_seat(run: Callable[[Body], None]) -> None:
     async def body(store: GameStore) -> None:
         record = new_record()

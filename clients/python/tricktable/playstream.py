@@ -131,9 +131,17 @@ class PlayState:
         view = self.view
         if view is None or view.version <= self._spent or view.version < since:
             return False
-        # A turn is a view at which the seat may act: must (to_act) or is offered an optional
-        # move (may_act, which holds to_act too; empty from a server older than may_act).
-        return view.view.finished or self.seat in (view.view.may_act or view.view.to_act)
+        # A turn is a view at which the seat may act: it must (to_act), or it is offered an
+        # optional move: one whose legality is public (may_act, which holds to_act too; empty
+        # from a server older than may_act) or one only it can know of (an exchange of the
+        # trump nine it holds), which only its own legal moves tell.
+        v = view.view
+        return (
+            v.finished
+            or self.seat in (v.may_act or v.to_act)
+            or bool(v.legal_moves)
+            or v.HasField("lay_aside_choice")
+        )
 
     def _ask(self, move: moves_pb2.Move, expected_version: int, request_id: str) -> pb.PlayRequest:
         request = pb.PlayRequest(

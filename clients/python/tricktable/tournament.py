@@ -62,7 +62,7 @@ import itertools
 import json
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -346,6 +346,21 @@ def seat_count(client: Client, game: str) -> int:
     return offered[game]
 
 
+class TournamentInterrupted(Exception):
+    """Ctrl-C (KeyboardInterrupt) stopped the tournament: ``result`` holds the games that had
+    finished (its standings are theirs alone); ``unfinished`` games were being played and were
+    left as they were (their threads end as the client's channel closes)."""
+
+    def __init__(self, result: TournamentResult, scheduled: int, unfinished: int) -> None:
+        super().__init__(
+            f"interrupted: {len(result.games)} of {scheduled} games finished, "
+            f"{unfinished} left unfinished"
+        )
+        self.result = result
+        self.scheduled = scheduled
+        self.unfinished = unfinished
+
+
 def run_tournament(
     client: Client,
     config: TournamentConfig,
@@ -357,7 +372,8 @@ def run_tournament(
     """Play the whole tournament through ``client``, ``parallel`` games at a time (threads
     sharing the client's channel). ``on_schedule`` is told the games before play starts and
     ``on_game`` each game as it ends (in the calling thread). The first failing game stops the
-    tournament: games not yet started are cancelled and its error is raised."""
+    tournament: games not yet started are cancelled and its error is raised. Ctrl-C while the
+    games are played raises :class:`TournamentInterrupted` at once, with the finished games."""
     if parallel < 1:
         raise ValueError("parallel must be at least 1")
     seats = seat_count(client, config.game)
@@ -373,15 +389,31 @@ def run_tournament(
         on_schedule(games)
     records: list[GameRecord] = []
     pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="tournament")
+    futures: list[Future[GameRecord]] = []
+    wait = True
     try:
         futures = [pool.submit(play_scheduled, client, config, game) for game in games]
         for future in as_completed(futures):
             records.append(future.result())  # a failed game raises its error here
             if on_game is not None:
                 on_game(records[-1])
+    except KeyboardInterrupt:
+        # Not waiting for the games in play (a game can take minutes): the caller closes the
+        # client, which ends their calls. Games that finished meanwhile still count.
+        wait = False
+        pool.shutdown(wait=False, cancel_futures=True)
+        counted = {r.number for r in records}
+        for future in futures:
+            ended = future.done() and not future.cancelled() and future.exception() is None
+            if ended and future.result().number not in counted:
+                records.append(future.result())
+        unfinished = sum(1 for f in futures if not f.done())
+        records.sort(key=lambda r: r.number)
+        partial = TournamentResult(config, seats, records, standings(config.entrants, records))
+        raise TournamentInterrupted(partial, len(games), unfinished) from None
     finally:
-        # On an error (or Ctrl-C) the games not yet started are dropped; those playing finish.
-        pool.shutdown(wait=True, cancel_futures=True)
+        # On an error the games not yet started are dropped; those playing finish.
+        pool.shutdown(wait=wait, cancel_futures=True)
     records.sort(key=lambda r: r.number)
     return TournamentResult(config, seats, records, standings(config.entrants, records))
 

@@ -176,8 +176,10 @@ class BotRunner:
 
     def _act(self, position: _Position) -> _Position:
         """Move while this seat may act and the bot has something to play: the moves the game
-        waits on (``to_act``) and, when the bot wants them, optional ones (``may_act``)."""
-        while not position.over and self.seat.seat in _acting(position.view):
+        waits on (``to_act``) and, when the bot wants them, optional ones. The seat's own legal
+        moves say when it may act: ``may_act`` is public and so does not list an optional move
+        that only this seat can know of (an exchange of the trump nine it holds)."""
+        while not position.over:
             legal = legal_moves(position.view)
             if not legal:
                 break
@@ -233,11 +235,6 @@ class BotRunner:
                 raise
             self.timeouts += 1
             return self.fallback(view, legal)
-
-
-def _acting(view: View) -> Sequence[int]:
-    """The seats that may act now (a server older than ``may_act`` lists them in ``to_act``)."""
-    return view.may_act or view.to_act
 
 
 def _position(state: pb.GetGameResponse) -> _Position:
@@ -313,7 +310,7 @@ def play_seats(seats: Sequence[Seat], bots: Sequence[Bot], max_moves: int = 100_
         while moves < max_moves:
             if view.finished or not view.to_act:
                 return GameResult(game_id, client.get(game_id), moves)
-            for number in sorted(_acting(view)):
+            for number in _acting(view, plays, version):
                 turn = plays[number].turn(since=version)
                 legal = legal_moves(turn.view)
                 move = bots[number](turn.view, legal) if legal else None
@@ -328,6 +325,18 @@ def play_seats(seats: Sequence[Seat], bots: Sequence[Bot], max_moves: int = 100_
             else:
                 raise Stalled(f"game {game_id}: seats {list(view.to_act)} all let it pass")
     raise Stalled(f"game {game_id} did not end within {max_moves} moves")
+
+
+def _acting(view: View, plays: Sequence[PlayStream], version: int) -> list[int]:
+    """The seats that may act at ``version``: the public list (``may_act``; ``to_act`` from a
+    server older than it), and a seat whose stream brought it a view there with legal moves,
+    an optional move that only it can know of (an exchange of the trump nine it holds)."""
+    acting = set(view.may_act or view.to_act)
+    for number, play in enumerate(plays):
+        mine = play.view
+        if mine is not None and mine.version == version and legal_moves(mine.view):
+            acting.add(number)
+    return sorted(acting)
 
 
 def _public_at(plays: Sequence[PlayStream], version: int) -> View | None:
@@ -370,7 +379,9 @@ def play_clocked_seats(
     while moves < max_moves:
         if is_over(state):
             return GameResult(game_id, client.get(game_id), moves)
-        asked = {n: seats[n].get(compact_lay_aside=True) for n in sorted(_acting(state.view))}
+        # Every seat is asked for its view: may_act is public and does not list an optional
+        # move only its seat can know of (an exchange of the trump nine it holds).
+        asked = {n: seat.get(compact_lay_aside=True) for n, seat in enumerate(seats)}
         if any(s.game.version != state.game.version for s in asked.values()):
             state = client.get(game_id)  # the game moved on meanwhile (the clock)
             continue

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -24,6 +25,7 @@ from tricktable.errors import TricktableError
 from tricktable.tournament import (
     Entrant,
     TournamentConfig,
+    TournamentInterrupted,
     check_entrants,
     print_standings,
     progress_bar,
@@ -92,7 +94,19 @@ def register(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
+#: The exit status of a command stopped by Ctrl-C (SIGINT), as shells report it: 128 + 2.
+INTERRUPTED = 130
+
+
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except KeyboardInterrupt:  # before the games began, or while the results were written
+        print("tricktable tournament: interrupted", file=sys.stderr, flush=True)
+        return INTERRUPTED
+
+
+def _run(args: argparse.Namespace) -> int:
     raw = parse_options(args.option)
     try:
         entrants = tuple(Entrant.parse(text) for text in args.entrant or DEFAULT_ENTRANTS)
@@ -113,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
     if args.parallel < 1:
         raise SystemExit("tricktable: --parallel must be at least 1")
     tls = tls_options(args) if args.address else {}  # a server started here is plaintext
+    stopped: TournamentInterrupted | None = None
     with _server(args.address) as address, Client(address, timeout_s=30.0, **tls) as client:
         try:
             config = replace(config, options=_options(client, args.game, raw))
@@ -130,10 +145,14 @@ def run(args: argparse.Namespace) -> int:
                     on_schedule=hooks.on_schedule,
                     on_game=hooks.on_game,
                 )
+        except TournamentInterrupted as interrupted:  # told below, once the client is closed
+            stopped = interrupted
         except ValueError as error:  # a bad entrant spec, a game the server does not offer
             raise SystemExit(f"tricktable: {error}") from None
         except (TricktableError, BotError, Stalled) as error:  # the server, or a bot, failed
             raise SystemExit(f"tricktable: {error}") from None
+    if stopped is not None:
+        return _interrupted(stopped)
     print_standings(result)
     if args.json:
         result.write_json(args.json)
@@ -142,6 +161,23 @@ def run(args: argparse.Namespace) -> int:
     if args.games_csv:
         result.write_games_csv(args.games_csv)
     return 0
+
+
+def _interrupted(stopped: TournamentInterrupted) -> int:
+    """Say what finished: the finished games' standings (an incomplete schedule, so not every
+    table was played in every seat), and that no file was written."""
+    finished = len(stopped.result.games)
+    print(
+        f"tricktable tournament: interrupted: {finished} of {stopped.scheduled} games finished"
+        + (f", {stopped.unfinished} in play left unfinished" if stopped.unfinished else "")
+        + "; no files written",
+        file=sys.stderr,
+        flush=True,
+    )
+    if finished:
+        print("Standings of the finished games only (the schedule is incomplete):", flush=True)
+        print_standings(stopped.result)
+    return INTERRUPTED
 
 
 def _seconds(text: str) -> float:

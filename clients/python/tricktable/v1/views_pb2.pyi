@@ -91,9 +91,11 @@ class View(_message.Message):
     def turn_up(self) -> _cards_pb2.Card: ...
     @_builtins.property
     def may_act(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Every seat with a legal move now: to_act, and the seats offered only optional moves (a
-        Sixty-Six claim or trump exchange while the other seat leads). Those optional moves run no
-        clock and the game does not wait for them.
+        """The seats that may act now, the same for every viewer: to_act, and the seats offered
+        optional moves whose legality is public (a Sixty-Six claim between tricks). Those run no
+        clock and the game does not wait for them. Public, so it never depends on a hidden card:
+        an optional move only its seat can know of (exchanging the trump nine it holds) is not
+        listed here; that seat finds it among its own legal_moves.
         """
 
     @_builtins.property

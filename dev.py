@@ -21,7 +21,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 STAMP = VENV / ".tricktable-installed"
-INPUTS = ("pyproject.toml", "requirements.lock", "dev.py", "clients/python/pyproject.toml")
+INPUTS = (
+    "pyproject.toml",
+    "requirements.lock",
+    "dev.py",
+    "clients/python/pyproject.toml",
+    "engine/pyproject.toml",
+)
 
 
 def _bin(name: str) -> Path:
@@ -45,6 +51,14 @@ def ensure_venv() -> None:
     print("dev.py: installing pinned dependencies (requirements.lock)", file=sys.stderr)
     pip = [str(_bin("python")), "-m", "pip", "--disable-pip-version-check", "-q"]
     subprocess.run([*pip, "install", "-c", "requirements.lock", "pip"], cwd=ROOT, check=True)
+    # The rules engine (engine/, imported as `engine`) is a distribution of its own, so that a bot
+    # installs it alone; the server depends on it. Its folder is the package itself, where
+    # "compat" mode (below) would put engine/ on sys.path (`engine.core` importable as `core`,
+    # `engine` not at all), so it gets setuptools' default editable mode: a finder mapping the
+    # name `engine` onto the folder. Installed first, it is what the server's dependency finds.
+    subprocess.run(
+        [*pip, "install", "-c", "requirements.lock", "-e", "engine"], cwd=ROOT, check=True
+    )
     # "compat" editable mode puts the repo root on sys.path (a .pth file), so packages added
     # later are importable without reinstalling.
     # The client (clients/python: the protocol, the SDK and the `tricktable` command) is a

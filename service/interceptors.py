@@ -95,15 +95,23 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
             async def unary(raw: bytes, context: grpc.aio.ServicerContext) -> Any:
                 structlog.contextvars.clear_contextvars()
+                place = None
                 try:
                     if limits is not None:  # before decoding: a flood costs the least
-                        limits.admit(method, context.peer(), context.invocation_metadata())
+                        peer, metadata = context.peer(), context.invocation_metadata()
+                        # Its place first: a client's calls, refused ones too, come one after
+                        # another, behind its own (service.limits).
+                        place = await limits.in_progress(method, peer, metadata)
+                        limits.admit(method, peer, metadata)
                     response = await inner_unary(decode(raw), context)
                 except grpc.aio.AbortError:
                     metrics.rpc_handled(method, _own_code(context))
                     raise  # a handler (health checking) already chose its status
                 except Exception as exc:  # the one place errors become statuses
                     await _abort(context, method, exc, metrics)
+                finally:
+                    if place is not None:
+                        place.leave()
                 metrics.rpc_handled(method, "OK")
                 return response
 

@@ -1,21 +1,44 @@
-"""Limits that protect a public replica from one client: call rates, open games, open streams,
-idle connections. Each has a protective default and a ``serve`` flag (:data:`FLAGS`).
+"""Limits that protect a public replica from one client: call rates, calls in progress, open
+games, open streams, idle connections. Each has a protective default and a ``serve`` flag
+(:data:`FLAGS`).
 
 - Calls per second, as token buckets (a rate and a burst), per client address on CreateGame,
   JoinGame, SubmitMove and StreamEvents, and per seat token on SubmitMove and StreamEvents
-  (a seat's token is the client, whatever addresses it comes from).
-- Open games per address: games it created whose seats are not all taken. Counted on this
-  replica; when the count is reached, the games are re-read from the store, so a game that
-  filled or ended on any replica no longer counts.
-- Open event streams per connection and per replica.
+  (a seat's token is the client, whatever addresses it comes from). A refusal's RetryInfo is
+  the time until the bucket is full again: a client that spent its burst waits for it, rather
+  than retrying every few milliseconds at the edge of the rate.
+- Calls in progress per client address and per seat token (unary calls of the game service):
+  past the cap a call waits for a place behind its own client's calls, first come first served,
+  so a client's flood queues behind itself instead of in front of everyone else's moves; past
+  ``queued_calls`` waiting, it is refused. The place is taken before the rates are asked: a
+  client whose calls are refused by a rate gets its refusals one place at a time too, rather
+  than spinning through them as fast as the server can answer. A call that holds for other
+  players (a ``wait_for_turn`` or ``after_version`` wait) gives its place up while it holds
+  (:func:`holding`): a table's seats holding for each other from one address never fill its
+  places.
+- Open games per address: games it created whose seats are not all taken. A create reserves its
+  place before it awaits the store and gives it back if it fails, so creates racing each other
+  never pass the cap; when the count is reached, the games are re-read from the store (one
+  re-read shared by the creates that meet it), so a game that filled or ended on any replica no
+  longer counts.
+- Open event streams per connection and per process.
 - Connections (grpc options): keepalive pings, and a connection with no call for
   ``max_connection_idle`` seconds, or older than ``max_connection_age``, is closed (GOAWAY:
   clients reconnect by themselves).
 
-A refusal is RESOURCE_EXHAUSTED with ErrorInfo reason ``RATE_LIMITED``, ``TOO_MANY_OPEN_GAMES``
-or ``TOO_MANY_STREAMS`` and a ``google.rpc.RetryInfo`` saying when to try again. Limits are per
-replica: N replicas admit up to N times as much, which is what a load balancer spreading one
-client over them means.
+A refusal is RESOURCE_EXHAUSTED with ErrorInfo reason ``RATE_LIMITED``, ``TOO_MANY_CALLS``,
+``TOO_MANY_OPEN_GAMES`` or ``TOO_MANY_STREAMS`` and a ``google.rpc.RetryInfo`` saying when to try
+again.
+
+Every limit is per server process, and none is promised across replicas (deploy/README.md): N
+replicas (or ``serve --workers N``) admit up to N times as much, which is what a load balancer
+spreading one client over them means. That is what they protect: the rates, the calls in
+progress and the streams guard one process's event loop and memory, which another process's
+counts say nothing about; and the open games are a bound on what one client can make a replica
+keep for it, where a count across replicas would cost every create a store round trip and a
+shared key per address. Being per process, each check and its record happen in one step of the
+event loop, with no await between them (both doors run on the one loop), so concurrent calls
+cannot both pass a check that only one of them fits.
 
 The defaults are generous for people, bots and tournaments (a tournament's bots all come from
 one address), and stop a flood: a burst of 2,000 CreateGame calls from one address meets them
@@ -25,10 +48,13 @@ after about 300.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import time
 from collections import OrderedDict, defaultdict, deque
 from collections.abc import Awaitable, Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass, field, fields, replace
+from types import TracebackType
 from typing import Any
 
 from service.auth import bearer_token, token_hash
@@ -72,6 +98,9 @@ class LimitsConfig:
     seat_submit_move: Rate = Rate(500, 1000)  # per seat token
     stream_events: Rate = Rate(200, 2000)  # per address
     seat_stream_events: Rate = Rate(20, 100)  # per seat token
+    calls_per_address: int = 64  # unary calls in progress per address; 0: no limit
+    calls_per_seat: int = 4  # unary calls in progress per seat token; 0: no limit
+    queued_calls: int = 1000  # calls waiting for a place, per address and per seat
     open_games: int = 500  # per address; 0: no limit
     streams_per_connection: int = 1000  # 0: no limit
     streams_per_replica: int = 20_000  # 0: no limit
@@ -109,6 +138,9 @@ FLAGS: tuple[tuple[str, str, str], ...] = (
     ("seat_submit_move", "--limit-seat-submit-move", "SubmitMove calls per second per seat"),
     ("stream_events", "--limit-stream-events", "StreamEvents calls per second per address"),
     ("seat_stream_events", "--limit-seat-stream-events", "StreamEvents calls per second per seat"),
+    ("calls_per_address", "--limit-calls-per-address", "calls in progress per client address"),
+    ("calls_per_seat", "--limit-calls-per-seat", "calls in progress per seat token"),
+    ("queued_calls", "--limit-queued-calls", "calls waiting for a place per address or seat"),
     ("open_games", "--limit-open-games", "games waiting for players one address may have created"),
     ("streams_per_connection", "--limit-streams-per-connection", "open streams per connection"),
     ("streams_per_replica", "--limit-streams-per-replica", "open streams on this replica"),
@@ -121,6 +153,7 @@ FLAGS: tuple[tuple[str, str, str], ...] = (
 
 
 _NO_ZERO = {"keepalive_timeout_s", "max_connection_age_grace_s"}
+_ZERO_MEANS = {"queued_calls": "; 0: refuse rather than wait"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -140,7 +173,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         else:
             convert: Callable[[str], Any] = int if kind == "int" else float
             unit = "N" if kind == "int" else "SECONDS"
-            off = "" if name in _NO_ZERO else "; 0: off"
+            off = "" if name in _NO_ZERO else _ZERO_MEANS.get(name, "; 0: off")
             parser.add_argument(
                 flag,
                 type=convert,
@@ -165,7 +198,10 @@ class Buckets:
         self._state: OrderedDict[str, tuple[float, float]] = OrderedDict()
 
     def take(self, key: str) -> float:
-        """0 when a call is admitted (and counted), else the seconds until one would be."""
+        """0 when a call is admitted (and counted), else the seconds until the bucket is full
+        again: what a refusal's RetryInfo says. The time until one call's token is back (1/rate,
+        milliseconds at the default rates) would invite a client to retry in a tight loop that
+        spends each token as it comes; waiting for the refill gives it its whole burst back."""
         per_s, burst = self._rate.per_s, self._rate.burst
         if per_s <= 0:
             return 0.0
@@ -176,7 +212,7 @@ class Buckets:
         if tokens >= 1.0:
             tokens -= 1.0
         else:
-            wait = (1.0 - tokens) / per_s
+            wait = (burst - tokens) / per_s
         self._state[key] = (tokens, now)
         if len(self._state) > MAX_CLIENTS:
             self._state.popitem(last=False)
@@ -194,15 +230,173 @@ def address_of(peer: str) -> str:
     return kind
 
 
+class _Gate:
+    """One client's calls in progress and the calls waiting for a place, oldest first."""
+
+    __slots__ = ("running", "waiting")
+
+    def __init__(self) -> None:
+        self.running = 0
+        self.waiting: deque[asyncio.Future[None]] = deque()
+
+
+class Gates:
+    """At most ``size`` calls in progress per key (an address, a token's hash); more wait for a
+    place in the order they came, up to ``queue`` of them, and past that are refused.
+
+    A place that is given up passes straight to the oldest waiter, so a waiter is never
+    overtaken by a call that came later. Keys with nothing in progress are forgotten at once:
+    the map holds only the clients that have calls on this process."""
+
+    def __init__(self, size: int, queue: int, what: str) -> None:
+        self._size = size
+        self._queue = queue
+        self._what = what  # "from 1.2.3.4", "for this seat": the refusal's words
+        self._gates: dict[str, _Gate] = {}
+
+    def busy(self, key: str) -> int:
+        """Calls of ``key`` in progress and waiting (for tests and benchmarks)."""
+        gate = self._gates.get(key)
+        return 0 if gate is None else gate.running + len(gate.waiting)
+
+    async def enter(self, key: str, name: str) -> Callable[[], None] | None:
+        """Wait for a place (None: no limit); the function returned gives it up."""
+        if self._size <= 0:
+            return None
+        gate = self._gates.get(key)
+        if gate is None:
+            gate = self._gates[key] = _Gate()
+        if gate.running < self._size and not gate.waiting:
+            gate.running += 1  # the usual case: a place at once, nothing awaited
+            return self._leaver(key, gate)
+        if len(gate.waiting) >= self._queue:
+            raise LimitExceeded(
+                f"too many {name} calls in progress {self._what}",
+                1.0,
+                reason="TOO_MANY_CALLS",
+            )
+        place = asyncio.get_running_loop().create_future()
+        gate.waiting.append(place)
+        try:
+            await place  # set when a call in progress hands its place over
+        except asyncio.CancelledError:
+            if place.done() and not place.cancelled():
+                self._leave(key, gate)  # handed a place just as the caller went: pass it on
+            else:
+                gate.waiting.remove(place)
+                self._forget_if_idle(key, gate)
+            raise
+        return self._leaver(key, gate)
+
+    def _leaver(self, key: str, gate: _Gate) -> Callable[[], None]:
+        """The place's one way out: a second call gives nothing up (it would free another
+        call's place)."""
+        held = [True]
+
+        def leave() -> None:
+            if held[0]:
+                held[0] = False
+                self._leave(key, gate)
+
+        return leave
+
+    def _leave(self, key: str, gate: _Gate) -> None:
+        while gate.waiting:
+            place = gate.waiting.popleft()
+            if not place.done():
+                place.set_result(None)  # the place passes on: ``running`` stays the same
+                return
+        gate.running -= 1
+        self._forget_if_idle(key, gate)
+
+    def _forget_if_idle(self, key: str, gate: _Gate) -> None:
+        if gate.running == 0 and not gate.waiting and self._gates.get(key) is gate:
+            del self._gates[key]
+
+
+class CallPlace:
+    """A unary call's places among its client's calls in progress (its address', its seat's):
+    given up once, when the call ends or starts to hold for other players."""
+
+    __slots__ = ("_leaves",)
+
+    def __init__(self, leaves: list[Callable[[], None]]) -> None:
+        self._leaves = leaves
+
+    def leave(self) -> None:
+        leaves, self._leaves = self._leaves, []
+        for leave in leaves:
+            leave()
+
+
+#: The place of the call this task is serving, for :func:`holding`.
+_CURRENT_PLACE: ContextVar[CallPlace | None] = ContextVar("tricktable_call_place", default=None)
+
+
+def holding() -> None:
+    """The call being served holds now until other players move (``wait_for_turn``,
+    ``after_version``): it gives up its places among its client's calls in progress, or the
+    seats of one table, holding for each other from one address, could fill its places and
+    leave the move they wait for queued behind them. A call that is not counted: nothing."""
+    place = _CURRENT_PLACE.get()
+    if place is not None:
+        place.leave()
+
+
 @dataclass
 class _Streams:
     total: int = 0
     by_connection: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
 
+@dataclass(slots=True)
+class _OpenGames:
+    """One address' games that may still wait for players, and its creates under way."""
+
+    games: list[str] = field(default_factory=list)  # oldest first
+    reserved: int = 0  # creates admitted whose game is not made yet
+    recount: asyncio.Task[None] | None = None  # a re-read of ``games`` under way
+
+
+class GamePlace:
+    """A create's place under its address' open-games cap, taken before the game is made: the
+    game made, :meth:`created` records it; otherwise leaving the ``with`` block gives the place
+    back (a refusal, a store error, the client gone)."""
+
+    __slots__ = ("_book", "_done")
+
+    def __init__(self, book: _OpenGames | None) -> None:
+        self._book = book  # None: no cap
+        self._done = book is None
+
+    def created(self, game_id: str) -> None:
+        book = self._book
+        if book is not None and not self._done:
+            self._done = True
+            book.reserved -= 1
+            book.games.append(game_id)
+
+    def __enter__(self) -> GamePlace:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        # A create that failed after the store wrote its game (a reply lost on the way back)
+        # leaves that game uncounted: the cap is exact for what this process knows was made.
+        if self._book is not None and not self._done:
+            self._done = True
+            self._book.reserved -= 1
+
+
 class Limits:
-    """One replica's limits, shared by its doors: ``admit`` is asked before every call of the
-    game service, over native gRPC (``ErrorInterceptor``) and over the web (``ErrorsToConnect``)."""
+    """One process' limits, shared by its doors: ``admit`` is asked before every call of the
+    game service and ``in_progress`` before every unary one, over native gRPC
+    (``ErrorInterceptor``) and over the web (``ErrorsToConnect``); ``reserve_game`` before a
+    game is created."""
 
     def __init__(self, config: LimitsConfig, clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
@@ -216,10 +410,13 @@ class Limits:
             f"{SERVICE}SubmitMove": Buckets(config.seat_submit_move, clock),
             f"{SERVICE}StreamEvents": Buckets(config.seat_stream_events, clock),
         }
+        queue = config.queued_calls
+        self.address_calls = Gates(config.calls_per_address, queue, "from this address")
+        self.seat_calls = Gates(config.calls_per_seat, queue, "for this seat")
         self._streams = _Streams()
         # Games each address created that may still wait for players; the least recently
         # creating addresses are forgotten past MAX_CLIENTS, like the buckets.
-        self._open_games: OrderedDict[str, deque[str]] = OrderedDict()
+        self._open_games: OrderedDict[str, _OpenGames] = OrderedDict()
 
     def admit(
         self, method: str, peer: str, metadata: Iterable[tuple[str, str | bytes]] | None
@@ -243,6 +440,37 @@ class Limits:
         if method == f"{SERVICE}StreamEvents":
             return self._open_stream(peer)
         return None
+
+    async def in_progress(
+        self, method: str, peer: str, metadata: Iterable[tuple[str, str | bytes]] | None
+    ) -> CallPlace | None:
+        """For a unary call of the game service (before ``admit``): wait for a place among its
+        address' calls in progress and, with a seat token, its seat's; the place returned is
+        given up with ``leave()`` when the call ends (or by :func:`holding`). Streams are not
+        counted here: they are ``admit``'s (the play stream takes its seat's moves one at a
+        time)."""
+        if not method.startswith(SERVICE):
+            return None
+        name = _name(method)
+        leaves: list[Callable[[], None]] = []
+        try:
+            leave = await self.address_calls.enter(address_of(peer), name)
+            if leave is not None:
+                leaves.append(leave)
+            token = bearer_token(metadata) if self.config.calls_per_seat > 0 else None
+            if token is not None:
+                leave = await self.seat_calls.enter(token_hash(token), name)
+                if leave is not None:
+                    leaves.append(leave)
+        except BaseException:
+            for leave in leaves:
+                leave()
+            raise
+        if not leaves:
+            return None
+        place = CallPlace(leaves)
+        _CURRENT_PLACE.set(place)
+        return place
 
     def _open_stream(self, connection: str) -> Callable[[], None]:
         streams, config = self._streams, self.config
@@ -271,40 +499,62 @@ class Limits:
 
         return release
 
-    async def before_create(self, peer: str, load: Callable[[str], Awaitable[GameRecord]]) -> None:
-        """Refuse a game to an address that has ``open_games`` games waiting for players.
-        ``load`` reads a game from the store: the count is re-checked there when it is reached."""
+    async def reserve_game(
+        self, peer: str, load: Callable[[str], Awaitable[GameRecord]]
+    ) -> GamePlace:
+        """A place for one more game of this address under ``open_games``, taken now (before
+        the create awaits anything), or LimitExceeded. ``load`` reads a game from the store: at
+        the cap the address' games are re-read, once for all the creates that meet it."""
         limit = self.config.open_games
         if limit <= 0:
-            return
+            return GamePlace(None)
         address = address_of(peer)
-        games = self._open_games.get(address, deque())
-        if len(games) < limit:
-            return
-        still_open: deque[str] = deque()
-        for game_id in games:
+        book = self._open_games.pop(address, None) or _OpenGames()
+        self._open_games[address] = book  # the most recent, last
+        if len(self._open_games) > MAX_CLIENTS:
+            self._open_games.popitem(last=False)
+        if len(book.games) + book.reserved >= limit:
+            if book.recount is None:
+                book.recount = asyncio.get_running_loop().create_task(_recount(book, load))
+                # Its error reaches the creates that await it; if they have all gone, it is
+                # read here so that asyncio does not report it as never retrieved.
+                book.recount.add_done_callback(_read_error)
+            # Shielded: a create whose client goes away leaves the re-read to the others.
+            await asyncio.shield(book.recount)
+            if len(book.games) + book.reserved >= limit:
+                raise LimitExceeded(
+                    f"{address} has {len(book.games) + book.reserved} games waiting for "
+                    "players, its most",
+                    5.0,
+                    reason="TOO_MANY_OPEN_GAMES",
+                )
+        # Checked and taken in one step of the event loop: no other create between them.
+        book.reserved += 1
+        return GamePlace(book)
+
+
+async def _recount(book: _OpenGames, load: Callable[[str], Awaitable[GameRecord]]) -> None:
+    """Drop from ``book`` the games that no longer wait for players (filled, ended, expired).
+    It reads a copy: creates that finish meanwhile append to the list, and keep their place."""
+    try:
+        closed = set()
+        for game_id in list(book.games):
             try:
                 record = await load(game_id)
             except GameNotFound:
+                closed.add(game_id)
                 continue
-            if record.status == ACTIVE and not record.full:
-                still_open.append(game_id)
-        self._open_games[address] = still_open
-        if len(still_open) >= limit:
-            raise LimitExceeded(
-                f"{address} has {len(still_open)} games waiting for players, its most",
-                5.0,
-                reason="TOO_MANY_OPEN_GAMES",
-            )
+            if record.status != ACTIVE or record.full:
+                closed.add(game_id)
+        if closed:
+            book.games = [game_id for game_id in book.games if game_id not in closed]
+    finally:
+        book.recount = None
 
-    def created(self, peer: str, game_id: str) -> None:
-        if self.config.open_games > 0:
-            address = address_of(peer)
-            games = self._open_games.pop(address, None) or deque()
-            games.append(game_id)
-            self._open_games[address] = games  # the most recent, last
-            if len(self._open_games) > MAX_CLIENTS:
-                self._open_games.popitem(last=False)
+
+def _read_error(task: asyncio.Task[None]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 def _name(method: str) -> str:

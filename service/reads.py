@@ -25,7 +25,7 @@ from engine.core.rules import Rules
 from engine.core.view import View
 from engine.record import Record, Step, replay_logged
 from service import clocks as clock_rules
-from service import turns
+from service import limits, turns
 from service.clocks import SeatClockView
 from service.errors import GameNotPlayable, Unauthenticated, VersionAhead
 from service.feed import Batches, GameFeed, project, project_upto
@@ -128,6 +128,7 @@ class Reads:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
+            limits.holding()  # a held call does not keep its client's place (service.limits)
             await self._presence.touch(record.game_id, seat)
             wait = min(remaining, self._stream_wait_s)
             batches = await self._feed.after(record.game_id, record.version + 1, wait)

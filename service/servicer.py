@@ -60,15 +60,17 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             if request.HasField("time_control")
             else None
         )
-        await self._limits.before_create(context.peer(), self._games.store.load)
-        record = await self._games.create_game(
-            request.game_type,
-            options,
-            request.seed or None,
-            time_control=clock,
-            bot_seats=dict(request.bot_seats),
-        )
-        self._limits.created(context.peer(), record.game_id)
+        # The open-games place is taken before the create awaits anything, and given back if
+        # it fails: racing creates cannot pass the cap together.
+        with await self._limits.reserve_game(context.peer(), self._games.store.load) as place:
+            record = await self._games.create_game(
+                request.game_type,
+                options,
+                request.seed or None,
+                time_control=clock,
+                bot_seats=dict(request.bot_seats),
+            )
+            place.created(record.game_id)
         return pb.CreateGameResponse(game=convert.summary_to_proto(record))
 
     async def ListGames(

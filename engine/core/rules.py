@@ -20,6 +20,7 @@ test holds every game to that), and an effect may assume legality.
 
 from __future__ import annotations
 
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from engine.core.cards import cards_of
 from engine.core.chance import Chance
 from engine.core.errors import IllegalMove, InvalidMove, Reason, UnknownGame
 from engine.core.events import DealScored, DealStarted, Event, GameOver, Viewer
+from engine.core.information import InformationSet
 from engine.core.laying_aside import LayAsideChoices
 from engine.core.memo import Memo
 from engine.core.moves import Move
@@ -409,6 +411,30 @@ class Rules(ABC, Generic[S]):
         """An event as ``viewer`` may see it."""
         projected: Event = event.visible_to(viewer)
         return projected
+
+    # -- information sets (engine.core.information) ------------------------------------------
+
+    @abstractmethod
+    def information_set(self, state: S, seat: int) -> InformationSet:
+        """What ``seat`` knows of the game now, and nothing it may not know."""
+
+    @abstractmethod
+    def information_set_from(
+        self, view: View, events: Sequence[Event], options: Mapping[str, object] | Any = None
+    ) -> InformationSet:
+        """The information set of ``view``'s seat, built from what a client receives: its view
+        now, its projected events since the deal began (``project(event, seat)`` of each, from
+        the deal's ``DealStarted`` on; earlier events are ignored, except that a deal dealt from
+        the last deal's cards without a shuffle, a Nominations double hand or gathered pack,
+        needs the last deal's too) and the game's options (a view does not carry them: a
+        mapping, or an options object of this game). Equal to ``information_set(state, seat)``
+        of the state the view was made from."""
+
+    @abstractmethod
+    def sample_state(self, info: InformationSet, rng: random.Random) -> S:
+        """A complete state consistent with ``info``, every consistent deal equally likely
+        (see :func:`engine.core.information.deal_hidden`). Its chance is freshly seeded from
+        ``rng``, so the deals after this one are new ones."""
 
     def outcome(self, state: S) -> Outcome | None:
         """Final totals and winners once the game is over, else None."""

@@ -10,10 +10,11 @@ rank wins whatever its suit. Your error is your opponent's gain; accuracy earns 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Final
+from typing import Any, Final
 
 from engine.core import cards as C
 from engine.core.cards import SUIT_MASK
@@ -26,6 +27,17 @@ from engine.core.events import (
     Viewer,
     card_played,
 )
+from engine.core.information import (
+    HiddenPlace,
+    InformationSet,
+    deal_hidden,
+    match_of,
+    new_state,
+    seat_of,
+    shown_out,
+    suits_of_mask,
+    unseen_cards,
+)
 from engine.core.laying_aside import LayAsides, not_laid_aside
 from engine.core.moves import LayAside, PlayCard
 from engine.core.options import first_dealer_option, option, tie_rule_option
@@ -34,7 +46,7 @@ from engine.core.rules import BidCardReading, Rules, register, strongest_first
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
 from engine.core.tricks import play_refusal
-from engine.core.view import SeatView, TrickRows, TrickView, seat_view, trick_view
+from engine.core.view import SeatView, TrickRows, TrickView, View, seat_view, trick_view
 
 _SEATS: Final = 2
 _COMPLETED: Final = TrickRows(_SEATS)  # completed tricks' views, by history row
@@ -335,6 +347,134 @@ class Counterpoint(Rules[CounterpointState]):
 
     def detail(self, s: CounterpointState, viewer: Viewer) -> CounterpointDetail:
         return CounterpointDetail(non_dealer=1 - s.dealer, last_deal=s.last_result)
+
+    # -- information sets (engine.core.information) ------------------------------------------
+
+    def information_set(self, state: CounterpointState, seat: int) -> InformationSet:
+        s = state
+        public = CounterpointPublic(
+            last_deal=s.last_result,
+            leader=s.leader,
+            trick=tuple(s.trick),
+            history=tuple((r[0], r[1], r[2], r[3]) for r in s.history),
+            tricks_won=tuple(s.tricks_won),
+            laid=tuple(bool(a) for a in s.aside),
+            own_aside=tuple(C.cards_of(s.aside[seat])),
+        )
+        match = (s.deal_no, s.dealer, s.phase, tuple(s.scores), s.finished, tuple(s.winners))
+        hand = tuple(C.cards_of(s.hands[seat]))
+        return _information(
+            s.options, seat, match, hand, public, other_hand=C.count(s.hands[1 - seat])
+        )
+
+    def information_set_from(
+        self, view: View, events: Sequence[Event], options: Mapping[str, object] | Any = None
+    ) -> InformationSet:
+        seat = seat_of(view)
+        opts = options if type(options) is CounterpointOptions else self.options(options)
+        history = tuple((t.leader, t.winner, *t.cards) for t in view.tricks)
+        trick = view.trick.cards if view.trick is not None else ()
+        if view.trick is not None:
+            leader = view.trick.leader
+        elif history:
+            leader = history[-1][1]  # type: ignore[assignment]
+        else:
+            leader = 1 - view.dealer
+        own = view.seats[seat]
+        public = CounterpointPublic(
+            last_deal=view.detail.last_deal,
+            leader=leader,
+            trick=tuple(trick),
+            history=history,  # type: ignore[arg-type]
+            tricks_won=tuple(sv.tricks_won for sv in view.seats),
+            laid=tuple(sv.aside_count > 0 for sv in view.seats),
+            own_aside=own.aside or (),
+        )
+        hidden_hand = view.seats[1 - seat].hand_size
+        return _information(
+            opts, seat, match_of(view), own.hand or (), public, other_hand=hidden_hand
+        )
+
+    def sample_state(self, info: InformationSet, rng: random.Random) -> CounterpointState:
+        p: CounterpointPublic = info.public
+        seat, other = info.seat, 1 - info.seat
+        hand, aside = deal_hidden(info.hidden, info.unseen, rng)
+        s: CounterpointState = new_state(CounterpointState, info, rng)
+        s.last_result = p.last_deal
+        s.hands = [0, 0]
+        s.hands[seat] = C.mask_of(info.hand)
+        s.hands[other] = C.mask_of(hand)
+        s.aside = [0, 0]
+        s.aside[seat] = C.mask_of(p.own_aside)
+        s.aside[other] = C.mask_of(aside)
+        s.leader = p.leader
+        s.turn = (p.leader + len(p.trick)) % _SEATS
+        s.trick = list(p.trick)
+        s.tricks_won = list(p.tricks_won)
+        points = [0, 0]
+        for row in p.history:
+            points[row[1]] += POINTS[row[2]] + POINTS[row[3]]
+        s.points_taken = points
+        s.history = [list(row) for row in p.history]
+        return s
+
+
+@dataclass(frozen=True, slots=True)
+class CounterpointPublic:
+    """Counterpoint's part of an information set (``InformationSet.public``): the last deal's
+    result, who leads the trick on the table and its cards, this deal's completed tricks as
+    ``(leader, winner, lead card, follow card)``, each seat's tricks, whether each seat has laid
+    its bid cards aside, and the seat's own bid cards."""
+
+    last_deal: DealScored | None
+    leader: int
+    trick: tuple[int, ...]
+    history: tuple[tuple[int, int, int, int], ...]
+    tricks_won: tuple[int, ...]
+    laid: tuple[bool, ...]
+    own_aside: tuple[int, ...]
+
+
+def _information(
+    opts: CounterpointOptions,
+    seat: int,
+    match: tuple[int, int, str, tuple[int, ...], bool, tuple[int, ...]],
+    hand: tuple[int, ...],
+    public: CounterpointPublic,
+    *,
+    other_hand: int,
+) -> InformationSet:
+    """The information set from the facts both routes gather: the opponent's hand and bid
+    cards are the hidden places; a seat that did not follow the suit led holds none of it."""
+    tricks: list[tuple[int, Sequence[int]]] = [(row[0], row[2:]) for row in public.history]
+    tricks.append((public.leader, public.trick))
+    out = shown_out(tricks, _SEATS, lambda c: c >> 4)
+    other = 1 - seat
+    plays = tuple(
+        ((leader + i) % _SEATS, c) for leader, cards in tricks for i, c in enumerate(cards)
+    )
+    hidden = (
+        HiddenPlace(other, "hand", other_hand, excluded=suits_of_mask(out[other])),
+        HiddenPlace(other, "aside", BID_READING.cards if public.laid[other] else 0),
+    )
+    seen = [*hand, *public.own_aside, *(c for _, c in plays)]
+    return InformationSet(
+        game="counterpoint",
+        seat=seat,
+        options=opts,
+        deal_no=match[0],
+        dealer=match[1],
+        phase=match[2],
+        scores=match[3],
+        finished=match[4],
+        winners=match[5],
+        hand=hand,
+        plays=plays,
+        shown_out=tuple(out),
+        hidden=hidden,
+        unseen=unseen_cards(_DECK, seen),
+        public=public,
+    )
 
 
 RULES = register(Counterpoint())

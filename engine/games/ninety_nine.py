@@ -11,9 +11,10 @@ made their bid in the previous deal.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from engine.core import cards as C
 from engine.core.cards import JOKER, JOKER_BIT, SUIT_MASK
@@ -32,6 +33,18 @@ from engine.core.events import (
     card_played,
 )
 from engine.core.fields import card_field
+from engine.core.information import (
+    HiddenPlace,
+    InformationSet,
+    deal_events,
+    deal_hidden,
+    match_of,
+    new_state,
+    seat_of,
+    shown_out,
+    suits_of_mask,
+    unseen_cards,
+)
 from engine.core.laying_aside import LayAsides, not_laid_aside
 from engine.core.moves import Call, ChooseSeat, LayAside, PlayCard
 from engine.core.options import first_dealer_option, option, tie_rule_option
@@ -40,7 +53,7 @@ from engine.core.rules import BidCardReading, Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
 from engine.core.tricks import play_refusal, standard_winner
-from engine.core.view import SeatView, TrickRows, TrickView, seat_view, trick_view
+from engine.core.view import SeatView, TrickRows, TrickView, View, seat_view, trick_view
 
 _SEATS: Final = 3
 _COMPLETED: Final = TrickRows(_SEATS)  # completed tricks' views, by history row
@@ -564,6 +577,218 @@ class NinetyNine(Rules[NinetyNineState]):
             joker_as=joker_card(s),
             last_deal=s.last_result,
         )
+
+    # -- information sets (engine.core.information) ------------------------------------------
+
+    def information_set(self, state: NinetyNineState, seat: int) -> InformationSet:
+        s = state
+        public = NinetyNinePublic(
+            last_deal=s.last_result,
+            turn_up=s.turn_up,
+            trump=s.trump,
+            caller=s.caller,
+            calls=tuple(s.calls),
+            premium_seat=s.premium_seat,
+            premium=s.premium,
+            leader=s.leader,
+            trick=tuple(s.trick),
+            history=tuple(map(tuple, s.history)),
+            tricks_won=tuple(s.tricks_won),
+            own_aside=tuple(C.cards_of(s.aside[seat])),
+            aside_exposed=tuple(s.aside_exposed),
+            exposed_asides=tuple(
+                tuple(C.cards_of(a)) if shown and i != seat else None
+                for i, (a, shown) in enumerate(zip(s.aside, s.aside_exposed, strict=True))
+            ),
+            hand_exposed=s.hand_exposed,
+            exposed_hand=(
+                tuple(C.cards_of(s.hands[s.premium_seat]))
+                if s.hand_exposed and s.premium_seat is not None and s.premium_seat != seat
+                else None
+            ),
+        )
+        match = (s.deal_no, s.dealer, s.phase, tuple(s.scores), s.finished, tuple(s.winners))
+        return _information(
+            s.options,
+            seat,
+            match,
+            tuple(C.cards_of(s.hands[seat])),
+            public,
+            hand_sizes=tuple(C.count(h) for h in s.hands),
+            aside_sizes=tuple(C.count(a) for a in s.aside),
+        )
+
+    def information_set_from(
+        self, view: View, events: Sequence[Event], options: Mapping[str, object] | Any = None
+    ) -> InformationSet:
+        seat = seat_of(view)
+        opts = options if type(options) is NinetyNineOptions else self.options(options)
+        d: NinetyNineDetail = view.detail
+        history = tuple((t.leader, t.winner, *t.cards) for t in view.tricks)
+        trick = view.trick.cards if view.trick is not None else ()
+        if view.trick is not None:
+            leader = view.trick.leader
+        elif history:
+            leader = history[-1][1]  # type: ignore[assignment]
+        else:
+            leader = (view.dealer + 1) % _SEATS
+        exposed = {
+            e.seat
+            for e in deal_events(events)
+            if isinstance(e, CardsExposed) and e.what == "bid_cards"
+        }
+        own = view.seats[seat]
+        public = NinetyNinePublic(
+            last_deal=d.last_deal,
+            turn_up=view.turn_up,
+            trump=view.trump,
+            caller=d.caller,
+            calls=d.calls,
+            premium_seat=d.premium_seat,
+            premium=d.premium,
+            leader=leader,
+            trick=tuple(trick),
+            history=history,  # type: ignore[arg-type]
+            tricks_won=tuple(sv.tricks_won for sv in view.seats),
+            own_aside=own.aside or (),
+            aside_exposed=tuple(i in exposed for i in range(_SEATS)),
+            exposed_asides=tuple(
+                sv.aside if i != seat and i in exposed else None for i, sv in enumerate(view.seats)
+            ),
+            hand_exposed=d.revealer_hand_exposed,
+            exposed_hand=(
+                view.seats[d.premium_seat].hand
+                if d.revealer_hand_exposed and d.premium_seat is not None and d.premium_seat != seat
+                else None
+            ),
+        )
+        return _information(
+            opts,
+            seat,
+            match_of(view),
+            own.hand or (),
+            public,
+            hand_sizes=tuple(sv.hand_size for sv in view.seats),
+            aside_sizes=tuple(sv.aside_count for sv in view.seats),
+        )
+
+    def sample_state(self, info: InformationSet, rng: random.Random) -> NinetyNineState:
+        p: NinetyNinePublic = info.public
+        seat = info.seat
+        dealt = deal_hidden(info.hidden, info.unseen, rng)
+        s: NinetyNineState = new_state(NinetyNineState, info, rng)
+        s.last_result = p.last_deal
+        s.prev_successes = sum(1 for m in p.last_deal.made if m) if p.last_deal is not None else -1
+        s.hands = [0] * _SEATS
+        s.aside = [0] * _SEATS
+        s.hands[seat] = C.mask_of(info.hand)
+        s.aside[seat] = C.mask_of(p.own_aside)
+        for place, cards in zip(info.hidden, dealt, strict=True):
+            assert place.owner is not None
+            if place.what == "hand":
+                s.hands[place.owner] = C.mask_of(cards)
+            else:
+                s.aside[place.owner] = C.mask_of(cards)
+        s.aside_exposed = list(p.aside_exposed)
+        s.turn_up = p.turn_up
+        s.trump = p.trump
+        s.caller = p.caller
+        s.calls = list(p.calls)
+        s.premium_seat = p.premium_seat
+        s.premium = p.premium
+        s.hand_exposed = p.hand_exposed
+        s.leader = p.leader
+        s.turn = (p.leader + len(p.trick)) % _SEATS
+        s.trick = list(p.trick)
+        s.tricks_won = list(p.tricks_won)
+        s.history = [list(row) for row in p.history]
+        return s
+
+
+@dataclass(frozen=True, slots=True)
+class NinetyNinePublic:
+    """Ninety-Nine's part of an information set (``InformationSet.public``): the last deal's
+    result, the turn-up and trumps, the premium calls (whose call is due, each seat's call, the
+    standing premium), who leads the trick on the table and its cards, this deal's completed
+    tricks as ``(leader, winner, *cards)``, each seat's tricks, the seat's own bid cards, which
+    seats' bid cards lie face up (and those cards, for the other seats), and the revealer's
+    hand once it lies face up (None if not, or if it is the seat's own)."""
+
+    last_deal: DealScored | None
+    turn_up: int | None
+    trump: int | None
+    caller: int | None
+    calls: tuple[str | None, ...]
+    premium_seat: int | None
+    premium: str | None
+    leader: int
+    trick: tuple[int, ...]
+    history: tuple[tuple[int, ...], ...]
+    tricks_won: tuple[int, ...]
+    own_aside: tuple[int, ...]
+    aside_exposed: tuple[bool, ...]
+    exposed_asides: tuple[tuple[int, ...] | None, ...]
+    hand_exposed: bool
+    exposed_hand: tuple[int, ...] | None
+
+
+def _information(
+    opts: NinetyNineOptions,
+    seat: int,
+    match: tuple[int, int, str, tuple[int, ...], bool, tuple[int, ...]],
+    hand: tuple[int, ...],
+    public: NinetyNinePublic,
+    *,
+    hand_sizes: tuple[int, ...],
+    aside_sizes: tuple[int, ...],
+) -> InformationSet:
+    """The information set from the facts both routes gather. The hidden places are the other
+    seats' hands and bid cards; face-up ones are known. A seat that did not follow the suit led
+    holds none of it, nor the Joker when the Joker belongs to that suit (§3.2, §6)."""
+    turn_up = public.turn_up
+
+    def suit(c: int) -> int:
+        return (turn_up if c == JOKER and turn_up is not None else c) >> 4
+
+    tricks: list[tuple[int, Sequence[int]]] = [(row[0], row[2:]) for row in public.history]
+    tricks.append((public.leader, public.trick))
+    out = shown_out(tricks, _SEATS, suit)
+    plays = tuple(
+        ((leader + i) % _SEATS, c) for leader, cards in tricks for i, c in enumerate(cards)
+    )
+    hidden: list[HiddenPlace] = []
+    seen = [*hand, *public.own_aside, *(c for _, c in plays)]
+    if turn_up is not None:
+        seen.append(turn_up)
+    for other in range(_SEATS):
+        if other == seat:
+            continue
+        excluded = suits_of_mask(out[other])
+        if turn_up is not None and turn_up != JOKER and out[other] >> (turn_up >> 4) & 1:
+            excluded |= JOKER_BIT
+        known_hand = public.exposed_hand if other == public.premium_seat else None
+        known_aside = public.exposed_asides[other]
+        hidden.append(HiddenPlace(other, "hand", hand_sizes[other], known_hand or (), excluded))
+        hidden.append(HiddenPlace(other, "aside", aside_sizes[other], known_aside or ()))
+        seen += [*(known_hand or ()), *(known_aside or ())]
+    classic = opts.edition == "classic"
+    return InformationSet(
+        game="ninety-nine",
+        seat=seat,
+        options=opts,
+        deal_no=match[0],
+        dealer=match[1],
+        phase=match[2],
+        scores=match[3],
+        finished=match[4],
+        winners=match[5],
+        hand=hand,
+        plays=plays,
+        shown_out=tuple(out),
+        hidden=tuple(hidden),
+        unseen=unseen_cards(_CLASSIC_DECK if classic else _REVISED_DECK, seen),
+        public=public,
+    )
 
 
 RULES = register(NinetyNine())

@@ -12,10 +12,12 @@ deals.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import itertools
+import random
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final, TypeGuard
+from typing import Any, Final, TypeGuard
 
 from engine.core import cards as C
 from engine.core.cards import SUIT_MASK
@@ -25,9 +27,11 @@ from engine.core.events import (
     AuctionWon,
     BidMade,
     Called,
+    CardPlayed,
     CardsExposed,
     ContractDeclared,
     DealScored,
+    DealStarted,
     Event,
     NominationsDealResult,
     PackCut,
@@ -38,6 +42,18 @@ from engine.core.events import (
     card_played,
 )
 from engine.core.fields import card_field
+from engine.core.information import (
+    HiddenPlace,
+    InformationSet,
+    deal_events,
+    deal_hidden,
+    match_of,
+    new_state,
+    seat_of,
+    shown_out,
+    suits_of_mask,
+    unseen_cards,
+)
 from engine.core.moves import Bid, Call, Cut, DeclareContract, PlayCard
 from engine.core.options import first_dealer_option, option, tie_rule_option
 from engine.core.phases import Choice, Phase, Plays, Problem, whose_turn
@@ -45,7 +61,7 @@ from engine.core.rules import Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
 from engine.core.tricks import follow_mask, play_refusal, standard_winner
-from engine.core.view import SeatView, TrickView, seat_view, trick_view
+from engine.core.view import SeatView, TrickView, View, seat_view, trick_view
 
 _SEATS: Final = 4
 _HAND: Final = 13
@@ -200,7 +216,7 @@ class NominationsDetail:
 
 class NominationsState(GameState):
     game = "nominations"
-    schema = 2  # 2: last_result holds the DealScored event
+    schema = 3  # 2: last_result holds the DealScored event; 3: a deal keeps an unshuffled pack
     copied = ("scores", "winners", "hands", "pack", "calls", "trick", "tricks_won", "history")
 
     options: NominationsOptions
@@ -212,7 +228,12 @@ class NominationsState(GameState):
     multiplier: int
     # deal
     hands: list[int]
-    pack: list[int]  # the stacked double-hand pack while the cutter chooses (secret)
+    #: the stacked double-hand pack (secret): while the cutter chooses, and through the double
+    #: hand dealt from it (with ``depth``, its cut), for the information sets: the packets are
+    #: the last deal's hands, which each seat remembers its own of; or the gathered pack a
+    #: deal was cut from and dealt without a shuffle (§10), all of whose cards were public
+    pack: list[int]
+    depth: int
     turn: int
     # auction
     calls: list[str]  # labels, clockwise from the dealer's left
@@ -581,11 +602,20 @@ class Nominations(Rules[NominationsState]):
         s.deal_no = 1
         self.deal(s, s.chance.shuffled("pack:1", _DECK), [])
 
-    def deal(self, s: NominationsState, pack: Sequence[int], events: list[Event]) -> None:
-        """Deal deal number ``s.deal_no`` from ``pack`` and open its auction."""
+    def deal(
+        self,
+        s: NominationsState,
+        pack: Sequence[int],
+        events: list[Event],
+        stacked: Sequence[int] = (),
+        depth: int = 0,
+    ) -> None:
+        """Deal deal number ``s.deal_no`` from ``pack`` and open its auction; a double hand
+        keeps the ``stacked`` pack it was cut from at ``depth``."""
         s.chance.dealt(s.deal_no, pack)
         s.hands = [C.mask_of(h) for h in deal_cards(pack, s.options.deal_batches, s.dealer)]
-        s.pack = []
+        s.pack = list(stacked)
+        s.depth = depth
         s.phase = AUCTION
         s.turn = (s.dealer + 1) % _SEATS
         s.calls = []
@@ -616,10 +646,11 @@ class Nominations(Rules[NominationsState]):
         if s.options.shuffle_between_deals:
             pack = s.chance.shuffled(f"pack:{s.deal_no}", _DECK)
         else:
-            pack = gathered_pack(s.history, s.hands, old_dealer)
+            gathered = gathered_pack(s.history, s.hands, old_dealer)
             depth = s.chance.randint(f"cut:{s.deal_no}", 1, 51)
             events.append(PackCut(seat=(s.dealer + 3) % _SEATS, chosen=False, depth=depth))
-            pack = cut(pack, depth)
+            self.deal(s, cut(gathered, depth), events, gathered, depth)
+            return
         self.deal(s, pack, events)
 
     # -- the moves: the auction (§3) ---------------------------------------------------------
@@ -705,7 +736,7 @@ class Nominations(Rules[NominationsState]):
             return
         pack = stacked_pack(s.hands, s.dealer)
         if o.double_hand_cut == "none":
-            self.deal(s, pack, events)
+            self.deal(s, pack, events, pack, 0)
         elif o.double_hand_cut == "random":
             s.pack = pack
             self._cut_and_deal(s, s.chance.randint(f"cut:{s.deal_no}", 1, 51), False, events)
@@ -722,7 +753,7 @@ class Nominations(Rules[NominationsState]):
         self, s: NominationsState, depth: int, chosen: bool, events: list[Event]
     ) -> None:
         events.append(PackCut(seat=(s.dealer + 3) % _SEATS, chosen=chosen, depth=depth))
-        self.deal(s, cut(s.pack, depth), events)
+        self.deal(s, cut(s.pack, depth), events, s.pack, depth)
 
     # -- the contract (§5) and play (§6) -----------------------------------------------------
 
@@ -936,6 +967,533 @@ class Nominations(Rules[NominationsState]):
             called=s.called,
             last_deal=s.last_result,
         )
+
+    # -- information sets (engine.core.information) ------------------------------------------
+
+    def information_set(self, state: NominationsState, seat: int) -> InformationSet:
+        s = state
+        known_holder = s.holder is not None and (s.revealed or s.holder == seat)
+        packet: tuple[int, ...] = ()
+        depth: int | None = None
+        gathered: tuple[int, ...] = ()
+        if s.finished:
+            pass  # the match is over: no deal to sample (its last deal's cards are all shown)
+        elif s.pack and not (s.double_run or s.phase == CUT):
+            gathered = tuple(s.pack)
+        elif s.pack:  # the seat's own packet of the stacked pack: its last hand
+            at = (0, 3, 2, 1).index((seat - s.dealer) % _SEATS) * _HAND
+            packet = tuple(sorted(s.pack[at : at + _HAND]))
+            if s.phase != CUT and _knows_depth(s.options, seat, s.dealer):
+                depth = s.depth
+        public = NominationsPublic(
+            last_deal=s.last_result,
+            played_deals=s.played_deals,
+            double_run=_double_run(s.options, s.double_run > 0, s.multiplier),
+            multiplier=s.multiplier,
+            turn=s.turn,
+            calls=tuple(s.calls),
+            high=s.high,
+            high_bidder=s.high_bidder,
+            declarer=s.declarer,
+            contract=s.contract,
+            bid_tricks=s.bid_tricks,
+            trump=s.trump,
+            called=s.called,
+            holder=s.holder if known_holder else None,
+            revealed=s.revealed,
+            exposed=s.exposed,
+            leader=s.leader,
+            trick=tuple(s.trick),
+            tricks_won=tuple(s.tricks_won),
+            history=tuple(map(tuple, s.history)),
+            own_packet=packet,
+            cut_depth=depth,
+            gathered=gathered,
+            exposed_hand=(
+                tuple(C.cards_of(s.hands[s.declarer]))
+                if s.exposed and s.declarer is not None and s.declarer != seat
+                else None
+            ),
+        )
+        match = (s.deal_no, s.dealer, s.phase, tuple(s.scores), s.finished, tuple(s.winners))
+        hand = tuple(C.cards_of(s.hands[seat]))
+        sizes = tuple(C.count(h) for h in s.hands)
+        return _information(s.options, seat, match, hand, public, hand_sizes=sizes)
+
+    def information_set_from(
+        self, view: View, events: Sequence[Event], options: Mapping[str, object] | Any = None
+    ) -> InformationSet:
+        seat = seat_of(view)
+        o = options if type(options) is NominationsOptions else self.options(options)
+        d: NominationsDetail = view.detail
+        history = [
+            (e.leader, e.winner, *e.cards) for e in deal_events(events) if isinstance(e, TrickWon)
+        ]
+        starts = [i for i, e in enumerate(events) if isinstance(e, DealStarted)]
+        packet: tuple[int, ...] = ()
+        depth: int | None = None
+        if view.finished:
+            pass  # as information_set: no deal to sample
+        elif view.phase == CUT or d.double_hand:
+            # The packets are the hands of the deal all passed: while the cut waits, the deal
+            # whose events come last; in the double hand, the one before it.
+            back = 1 if view.phase == CUT else 2
+            if len(starts) < back:
+                raise ValueError(
+                    "a double hand's information set needs the events since the deal it "
+                    "redeals began"
+                )
+            started = events[starts[-back]]
+            assert isinstance(started, DealStarted)
+            packet = started.hands[seat] or ()
+            if view.phase != CUT and _knows_depth(o, seat, view.dealer):
+                depth = 0
+                for e in events[starts[-2] : starts[-1]]:
+                    if isinstance(e, PackCut) and e.depth is not None:
+                        depth = e.depth
+        gathered: tuple[int, ...] = ()
+        last = d.last_deal.result if d.last_deal is not None else None
+        if (
+            not o.shuffle_between_deals
+            and not view.finished
+            and not d.double_hand
+            and isinstance(last, NominationsDealResult)
+            and not last.all_passed
+        ):
+            if len(starts) < 2:
+                raise ValueError(
+                    "a gathered deal's information set needs the events since the deal before began"
+                )
+            gathered = _gathered_from(events[starts[-2] : starts[-1]])
+        calls = d.auction
+        contract: str | None = None
+        bid_tricks = 0
+        if d.contract in (MISERE, OPEN_MISERE):
+            contract = d.contract
+        elif d.contract is not None:
+            contract, bid_tricks = TRICKS, int(d.contract)
+        revealed = d.partner_status in ("solo", "revealed")
+        if d.partner_status in ("you_are_partner", "you_hold_called_card"):
+            holder: int | None = seat
+        elif revealed:
+            holder = d.partner if d.partner is not None else d.declarer
+        else:
+            holder = None
+        trick = view.trick
+        if trick is not None:
+            leader = trick.leader
+        elif d.declarer is not None:
+            leader = d.declarer
+        else:
+            leader = (view.dealer + 1) % _SEATS
+        public = NominationsPublic(
+            last_deal=d.last_deal,
+            played_deals=d.played_deals,
+            double_run=_double_run(o, d.double_hand, d.multiplier),
+            multiplier=d.multiplier,
+            turn=view.to_act[0] if view.to_act else leader,
+            calls=calls,
+            high=d.ladder.index(d.high_bid) if d.high_bid is not None else -1,
+            high_bidder=d.high_bidder,
+            declarer=d.declarer,
+            contract=contract,
+            bid_tricks=bid_tricks,
+            trump=view.trump,
+            called=d.called,
+            holder=holder,
+            revealed=revealed,
+            exposed=d.hand_exposed,
+            leader=leader,
+            trick=trick.cards if trick is not None else (),
+            tricks_won=tuple(sv.tricks_won for sv in view.seats),
+            history=tuple(history),
+            own_packet=tuple(sorted(packet)),
+            cut_depth=depth,
+            gathered=gathered,
+            exposed_hand=(
+                view.seats[d.declarer].hand
+                if d.hand_exposed and d.declarer is not None and d.declarer != seat
+                else None
+            ),
+        )
+        hand = view.seats[seat].hand or ()
+        sizes = tuple(sv.hand_size for sv in view.seats)
+        return _information(o, seat, match_of(view), hand, public, hand_sizes=sizes)
+
+    def sample_state(self, info: InformationSet, rng: random.Random) -> NominationsState:
+        p: NominationsPublic = info.public
+        seat = info.seat
+        dealt = deal_hidden(info.hidden, info.unseen, rng)
+        s: NominationsState = new_state(NominationsState, info, rng)
+        s.last_result = p.last_deal
+        s.played_deals = p.played_deals
+        s.double_run = p.double_run
+        s.multiplier = p.multiplier
+        s.hands = [0] * _SEATS
+        s.pack = []
+        s.depth = 0
+        if p.gathered:
+            s.hands, s.depth = _gathered_deal(info, rng)
+            s.pack = list(p.gathered)
+        elif p.own_packet and info.phase != CUT:
+            s.hands, s.pack, s.depth = _double_hand(info, rng)
+        elif info.phase == CUT:
+            packets = [0] * _SEATS
+            packets[seat] = C.mask_of(p.own_packet)
+            for place, cards in zip(info.hidden, dealt, strict=True):
+                assert place.owner is not None
+                packets[place.owner] = C.mask_of(cards)
+            s.pack = stacked_pack(packets, info.dealer)
+        else:
+            s.hands[seat] = C.mask_of(info.hand)
+            for place, cards in zip(info.hidden, dealt, strict=True):
+                assert place.owner is not None
+                s.hands[place.owner] = C.mask_of(cards)
+        s.turn = p.turn
+        s.calls = list(p.calls)
+        s.high = p.high
+        s.high_bidder = p.high_bidder
+        s.passes = sum(1 for _ in itertools.takewhile("pass".__eq__, reversed(p.calls)))
+        s.declarer = p.declarer
+        s.contract = p.contract
+        s.bid_tricks = p.bid_tricks
+        s.trump = p.trump
+        s.called = p.called
+        s.holder = p.holder
+        if p.called is not None and p.holder is None:
+            # The called card lies in a hidden hand (it is unplayed): its holder is whoever
+            # this sample dealt it to.
+            s.holder = next(o for o in range(_SEATS) if s.hands[o] >> p.called & 1)
+        s.revealed = p.revealed
+        s.exposed = p.exposed
+        s.leader = p.leader
+        s.trick = list(p.trick)
+        s.tricks_won = list(p.tricks_won)
+        s.history = [list(row) for row in p.history]
+        return s
+
+
+def _double_run(o: NominationsOptions, double_hand: bool, multiplier: int) -> int:
+    """Double hands in a row, as far as the rules use the number: the multiplier grows with it
+    only under ``double_hand_stacking`` (then ``multiplier = m ** run``, so the run is public);
+    otherwise only whether a double hand is on matters, and 1 stands for any run."""
+    if not double_hand:
+        return 0
+    m = o.double_hand_multiplier
+    if not o.double_hand_stacking or m == 1:
+        return 1
+    run = 0
+    while multiplier > 1:
+        multiplier //= m
+        run += 1
+    return run
+
+
+def _allowed_seats(info: InformationSet) -> list[int]:
+    """Per card, the seats (a bit each) whose hand of this deal it may have been dealt to: the
+    seat that played it; the seat itself for its own cards; the seat known to hold it; else any
+    other seat not known to lack it."""
+    allowed = [0] * 64
+    for player, c in info.plays:
+        allowed[c] = 1 << player
+    for c in info.hand:
+        allowed[c] = 1 << info.seat
+    for place in info.hidden:
+        assert place.owner is not None
+        for c in place.known:
+            allowed[c] = 1 << place.owner
+        for c in info.unseen:
+            if not place.excluded >> c & 1:
+                allowed[c] |= 1 << place.owner
+    return allowed
+
+
+def _gathered_from(events: Sequence[Event]) -> tuple[int, ...]:
+    """The gathered pack (§10) of the deal whose events these are: its tricks in play order,
+    then each seat's unplayed cards, which an early end shows (the open-misère hand lay face
+    up already: what it did not play)."""
+    started = events[0]
+    assert isinstance(started, DealStarted)
+    history: list[list[int]] = []
+    remaining = [0] * _SEATS
+    for e in events:
+        if isinstance(e, TrickWon):
+            history.append([e.leader, e.winner, *e.cards])
+        elif isinstance(e, CardsExposed):
+            remaining[e.seat] = C.mask_of(e.cards)
+        elif isinstance(e, CardPlayed):
+            remaining[e.seat] &= ~(1 << e.card)
+    return tuple(gathered_pack(history, remaining, started.dealer))
+
+
+def _gathered_deal(info: InformationSet, rng: random.Random) -> tuple[list[int], int]:
+    """A deal dealt without a shuffle from a public gathered pack: the hands are fixed by the
+    cut's depth, hidden from everyone; each depth that deals hands consistent with the set (the
+    seat's own hand, every card played and by whom, the voids, the known holdings) is drawn
+    with equal probability (a random depth is uniform, and a depth is the whole deal).
+    Returns (current hands, depth)."""
+    p: NominationsPublic = info.public
+    o: NominationsOptions = info.options
+    allowed = _allowed_seats(info)
+    fits = []
+    for depth in range(1, 52):
+        dealt = deal_cards(cut(p.gathered, depth), o.deal_batches, info.dealer)
+        if all(allowed[c] >> player & 1 for player, cards in enumerate(dealt) for c in cards):
+            fits.append((depth, dealt))
+    if not fits:
+        raise ValueError("no cut of the gathered pack is consistent with this information")
+    depth, dealt = fits[rng.randrange(len(fits))]
+    played = C.mask_of(c for _, c in info.plays)
+    return [C.mask_of(h) & ~played for h in dealt], depth
+
+
+def _knows_depth(o: NominationsOptions, seat: int, dealer: int) -> bool:
+    """Whether ``seat`` knows the depth of a double hand's cut: it is not cut, or the seat is
+    the cutter (the dealer's right) and chose it (§4; a random depth is shown to nobody)."""
+    if o.double_hand_cut == "none":
+        return True
+    return o.double_hand_cut == "cutter_chooses" and seat == (dealer + 3) % _SEATS
+
+
+def _double_hand(info: InformationSet, rng: random.Random) -> tuple[list[int], list[int], int]:
+    """A double hand's hidden cards, drawn uniformly among its consistent worlds: the other
+    seats' hands of the deal all passed and the cut's depth, which together fix the new hands
+    (the stacked, cut pack dealt without a shuffle). The seat's own packet and new hand, every
+    card played and by whom, the voids and the known holdings constrain them.
+
+    Exact counting: the stacked pack is four packets, each its hand sorted in one fixed card
+    order, so dealing the other 39 cards in that order, each to one of the three other packets,
+    puts it at the next place of that packet, hence at a known place of the cut pack, hence in
+    a known seat's new hand. The number of ways to finish from (cards dealt, places filled in
+    each packet) is counted once per depth (remembered), and each card's packet is drawn with
+    probability proportional to the ways that follow: every consistent (hands, depth) comes out
+    equally likely, a depth the seat does not know taken as uniform over 1..51 (the random cut;
+    a chosen cut the seat did not see, too). Returns (current hands, stacked pack, depth).
+
+    The deal all passed counts as shuffled: after double hands in a row, its own stacking is
+    not used (a limit, rare: all four must pass twice running)."""
+    p: NominationsPublic = info.public
+    o: NominationsOptions = info.options
+    seat, dealer = info.seat, info.dealer
+    allowed = _allowed_seats(info)
+    depths = (p.cut_depth,) if p.cut_depth is not None else tuple(range(1, 52))
+    table = _double_hand_table(
+        seat,
+        dealer,
+        o.deal_batches,
+        own_packet=p.own_packet,
+        depths=depths,
+        allowed=tuple(allowed),
+    )
+    weights = [ways(0, (0, 0, 0)) for _, ways, _ in table]
+    pick = rng.randrange(sum(weights))
+    k = 0
+    while pick >= weights[k]:
+        pick -= weights[k]
+        k += 1
+    depth, ways, step = table[k]
+    order = _stack_order(p.own_packet)
+    others = _stack_others(seat, dealer)
+    packets = [0] * _SEATS
+    packets[seat] = C.mask_of(p.own_packet)
+    filled = (0, 0, 0)
+    for t, c in enumerate(order):
+        moves = [(q, nxt, ways(t + 1, nxt)) for q, nxt in step(t, filled, c)]
+        pick = rng.randrange(sum(w for _, _, w in moves))
+        k = 0
+        while pick >= moves[k][2]:
+            pick -= moves[k][2]
+            k += 1
+        q, filled, _ = moves[k]
+        packets[others[q]] |= 1 << c
+    stacked = stacked_pack(packets, dealer)
+    played = C.mask_of(c for _, c in info.plays)
+    new_hands = deal_cards(cut(stacked, depth), o.deal_batches, dealer)
+    return [C.mask_of(h) & ~played for h in new_hands], stacked, depth
+
+
+def _stack_others(seat: int, dealer: int) -> list[int]:
+    """The other seats, in the order their packets lie in the stacked pack."""
+    return [(dealer + k) % _SEATS for k in (0, 3, 2, 1) if (dealer + k) % _SEATS != seat]
+
+
+def _stack_order(own_packet: Sequence[int]) -> list[int]:
+    """The other 39 cards in the order every packet is sorted in."""
+    return sorted_hand(C.mask_of(_DECK) & ~C.mask_of(own_packet), _DOUBLE_HAND_SUITS)
+
+
+Filled = tuple[int, int, int]
+Ways = Callable[[int, Filled], int]
+Step = Callable[[int, Filled, int], list[tuple[int, Filled]]]
+
+
+@lru_cache(maxsize=64)
+def _double_hand_table(
+    seat: int,
+    dealer: int,
+    batches: str,
+    *,
+    own_packet: tuple[int, ...],
+    depths: tuple[int, ...],
+    allowed: tuple[int, ...],
+) -> tuple[tuple[int, Ways, Step], ...]:
+    """Per consistent depth: (depth, the ways to finish from a point, the moves from it)."""
+    owner = [0] * 52
+    for player, places in enumerate(deal_cards(list(range(52)), batches, dealer)):
+        for place in places:
+            owner[place] = player
+    stack = [(dealer + k) % _SEATS for k in (0, 3, 2, 1)]
+    offset = {player: _HAND * i for i, player in enumerate(stack)}
+    others = _stack_others(seat, dealer)
+    mine = sorted_hand(C.mask_of(own_packet), _DOUBLE_HAND_SUITS)
+    order = _stack_order(own_packet)
+    out: list[tuple[int, Ways, Step]] = []
+    for depth in depths:
+        # The seat's own packet lies where it lies: each of its cards must suit its new seat.
+        if any(
+            not allowed[c] >> owner[(offset[seat] + i - depth) % 52] & 1 for i, c in enumerate(mine)
+        ):
+            continue
+        bases = [offset[player] - depth for player in others]
+
+        def step(
+            t: int, filled: Filled, c: int, bases: list[int] = bases
+        ) -> list[tuple[int, Filled]]:
+            moves: list[tuple[int, Filled]] = []
+            for q in range(3):
+                n = filled[q]
+                if n < _HAND and allowed[c] >> owner[(bases[q] + n) % 52] & 1:
+                    nxt = (filled[0] + (q == 0), filled[1] + (q == 1), filled[2] + (q == 2))
+                    moves.append((q, nxt))
+            return moves
+
+        memo: dict[Filled, int] = {}
+
+        def ways(t: int, filled: Filled, step: Step = step, memo: dict[Filled, int] = memo) -> int:
+            if t == len(order):
+                return 1
+            held = memo.get(filled)
+            if held is None:
+                held = memo[filled] = sum(
+                    ways(t + 1, nxt, step, memo) for _, nxt in step(t, filled, order[t])
+                )
+            return held
+
+        if ways(0, (0, 0, 0)):
+            out.append((depth, ways, step))
+    if not out:
+        raise ValueError("no double hand is consistent with this information")
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class NominationsPublic:
+    """Nominations' part of an information set (``InformationSet.public``): the last deal's
+    result, the played deals, the double hands in a row (see ``_double_run``) and the
+    multiplier; whose turn it is; the auction (its calls, the ladder index of the highest bid,
+    its bidder, the passes since); the contract (declarer, ``tricks``/``misere``/
+    ``open_misere``, the tricks bid, trumps, the called card, and its holder when the seat
+    knows it: its own, or once played), whether the partner is public and whether the
+    open-misère hand lies face up; who leads the trick on the table and its cards, each seat's
+    tricks, this deal's tricks as ``(leader, winner, *cards)``; the open-misère hand while it
+    lies face up (None if not, or if it is the seat's own); and in a double hand, and while its
+    pack waits for the cut, the seat's own packet (its hand in the deal all passed), with the
+    depth of the cut when the seat knows it (it chose it, or the pack is not cut); and in a deal
+    dealt without a shuffle (§10), the gathered pack it was cut from, whose every card was
+    public (played, or shown at an early end)."""
+
+    last_deal: DealScored | None
+    played_deals: int
+    double_run: int
+    multiplier: int
+    turn: int
+    calls: tuple[str, ...]
+    high: int
+    high_bidder: int | None
+    declarer: int | None
+    contract: str | None
+    bid_tricks: int
+    trump: int | None
+    called: int | None
+    holder: int | None
+    revealed: bool
+    exposed: bool
+    leader: int
+    trick: tuple[int, ...]
+    tricks_won: tuple[int, ...]
+    history: tuple[tuple[int, ...], ...]
+    own_packet: tuple[int, ...]
+    cut_depth: int | None
+    gathered: tuple[int, ...]
+    exposed_hand: tuple[int, ...] | None
+
+
+def _information(
+    o: NominationsOptions,
+    seat: int,
+    match: tuple[int, int, str, tuple[int, ...], bool, tuple[int, ...]],
+    hand: tuple[int, ...],
+    public: NominationsPublic,
+    *,
+    hand_sizes: tuple[int, ...],
+) -> InformationSet:
+    """The information set from the facts both routes gather. The hidden places are the other
+    seats' hands (the open-misère hand face up is known, and so is the holder of the unplayed
+    called card when the seat knows it), or while a double hand waits for its cut, the other
+    seats' packets of the stacked pack (their last hands). A seat that did not follow the suit
+    led holds none of it, nor, under ``must_trump_when_void``, a trump if it did not trump."""
+    tricks: list[tuple[int, Sequence[int]]] = [(row[0], row[2:]) for row in public.history]
+    tricks.append((public.leader, public.trick))
+    out = shown_out(tricks, _SEATS, lambda c: c >> 4)
+    trumps = [0] * _SEATS
+    if public.trump is not None and o.must_trump_when_void:
+        for leader, cards in tricks:
+            for i in range(1, len(cards)):
+                led, suit = cards[0] >> 4, cards[i] >> 4
+                if suit not in (led, public.trump):
+                    trumps[(leader + i) % _SEATS] = 1 << public.trump
+    plays = tuple(
+        ((leader + i) % _SEATS, c) for leader, cards in tricks for i, c in enumerate(cards)
+    )
+    played = C.mask_of(c for _, c in plays)
+    cut = match[2] == CUT
+    # While the cut waits the seat holds no cards, but it has seen its packet; in the double
+    # hand dealt from it, its old cards are spread over the new hands (see ``_double_hand``).
+    seen = [*hand, *(public.own_packet if cut else ()), *(c for _, c in plays)]
+    hidden: list[HiddenPlace] = []
+    for other in range(_SEATS):
+        if other == seat:
+            continue
+        if cut:
+            hidden.append(HiddenPlace(other, "packet", _HAND))
+            continue
+        known: tuple[int, ...] = ()
+        if public.exposed_hand is not None and other == public.declarer:
+            known = public.exposed_hand
+        elif (
+            public.called is not None and public.holder == other and not played >> public.called & 1
+        ):
+            known = (public.called,)
+        excluded = suits_of_mask(out[other] | trumps[other])
+        hidden.append(HiddenPlace(other, "hand", hand_sizes[other], known, excluded))
+        seen += known
+    return InformationSet(
+        game="nominations",
+        seat=seat,
+        options=o,
+        deal_no=match[0],
+        dealer=match[1],
+        phase=match[2],
+        scores=match[3],
+        finished=match[4],
+        winners=match[5],
+        hand=hand,
+        plays=plays,
+        shown_out=tuple(m | t for m, t in zip(out, trumps, strict=True)),
+        hidden=tuple(hidden),
+        unseen=unseen_cards(_DECK, seen),
+        public=public,
+    )
 
 
 RULES = register(Nominations())

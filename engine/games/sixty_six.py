@@ -48,9 +48,10 @@ Points the spec leaves open, as decided here:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from engine.core import cards as C
 from engine.core.cards import SUIT_MASK
@@ -60,6 +61,7 @@ from engine.core.events import (
     CardDrawn,
     CardsExposed,
     DealScored,
+    DealStarted,
     Event,
     MarriageDeclared,
     SixtySixDealResult,
@@ -70,6 +72,16 @@ from engine.core.events import (
     card_played,
 )
 from engine.core.fields import cards_field, per_seat_cards_field
+from engine.core.information import (
+    HiddenPlace,
+    InformationSet,
+    deal_events,
+    deal_hidden,
+    match_of,
+    new_state,
+    seat_of,
+    unseen_cards,
+)
 from engine.core.moves import (
     Call,
     Claim,
@@ -83,7 +95,7 @@ from engine.core.options import first_dealer_option, option
 from engine.core.phases import Choice, Masked, Phase, Plays, Problem
 from engine.core.rules import Rules, register, strongest_first
 from engine.core.state import GameState
-from engine.core.view import SeatView, TrickView, seat_view, trick_view
+from engine.core.view import SeatView, TrickView, View, seat_view, trick_view
 
 _SEATS: Final = 2
 _DECK: Final = C.deck(range(9, 15))  # 24 cards
@@ -267,7 +279,7 @@ class SixtySixState(GameState):
     the fields typed ``Sequence`` hold lists that are only ever replaced, so copies share them."""
 
     game = "sixty-six"
-    schema = 2  # 2: last_result holds the DealScored event
+    schema = 3  # 2: last_result holds the DealScored event; 3: history
     copied = ("hands", "tricks_won", "card_points")
 
     options: SixtySixOptions
@@ -295,6 +307,9 @@ class SixtySixState(GameState):
     tricks_played: int
     last_trick: Sequence[int]  # [leader, winner, lead, follow] while it may be reviewed
     window_seat: int | None
+    #: this deal's tricks, [leader, winner, lead, follow, 1 if played after the stock was
+    #: closed or exhausted else 0]: both seats saw every card, which an information set keeps
+    history: Sequence[Sequence[int]]
 
 
 _BOTH: Final = (0, 1)
@@ -841,6 +856,7 @@ class SixtySix(Rules[SixtySixState]):
         s.tricks_played = 0
         s.last_trick = []
         s.window_seat = None
+        s.history = []
 
     # -- the moves ---------------------------------------------------------------------------
 
@@ -860,6 +876,7 @@ class SixtySix(Rules[SixtySixState]):
         leader = s.leader
         lead = s.trick[0]
         winner = leader if leader_wins(lead, c, s.trump) else seat
+        s.history = [*s.history, [leader, winner, lead, c, 0 if stock_open(s) else 1]]
         points = POINTS[lead] + POINTS[c]
         s.tricks_won[winner] += 1
         s.card_points[winner] += points
@@ -1095,6 +1112,228 @@ class SixtySix(Rules[SixtySixState]):
             ),
             last_deal=s.last_result,
         )
+
+    # -- information sets (engine.core.information) ------------------------------------------
+
+    def information_set(self, state: SixtySixState, seat: int) -> InformationSet:
+        s = state
+        public = SixtySixPublic(
+            last_deal=s.last_result,
+            carry=s.carry,
+            turn_up=s.turn_up,
+            turn_up_in_stock=s.turn_up_in_stock,
+            stock_size=len(s.stock),
+            closer=s.closer,
+            closer_opp_tricks=s.closer_opp_tricks,
+            leader=s.leader,
+            trick=tuple(s.trick),
+            marriage_suit=s.marriage_suit,
+            tricks_won=tuple(s.tricks_won),
+            marriages=tuple((m[0], m[1], m[2]) for m in s.marriages),
+            shown=tuple(s.shown),
+            history=tuple((r[0], r[1], r[2], r[3], r[4]) for r in s.history),
+            window_seat=s.window_seat if s.phase == END_WINDOW else None,
+        )
+        match = (s.deal_no, s.dealer, s.phase, tuple(s.scores), s.finished, tuple(s.winners))
+        hand = tuple(C.cards_of(s.hands[seat]))
+        return _information(
+            s.options, seat, match, hand, public, other_hand=C.count(s.hands[1 - seat])
+        )
+
+    def information_set_from(
+        self, view: View, events: Sequence[Event], options: Mapping[str, object] | Any = None
+    ) -> InformationSet:
+        seat = seat_of(view)
+        opts = options if type(options) is SixtySixOptions else self.options(options)
+        d: SixtySixDetail = view.detail
+        turn_up = view.turn_up
+        shown = [0, 0]
+        history: list[tuple[int, int, int, int, int]] = []
+        closed = exhausted = False
+        for e in deal_events(events):
+            if isinstance(e, DealStarted):
+                turn_up = e.turn_up
+            elif isinstance(e, TrumpExchanged):
+                turn_up = e.given
+                shown[e.seat] |= 1 << e.taken
+            elif isinstance(e, MarriageDeclared):
+                for c in e.cards:
+                    shown[e.seat] |= 1 << c
+            elif isinstance(e, CardDrawn) and e.face_up:
+                assert e.card is not None
+                shown[e.seat] |= 1 << e.card
+                exhausted = True
+            elif isinstance(e, StockClosed):
+                closed = True
+            elif isinstance(e, TrickWon):
+                lead, follow = e.cards
+                history.append((e.leader, e.winner, lead, follow, int(closed or exhausted)))
+        assert turn_up is not None, "the deal's events begin with its DealStarted"
+        in_stock = d.stock_state != "exhausted"
+        trick = view.trick
+        public = SixtySixPublic(
+            last_deal=d.last_deal,
+            carry=d.carry,
+            turn_up=turn_up,
+            turn_up_in_stock=in_stock,
+            stock_size=d.stock_size - in_stock,
+            closer=d.closer,
+            closer_opp_tricks=d.closer_opponent_tricks or 0,
+            leader=(
+                trick.leader
+                if trick is not None
+                else history[-1][1]
+                if history
+                else 1 - view.dealer
+            ),
+            trick=trick.cards if trick is not None else (),
+            marriage_suit=d.marriage_suit,
+            tricks_won=tuple(sv.tricks_won for sv in view.seats),
+            marriages=tuple((m.seat, m.suit, m.points) for m in d.marriages),
+            shown=tuple(shown),
+            history=tuple(history),
+            window_seat=d.end_window_seat,
+        )
+        hand = view.seats[seat].hand or ()
+        return _information(
+            opts, seat, match_of(view), hand, public, other_hand=view.seats[1 - seat].hand_size
+        )
+
+    def sample_state(self, info: InformationSet, rng: random.Random) -> SixtySixState:
+        p: SixtySixPublic = info.public
+        seat = info.seat
+        hand, stock = deal_hidden(info.hidden, info.unseen, rng)
+        rng.shuffle(stock)  # every order of the stock's cards is as consistent as any other
+        s: SixtySixState = new_state(SixtySixState, info, rng)
+        s.last_result = p.last_deal
+        s.carry = p.carry
+        s.hands = [0, 0]
+        s.hands[seat] = C.mask_of(info.hand)
+        s.hands[1 - seat] = C.mask_of(hand)
+        s.shown = list(p.shown)
+        s.trump = p.turn_up >> 4  # the turn-up's suit, which an exchange keeps (the nine)
+        s.turn_up = p.turn_up
+        s.turn_up_in_stock = p.turn_up_in_stock
+        s.stock = stock
+        s.closer = p.closer
+        s.closer_opp_tricks = p.closer_opp_tricks
+        s.leader = p.leader
+        s.trick = list(p.trick)
+        s.marriage_suit = p.marriage_suit
+        s.tricks_won = list(p.tricks_won)
+        card_points = [0, 0]
+        for row in p.history:
+            card_points[row[1]] += POINTS[row[2]] + POINTS[row[3]]
+        s.card_points = card_points
+        marriage_points = [0, 0]
+        for m_seat, _, points in p.marriages:
+            marriage_points[m_seat] += points
+        s.marriage_points = marriage_points
+        s.marriages = [list(m) for m in p.marriages]
+        last = p.history[-1] if p.history else None
+        ended = info.phase == END_WINDOW
+        s.bonus_seat = last[1] if last is not None and ended and p.closer is None else None
+        s.tricks_played = len(p.history)
+        s.last_trick = list(last[:4]) if last is not None and not p.trick else []
+        s.window_seat = p.window_seat
+        s.history = [list(row) for row in p.history]
+        return s
+
+
+@dataclass(frozen=True, slots=True)
+class SixtySixPublic:
+    """Sixty-Six's part of an information set (``InformationSet.public``): the last deal's
+    result and the carry; the turn-up (the trump nine after an exchange), whether it still lies
+    under the stock, and how many face-down cards the stock holds; the closer and the
+    non-closer's tricks when it closed; who leads the trick on the table and its cards, the
+    marriage declared on this lead; each seat's tricks; the marriages as ``(seat, suit,
+    points)``; per seat, the mask of cards publicly known to have gone into its hand this deal
+    (a marriage's King and Queen, the turn-up taken in exchange or drawn last); this deal's
+    tricks as ``(leader, winner, lead, follow, 1 if played after the stock was closed or
+    exhausted)``; and whose claim-or-pass is due after the last trick."""
+
+    last_deal: DealScored | None
+    carry: int
+    turn_up: int
+    turn_up_in_stock: bool
+    stock_size: int
+    closer: int | None
+    closer_opp_tricks: int
+    leader: int
+    trick: tuple[int, ...]
+    marriage_suit: int | None
+    tricks_won: tuple[int, ...]
+    marriages: tuple[tuple[int, int, int], ...]
+    shown: tuple[int, ...]
+    history: tuple[tuple[int, int, int, int, int], ...]
+    window_seat: int | None
+
+
+def _information(
+    opts: SixtySixOptions,
+    seat: int,
+    match: tuple[int, int, str, tuple[int, ...], bool, tuple[int, ...]],
+    hand: tuple[int, ...],
+    public: SixtySixPublic,
+    *,
+    other_hand: int,
+) -> InformationSet:
+    """The information set from the facts both routes gather. The hidden places are the
+    opponent's hand (holding the cards shown into it and not played since) and the stock's
+    face-down cards. Once the stock is closed or exhausted a follower must follow suit (and
+    under ``strict`` beat the lead if it can, else trump if it can, §4.2): a card that broke
+    none of these duties tells which cards the follower did not hold."""
+    other = 1 - seat
+    strict = opts.endgame_follow == "strict"
+    trump = public.turn_up >> 4
+    out = [0, 0]
+    excluded = 0
+    plays: list[tuple[int, int]] = []
+    for leader, _, lead, follow, phase_two in public.history:
+        follower = 1 - leader
+        plays += [(leader, lead), (follower, follow)]
+        if not phase_two:
+            continue
+        led = lead >> 4
+        if follow >> 4 == led:
+            # A lower card of the suit led, under ``strict``: it held none that beats the lead.
+            cannot = _BEATERS[lead] if strict and not _BEATERS[lead] >> follow & 1 else 0
+        else:
+            out[follower] |= 1 << led
+            cannot = SUIT_MASK[led]
+            if strict and follow >> 4 != trump:
+                out[follower] |= 1 << trump
+                cannot |= SUIT_MASK[trump]
+        if follower == other:
+            excluded |= cannot
+    if public.trick:
+        plays.append((public.leader, public.trick[0]))
+    played = C.mask_of(c for _, c in plays)
+    known = tuple(C.cards_of(public.shown[other] & ~played))
+    seen = [*hand, *known, *(c for _, c in plays)]
+    if public.turn_up_in_stock:
+        seen.append(public.turn_up)
+    hidden = (
+        HiddenPlace(other, "hand", other_hand, known, excluded),
+        HiddenPlace(None, "stock", public.stock_size),
+    )
+    return InformationSet(
+        game="sixty-six",
+        seat=seat,
+        options=opts,
+        deal_no=match[0],
+        dealer=match[1],
+        phase=match[2],
+        scores=match[3],
+        finished=match[4],
+        winners=match[5],
+        hand=hand,
+        plays=tuple(plays),
+        shown_out=tuple(out),
+        hidden=hidden,
+        unseen=unseen_cards(_DECK, seen),
+        public=public,
+    )
 
 
 RULES = register(SixtySix())

@@ -1,6 +1,7 @@
-"""``tricktable bench engine``: random-playout throughput per game and variant (``service`` and
-``cluster-client`` are in :mod:`benchmarks.service` and :mod:`benchmarks.cluster_client`;
-``fuzz``, hostile input through every door, in :mod:`benchmarks.fuzz`).
+"""``tricktable bench engine``: random-playout throughput per game and variant (``service``,
+``cluster-client`` and ``abuse`` are in :mod:`benchmarks.service`,
+:mod:`benchmarks.cluster_client` and :mod:`benchmarks.abuse`; ``fuzz``, hostile input through
+every door, in :mod:`benchmarks.fuzz`).
 
 It prints numbers; it never asserts on them (machines are shared and noisy). Each line of
 ``--json`` output is one measurement with ``game``, ``variant``, ``moves_per_s``, ``deals_per_s``.
@@ -15,6 +16,7 @@ import time
 from typing import Any
 
 import engine
+from benchmarks import abuse as benchmark_abuse
 from benchmarks import clocks as benchmark_clocks
 from benchmarks import cluster_client as bench_cluster_client
 from benchmarks import fuzz as benchmark_fuzz
@@ -65,6 +67,11 @@ def register(sub: Any) -> None:
     )
     benchmark_fuzz.add_arguments(f)
     f.set_defaults(run=benchmark_fuzz.run)
+    a = target.add_parser(
+        "abuse", help="honest players' move latency beside an abusive client, in one run"
+    )
+    benchmark_abuse.add_arguments(a)
+    a.set_defaults(run=benchmark_abuse.run)
 
 
 def measure(

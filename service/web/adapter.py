@@ -62,7 +62,8 @@ def _method(ctx: RequestContext[Any, Any]) -> str:
 class ErrorsToConnect:
     """A connect-python interceptor: what ``ErrorInterceptor`` is to grpc.aio, the per-client
     limits included (the gRPC door's ``Limits``, asked before each call with the client's
-    address and headers; a refusal leaves through the one error path with its RetryInfo)."""
+    address and headers, and a unary call's place among its client's calls in progress; a
+    refusal leaves through the one error path with its RetryInfo)."""
 
     def __init__(self, metrics: Metrics, limits: Limits | None = None) -> None:
         self._metrics = metrics
@@ -82,11 +83,20 @@ class ErrorsToConnect:
     ) -> Any:
         structlog.contextvars.clear_contextvars()
         method = _method(ctx)
+        place = None
         try:
+            if self._limits is not None:  # its place first, as over gRPC (service.limits)
+                call = ConnectCall(ctx)
+                place = await self._limits.in_progress(
+                    method, call.peer(), call.invocation_metadata()
+                )
             self._admit(method, ctx)
             response = await call_next(request, ctx)
         except Exception as exc:  # the one place errors become statuses, as over gRPC
             raise connect_error(reject(method, exc, self._metrics)) from None
+        finally:
+            if place is not None:
+                place.leave()
         self._metrics.rpc_handled(method, "OK")
         return response
 

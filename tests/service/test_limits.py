@@ -5,10 +5,13 @@ RESOURCE_EXHAUSTED with an ErrorInfo reason and a RetryInfo; what is under a lim
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import random
 import threading
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import grpc
@@ -16,10 +19,13 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from tricktable.v1 import game_service_pb2 as pb
+from tricktable.v1 import game_service_pb2_grpc
 
-from service.limits import Buckets, LimitsConfig, Rate, address_of
-from tests.servers import running_server
-from tests.service.support import Client, auth, error_info, play_random_game
+from service.auth import token_hash
+from service.errors import LimitExceeded
+from service.limits import Buckets, Gates, Limits, LimitsConfig, Rate, address_of, holding
+from tests.servers import running_server, store_fields
+from tests.service.support import Client, auth, clients, error_info, play_random_game
 
 
 def _retry_after_s(err: Any) -> float:
@@ -179,10 +185,17 @@ def test_buckets_refill_at_their_rate_and_say_how_long_to_wait() -> None:
     now = [0.0]
     buckets = Buckets(Rate(2, 3), clock=lambda: now[0])
     assert [buckets.take("a") for _ in range(3)] == [0.0, 0.0, 0.0]
-    assert buckets.take("a") == pytest.approx(0.5)
+    # Refused: the wait is until the bucket is full again (3 tokens at 2 a second), not until
+    # the next token (0.5 s), which would invite retrying at the edge of the rate.
+    assert buckets.take("a") == pytest.approx(1.5)
     assert buckets.take("b") == 0.0  # another client has its own bucket
     now[0] = 0.5
     assert buckets.take("a") == 0.0  # one call's worth came back
+    assert buckets.take("a") == pytest.approx(1.5)  # and was spent: the whole refill again
+    now[0] = 1.0
+    assert buckets.take("a") == 0.0
+    now[0] = 1.25  # half a token back: the rest of the refill is 1.25 s
+    assert buckets.take("a") == pytest.approx(1.25)
     assert Buckets(Rate(0, 1)).take("a") == 0.0  # rate 0: no limit
 
 
@@ -237,3 +250,261 @@ def test_the_client_waits_as_the_server_says_and_its_move_goes_through() -> None
             assert not error.retryable  # without a RetryInfo
             error.retry_after_s = 2.0
             assert error.retryable and error.wait_s(0.1) == 2.0
+
+
+# -- the open-games cap under a race ------------------------------------------------------------
+
+#: The cap of the race tests, how far below it the race starts, and how many creates race.
+CAP, START_BELOW, RACERS = 50, 5, 200
+
+
+async def _native_creates(address: str, count: int) -> Counter[str]:
+    """``count`` CreateGame calls at once over one native channel: their outcomes by status
+    code (and, for RESOURCE_EXHAUSTED, reason)."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
+        request = pb.CreateGameRequest(game_type="counterpoint")
+
+        async def create() -> str:
+            try:
+                await stub.CreateGame(request, timeout=60)
+            except grpc.aio.AioRpcError as err:
+                status = rpc_status.from_call(err)
+                reasons = [] if status is None else _reasons(status.details)
+                return f"{err.code().name} {' '.join(reasons)}".strip()
+            return "OK"
+
+        return Counter(await asyncio.gather(*(create() for _ in range(count))))
+
+
+def _reasons(details: Any) -> list[str]:
+    found = []
+    for detail in details:
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info):
+            found.append(info.reason)
+    return found
+
+
+@pytest.mark.parametrize("store", ["memory", "redis"])
+def test_concurrent_creates_meet_the_open_games_cap_exactly(
+    request: pytest.FixtureRequest, store: str
+) -> None:
+    limits = LimitsConfig(create_game=Rate(0, 1), open_games=CAP)
+    with running_server(limits=limits, **store_fields(request, store)) as (server, client):
+        games = [client.create("counterpoint") for _ in range(CAP - START_BELOW)]
+        outcomes = asyncio.run(_native_creates(server.address, RACERS))
+        assert outcomes == Counter(
+            {"OK": START_BELOW, "RESOURCE_EXHAUSTED TOO_MANY_OPEN_GAMES": RACERS - START_BELOW}
+        )
+        # Once one fills, exactly one more may be created, however many race for it.
+        for seat in range(2):
+            client.stub.JoinGame(pb.JoinGameRequest(game_id=games[0].game_id, seat=seat))
+        outcomes = asyncio.run(_native_creates(server.address, 50))
+        assert outcomes == Counter({"OK": 1, "RESOURCE_EXHAUSTED TOO_MANY_OPEN_GAMES": 49})
+
+
+# -- calls in progress per address and per seat -------------------------------------------------
+
+
+def test_calls_past_the_cap_wait_for_a_place_in_the_order_they_came() -> None:
+    async def scenario() -> None:
+        gates = Gates(2, 3, "from here")
+        first = await gates.enter("a", "GetGame")
+        second = await gates.enter("a", "GetGame")
+        assert first is not None and second is not None
+        entered: list[int] = []
+
+        async def later(n: int) -> None:
+            leave = await gates.enter("a", "GetGame")
+            entered.append(n)
+            assert leave is not None
+            await asyncio.sleep(0)
+            leave()
+
+        waiting = [asyncio.create_task(later(n)) for n in range(3)]
+        await asyncio.sleep(0.01)
+        assert entered == [] and gates.busy("a") == 5  # two in progress, three waiting
+        # Another client is not behind them.
+        other = await gates.enter("b", "GetGame")
+        assert other is not None
+        # Past the queue: refused with a delay, and nothing of it stays.
+        with pytest.raises(LimitExceeded) as refused:
+            await gates.enter("a", "GetGame")
+        assert refused.value.reason == "TOO_MANY_CALLS" and refused.value.retry_after_s > 0
+        assert gates.busy("a") == 5
+        first()
+        first()  # a place is given up once, whatever calls it again
+        assert gates.busy("a") == 4  # one waiter has the place: two in progress, two wait
+        await asyncio.sleep(0.01)
+        assert entered == [0, 1, 2]  # first come, first served
+        second()
+        other()
+        await asyncio.gather(*waiting)
+        assert gates.busy("a") == gates.busy("b") == 0
+
+    asyncio.run(scenario())
+
+
+def test_a_waiting_call_that_goes_away_keeps_no_place() -> None:
+    async def scenario() -> None:
+        gates = Gates(1, 10, "from here")
+        held = await gates.enter("a", "SubmitMove")
+        assert held is not None
+        gone = asyncio.create_task(gates.enter("a", "SubmitMove"))
+        await asyncio.sleep(0.01)
+        gone.cancel()  # its client went away while it waited
+        with contextlib.suppress(asyncio.CancelledError):
+            await gone
+        assert gates.busy("a") == 1
+        # A waiter handed the place just as it is cancelled passes it on.
+        handed = asyncio.create_task(gates.enter("a", "SubmitMove"))
+        after = asyncio.create_task(gates.enter("a", "SubmitMove"))
+        await asyncio.sleep(0.01)
+        held()
+        handed.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await handed
+        leave = await asyncio.wait_for(after, 5)
+        assert leave is not None and gates.busy("a") == 1
+        leave()
+        assert gates.busy("a") == 0
+
+    asyncio.run(scenario())
+
+
+def test_a_call_that_holds_for_other_players_gives_its_places_up() -> None:
+    async def scenario() -> None:
+        limits = Limits(LimitsConfig(calls_per_address=1, calls_per_seat=1, queued_calls=0))
+        seat = [("authorization", "Bearer seat-token")]
+        method = "/tricktable.v1.GameService/GetGame"
+        place = await limits.in_progress(method, "ipv4:10.0.0.1:1000", seat)
+        assert place is not None
+        with pytest.raises(LimitExceeded):  # queued_calls=0: refused rather than queued
+            await limits.in_progress(method, "ipv4:10.0.0.1:1001", None)
+        holding()  # the call now waits for the other players
+        again = await limits.in_progress(method, "ipv4:10.0.0.1:1002", seat)
+        assert again is not None
+        place.leave()  # the held call ends: its places were already given up
+        assert (
+            limits.address_calls.busy("10.0.0.1")
+            == limits.seat_calls.busy(token_hash("seat-token"))
+            == 1
+        )
+        again.leave()
+        assert limits.address_calls.busy("10.0.0.1") == 0
+        # Streams and other services are not counted here.
+        assert await limits.in_progress("/grpc.health.v1.Health/Check", "ipv4:x:1", None) is None
+
+    asyncio.run(scenario())
+
+
+def test_a_held_call_does_not_hold_its_seat_or_address_place_on_a_real_server() -> None:
+    """One place per address and per seat: a GetGame holding for the next version keeps
+    neither, so the seat's own move (a GetGame and a SubmitMove) goes through at once and wakes
+    it; were the place kept, the move would wait for the hold's 30 seconds."""
+    limits = LimitsConfig(calls_per_address=1, calls_per_seat=1)
+    with running_server(limits=limits) as (server, client):
+        table = client.table("counterpoint")
+        seat = next(
+            s for s, t in enumerate(table.tokens) if client.get(table.game_id, t).view.legal_moves
+        )
+        token = table.tokens[seat]
+        version = client.get(table.game_id, token).game.version
+        with clients(server.address, 1) as (other,), ThreadPoolExecutor(1) as pool:
+            hold = pb.GetGameRequest(game_id=table.game_id, after_version=version)
+            held = pool.submit(other.stub.GetGame, hold, metadata=auth(token), timeout=60)
+            time.sleep(0.5)  # the hold has begun
+            assert not held.done()
+            mine = client.stub.GetGame(
+                pb.GetGameRequest(game_id=table.game_id), metadata=auth(token), timeout=10
+            )
+            move = pb.SubmitMoveRequest(
+                game_id=table.game_id,
+                move=mine.view.legal_moves[0],
+                expected_version=version,
+                request_id="held",
+            )
+            client.stub.SubmitMove(move, metadata=auth(token), timeout=10)
+            assert held.result(timeout=10).game.version == version + 1
+
+
+def test_calls_past_the_cap_are_refused_when_none_may_wait(redis_url: str) -> None:
+    """One place per address, none waiting: of calls racing from one address some are refused
+    (TOO_MANY_CALLS with a RetryInfo), the rest answered; with room to wait, all are answered.
+    On Redis, where a call awaits the store (the embedded store answers without yielding, so
+    its calls never overlap)."""
+
+    async def race(address: str) -> Counter[str]:
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+
+            async def call() -> str:
+                try:
+                    await stub.ListGames(pb.ListGamesRequest(), timeout=30)
+                except grpc.aio.AioRpcError as err:
+                    status = rpc_status.from_call(err)
+                    assert status is not None
+                    assert _retry_delay_s(status.details) > 0
+                    return f"{err.code().name} {' '.join(_reasons(status.details))}"
+                return "OK"
+
+            return Counter(await asyncio.gather(*(call() for _ in range(100))))
+
+    refusing = LimitsConfig(calls_per_address=1, queued_calls=0)
+    with running_server(limits=refusing, redis_url=redis_url) as (server, _):
+        outcomes = asyncio.run(race(server.address))
+    assert set(outcomes) == {"OK", "RESOURCE_EXHAUSTED TOO_MANY_CALLS"}, outcomes
+    waiting = LimitsConfig(calls_per_address=1)
+    with running_server(limits=waiting, redis_url=redis_url) as (server, _):
+        assert asyncio.run(race(server.address)) == Counter({"OK": 100})
+
+
+def _retry_delay_s(details: Any) -> float:
+    for detail in details:
+        retry = error_details_pb2.RetryInfo()
+        if detail.Unpack(retry):
+            return float(retry.retry_delay.ToNanoseconds()) / 1e9
+    return 0.0
+
+
+# -- what a refusal says about retrying ---------------------------------------------------------
+
+
+def test_a_refusal_says_to_wait_until_the_bucket_is_full_again() -> None:
+    """Its burst of 20 spent at 10 a second, a client is told to wait about 2 seconds (the
+    refill), not the 0.1 second until its next token: refused with less than one token left,
+    the wait is between 1.9 and 2 seconds however slowly the burst was spent."""
+    with running_server(limits=LimitsConfig(create_game=Rate(10, 20), open_games=0)) as (_, c):
+        for _ in range(1000):
+            try:
+                c.create("counterpoint")
+            except grpc.RpcError as refusal:
+                _refused(refusal, "RATE_LIMITED")
+                assert 1.9 < _retry_after_s(refusal) <= 2.0
+                return
+        raise AssertionError("1,000 creates at a rate of 10 a second were never refused")
+
+
+def test_an_oversized_message_is_refused_without_a_retry_info() -> None:
+    """A message past the size limit is as large when sent again: its RESOURCE_EXHAUSTED says
+    nothing of retrying, and the Python client gives up at once rather than retry it."""
+    from tricktable.client import Client as GameClient
+    from tricktable.errors import RateLimited
+
+    with running_server() as (server, client):
+        game_id = client.create("counterpoint").game_id
+        big = pb.JoinGameRequest(game_id=game_id, player_name="x" * 100_000)
+        with pytest.raises(grpc.RpcError) as caught:
+            client.stub.JoinGame(big)
+        assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        status = rpc_status.from_call(caught.value)
+        assert status is None or _retry_delay_s(status.details) == 0.0
+        with GameClient(server.address) as sdk:
+            started = time.monotonic()
+            with pytest.raises(RateLimited) as given_up:
+                sdk.join(game_id, player_name="x" * 100_000)
+            assert given_up.value.retry_after_s is None and not given_up.value.retryable
+            assert time.monotonic() - started < 5
+        # Nobody joined.
+        assert all(not seat.taken for seat in client.get(game_id).game.seats)

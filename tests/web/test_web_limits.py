@@ -5,17 +5,21 @@ in Connect's error details and gRPC-Web's grpc-status-details-bin. Real sockets 
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import grpc
+import httpx
 import pytest
 from tricktable.v1 import game_service_pb2 as pb
 
 from service.limits import LimitsConfig, Rate
-from tests.servers import Served, running_server
-from tests.web.support import PROTOCOLS, WebClient, WebError
+from tests.servers import Served, running_server, store_fields
+from tests.web.support import PROTOCOLS, SERVICE, WebClient, WebError, connect_error
 
 RESOURCE_EXHAUSTED = 8
 #: Refill so slow that a test never sees a token come back.
@@ -139,3 +143,168 @@ def test_open_web_streams_are_counted_until_they_end(
     finally:
         first.close()
         second.close()
+
+
+#: The cap of the race test, how far below it the race starts, and how many creates race.
+CAP, START_BELOW, RACERS = 50, 5, 200
+
+
+async def _web_creates(url: str, count: int) -> Counter[str]:
+    """``count`` Connect CreateGame calls at once, each on a connection of its own: their
+    outcomes by HTTP status, code and ErrorInfo reason."""
+    request = pb.CreateGameRequest(game_type="counterpoint").SerializeToString()
+    headers = {"content-type": "application/proto", "connect-protocol-version": "1"}
+    pool = httpx.Limits(max_connections=count, max_keepalive_connections=count)
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=pool) as http:
+
+        async def create() -> str:
+            reply = await http.post(f"/{SERVICE}/CreateGame", content=request, headers=headers)
+            if reply.status_code == 200:
+                pb.CreateGameResponse.FromString(reply.content)
+                return "200"
+            error = connect_error(reply.json(), reply.status_code, reply.headers)
+            reason = "" if error.info is None else error.info.reason
+            return f"{reply.status_code} {error.code} {reason}"
+
+        return Counter(await asyncio.gather(*(create() for _ in range(count))))
+
+
+@pytest.mark.parametrize("store", ["memory", "redis"])
+def test_concurrent_web_creates_meet_the_open_games_cap_exactly(
+    request: pytest.FixtureRequest, store: str
+) -> None:
+    """The race that admitted 99-186 games of a cap of 50 (the count checked, the store awaited,
+    the game recorded) and answered HTTP 500 (a list of games changed while it was re-read)."""
+    limits = LimitsConfig(create_game=Rate(0, 1), open_games=CAP)
+    with running_server(web_port=0, limits=limits, **store_fields(request, store)) as served:
+        games = [served.client.create("counterpoint") for _ in range(CAP - START_BELOW)]
+        refused = f"429 {RESOURCE_EXHAUSTED} TOO_MANY_OPEN_GAMES"
+        outcomes = asyncio.run(_web_creates(served.web_url, RACERS))
+        assert outcomes == Counter({"200": START_BELOW, refused: RACERS - START_BELOW})
+        # One fills: exactly one more game, however many race for its place.
+        for seat in range(2):
+            served.client.stub.JoinGame(pb.JoinGameRequest(game_id=games[0].game_id, seat=seat))
+        assert asyncio.run(_web_creates(served.web_url, 50)) == Counter({"200": 1, refused: 49})
+        # The native door counts the same games.
+        with pytest.raises(grpc.RpcError) as natively:
+            served.client.create("counterpoint")
+        assert natively.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize(
+    "limited", [LimitsConfig(create_game=Rate(10, 20), open_games=0)], indirect=True
+)
+def test_a_web_refusal_says_to_wait_until_the_bucket_is_full_again(
+    limited: Served, protocol: str
+) -> None:
+    web = WebClient(limited.web_url, protocol)
+    request = pb.CreateGameRequest(game_type="counterpoint")
+    try:
+        for _ in range(1000):  # the burst of 20, and what comes back meanwhile
+            try:
+                web.call("CreateGame", request, pb.CreateGameResponse)
+            except WebError as refusal:
+                error = refusal
+                break
+        else:
+            raise AssertionError("1,000 creates at a rate of 10 a second were never refused")
+        assert error.code == RESOURCE_EXHAUSTED and error.retry is not None
+        # Refused with less than one token left: 1.9 to 2 seconds until the bucket is full.
+        assert 1.9 < error.retry.retry_delay.ToNanoseconds() / 1e9 <= 2.0
+    finally:
+        web.close()
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("limited", [LimitsConfig()], indirect=True)
+def test_an_oversized_web_message_is_refused_without_a_retry_info(
+    limited: Served, protocol: str
+) -> None:
+    game_id = limited.client.create("counterpoint").game_id
+    web = WebClient(limited.web_url, protocol)
+    try:
+        with pytest.raises(WebError) as caught:
+            big = pb.JoinGameRequest(game_id=game_id, player_name="x" * 100_000)
+            web.call("JoinGame", big, pb.JoinGameResponse)
+    finally:
+        web.close()
+    assert caught.value.code == RESOURCE_EXHAUSTED
+    assert caught.value.retry is None
+    assert all(not seat.taken for seat in limited.client.get(game_id).game.seats)
+
+
+@pytest.mark.parametrize(
+    "limited", [LimitsConfig(calls_per_address=1, calls_per_seat=1)], indirect=True
+)
+def test_a_held_web_call_does_not_hold_its_seat_or_address_place(limited: Served) -> None:
+    """One place per address and per seat: a GetGame holding for the next version over the web
+    keeps neither, so the seat's move goes through at once (were it kept, the move would wait
+    the hold's 30 seconds)."""
+    native = limited.client
+    table = native.table("counterpoint")
+    seat = next(
+        s for s, t in enumerate(table.tokens) if native.get(table.game_id, t).view.legal_moves
+    )
+    token = table.tokens[seat]
+    version = native.get(table.game_id, token).game.version
+    holder, mover = (
+        WebClient(limited.web_url, "connect-proto"),
+        WebClient(limited.web_url, "grpc-web"),
+    )
+    try:
+        with ThreadPoolExecutor(1) as pool:
+            hold = pb.GetGameRequest(game_id=table.game_id, after_version=version)
+            held = pool.submit(holder.call, "GetGame", hold, pb.GetGameResponse, token)
+            time.sleep(0.5)
+            assert not held.done()
+            mine = mover.call(
+                "GetGame",
+                pb.GetGameRequest(game_id=table.game_id),
+                pb.GetGameResponse,
+                token,
+                10_000,
+            )
+            move = pb.SubmitMoveRequest(
+                game_id=table.game_id,
+                move=mine.view.legal_moves[0],
+                expected_version=version,
+                request_id="held",
+            )
+            mover.call("SubmitMove", move, pb.SubmitMoveResponse, token, 10_000)
+            assert held.result(timeout=10).game.version == version + 1
+    finally:
+        holder.close()
+        mover.close()
+
+
+async def _web_list_games(url: str, count: int) -> Counter[str]:
+    """``count`` Connect ListGames calls at once, each on a connection of its own: their
+    outcomes by HTTP status, code and ErrorInfo reason (a refusal's RetryInfo checked)."""
+    headers = {"content-type": "application/proto", "connect-protocol-version": "1"}
+    pool = httpx.Limits(max_connections=count, max_keepalive_connections=count)
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=pool) as http:
+
+        async def call() -> str:
+            reply = await http.post(f"/{SERVICE}/ListGames", content=b"", headers=headers)
+            if reply.status_code == 200:
+                return "200"
+            error = connect_error(reply.json(), reply.status_code, reply.headers)
+            assert error.retry is not None and error.retry.retry_delay.ToNanoseconds() > 0
+            reason = "" if error.info is None else error.info.reason
+            return f"{reply.status_code} {error.code} {reason}"
+
+        return Counter(await asyncio.gather(*(call() for _ in range(count))))
+
+
+def test_web_calls_past_the_cap_wait_or_are_refused(redis_url: str) -> None:
+    """One place per address: with none waiting, some of 100 racing web calls are refused
+    (TOO_MANY_CALLS, HTTP 429), the rest answered; with room to wait, all are answered. On
+    Redis, where a call awaits the store and so overlaps the others."""
+    refusing = LimitsConfig(calls_per_address=1, queued_calls=0)
+    with running_server(web_port=0, limits=refusing, redis_url=redis_url) as served:
+        outcomes = asyncio.run(_web_list_games(served.web_url, 100))
+    assert set(outcomes) == {"200", f"429 {RESOURCE_EXHAUSTED} TOO_MANY_CALLS"}, outcomes
+    waiting = LimitsConfig(calls_per_address=1)
+    with running_server(web_port=0, limits=waiting, redis_url=redis_url) as served:
+        assert asyncio.run(_web_list_games(served.web_url, 100)) == Counter({"200": 100})

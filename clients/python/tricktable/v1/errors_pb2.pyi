@@ -136,6 +136,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """This client address has as many games waiting for players as the server allows."""
     TOO_MANY_STREAMS: _ErrorReason.ValueType  # 54
     """The connection or the server holds as many open streams as it allows."""
+    TOO_MANY_CALLS: _ErrorReason.ValueType  # 56
+    """This client address or seat has as many calls in progress, and waiting for a place, as the
+    server allows.
+    """
     STORE_UNAVAILABLE: _ErrorReason.ValueType  # 45
     """--- the server (UNAVAILABLE, INTERNAL) ---
     The game store cannot be reached: retry later (a move with the same request id).
@@ -271,6 +275,10 @@ TOO_MANY_OPEN_GAMES: ErrorReason.ValueType  # 53
 """This client address has as many games waiting for players as the server allows."""
 TOO_MANY_STREAMS: ErrorReason.ValueType  # 54
 """The connection or the server holds as many open streams as it allows."""
+TOO_MANY_CALLS: ErrorReason.ValueType  # 56
+"""This client address or seat has as many calls in progress, and waiting for a place, as the
+server allows.
+"""
 STORE_UNAVAILABLE: ErrorReason.ValueType  # 45
 """--- the server (UNAVAILABLE, INTERNAL) ---
 The game store cannot be reached: retry later (a move with the same request id).

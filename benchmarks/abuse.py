@@ -1,0 +1,365 @@
+"""Honest players' moves while another client abuses the server within its limits.
+
+    python3 dev.py python -m benchmarks.abuse [--tables N] [--seconds S] [--flooders N]
+    tricktable bench abuse ...
+
+One ``tricktable serve --web-port`` in a process of its own, on 127.0.0.1. In this process, N
+honest tables (two seats, Counterpoint) play over native gRPC from 127.0.0.1, each making a move
+every ``--pace-ms``: a GetGame of the seat to act, then the timed SubmitMove. Meanwhile, in a
+process of its own, an abuser runs one phase after another, each for S seconds, with
+``--flooders`` calls in flight at every moment and no pause after a refusal. Its connections
+come from 127.0.0.2 (through a relay in its process that binds that source address: grpc's
+client cannot choose one), so that per-address limits tell the two clients apart while every
+packet stays on loopback:
+
+- ``quiet``: no abuse (the same run's baseline);
+- ``create-join``: CreateGame then JoinGame, over and over, natively, then over the web port
+  (Connect, binary) as ``create-join-web``;
+- ``move-flood``: SubmitMove on one seat of the abuser's own game, over and over (most are
+  refused: not its turn, a stale version), natively, then over the web as ``move-flood-web``.
+
+Printed as JSON lines: per phase the honest moves' count and latency (p50, p99, max, in ms) and
+the abuser's calls by status; then a summary of each phase's p99 beside the quiet one. Extra
+``serve`` flags (``--serve-arg=--limit-calls-per-address=0``) compare limits in one checkout.
+The clients share the machine with the server: compare the phases of one run, not machines.
+It prints numbers and asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import httpx
+from tricktable.v1 import game_service_pb2 as pb
+from tricktable.v1 import game_service_pb2_grpc
+
+from benchmarks.redis_server import free_port
+from benchmarks.service import _process, cpu_seconds
+
+PHASES = ("quiet", "create-join", "create-join-web", "move-flood", "move-flood-web")
+SERVICE = "tricktable.v1.GameService"
+_RUN_CLI = "import sys; from service.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+#: The abuser's own address: loopback too, but not the honest players' 127.0.0.1.
+ABUSER_ADDRESS = "127.0.0.2"
+
+
+async def _relay(target_port: int, source: str, stack: contextlib.AsyncExitStack) -> int:
+    """A TCP relay on 127.0.0.1 to ``target_port`` whose connections to the server come from
+    ``source`` (a client library that cannot bind a source address connects to it): its port."""
+
+    async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(ConnectionError):
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        writer.close()
+
+    async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection(
+                "127.0.0.1", target_port, local_addr=(source, 0)
+            )
+        except OSError:
+            writer.close()
+            return
+        try:
+            await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        except asyncio.CancelledError:
+            # The abuser's run is over and its loop closes: asyncio's stream server reports a
+            # handler cancelled then as an error, though nothing went wrong.
+            writer.close()
+            up_writer.close()
+
+    server = await asyncio.start_server(connected, "127.0.0.1", 0)
+    stack.push_async_callback(server.wait_closed)
+    stack.callback(server.close)
+    port: int = server.sockets[0].getsockname()[1]
+    return port
+
+
+# -- the honest players -------------------------------------------------------------------------
+
+
+async def _table(
+    stub: Any, pace_s: float, stop: asyncio.Event, moves: list[tuple[float, float]]
+) -> None:
+    """One table's two seats, a move every ``pace_s``; each SubmitMove's (start, seconds)."""
+    while not stop.is_set():
+        made = await stub.CreateGame(pb.CreateGameRequest(game_type="counterpoint"))
+        game_id = made.game.game_id
+        tokens = []
+        for seat in range(len(made.game.seats)):
+            joined = await stub.JoinGame(pb.JoinGameRequest(game_id=game_id, seat=seat))
+            tokens.append([("authorization", f"Bearer {joined.seat_token}")])
+        seat = 0
+        while not stop.is_set():
+            next_move = time.perf_counter() + pace_s
+            seen = await stub.GetGame(pb.GetGameRequest(game_id=game_id), metadata=tokens[seat])
+            if seen.view.finished:
+                break
+            if not seen.view.legal_moves:
+                seat = seen.view.to_act[0] if seen.view.to_act else 1 - seat
+                continue
+            request = pb.SubmitMoveRequest(
+                game_id=game_id,
+                move=seen.view.legal_moves[0],
+                expected_version=seen.game.version,
+                request_id=uuid.uuid4().hex,
+            )
+            started = time.perf_counter()
+            with contextlib.suppress(grpc.aio.AioRpcError):  # another seat moved first
+                await stub.SubmitMove(request, metadata=tokens[seat])
+                moves.append((started, time.perf_counter() - started))
+            seat = 1 - seat
+            await asyncio.sleep(max(0.0, next_move - time.perf_counter()))
+
+
+def _quantile_ms(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 2)
+
+
+# -- the abuser (a process of its own) ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One phase of abuse: what, at which doors, how hard, how long, the move flood's game."""
+
+    phase: str
+    grpc_port: int
+    web_port: int
+    flooders: int
+    seconds: float
+    flood_game: str
+
+
+async def _abuse(plan: Plan) -> Counter[str]:
+    outcomes: Counter[str] = Counter()
+    phase, flooders, flood_game = plan.phase, plan.flooders, plan.flood_game
+    deadline = time.perf_counter() + plan.seconds
+    web = phase.endswith("-web")
+    async with contextlib.AsyncExitStack() as stack:
+        grpc_port = await _relay(plan.grpc_port, ABUSER_ADDRESS, stack)
+        web_port = await _relay(plan.web_port, ABUSER_ADDRESS, stack)
+        channel = await stack.enter_async_context(
+            grpc.aio.insecure_channel(f"127.0.0.1:{grpc_port}")
+        )
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
+        pool = httpx.Limits(max_connections=flooders, max_keepalive_connections=flooders)
+        http = await stack.enter_async_context(
+            httpx.AsyncClient(base_url=f"http://127.0.0.1:{web_port}", timeout=60, limits=pool)
+        )
+
+        async def call(method: str, request: Any, reply: type[Any], token: str | None) -> Any:
+            if web:
+                headers = {"content-type": "application/proto", "connect-protocol-version": "1"}
+                if token:
+                    headers["authorization"] = f"Bearer {token}"
+                try:
+                    answer = await http.post(
+                        f"/{SERVICE}/{method}", content=request.SerializeToString(), headers=headers
+                    )
+                except httpx.TransportError as error:  # 200 connections at once: some refused
+                    outcomes[type(error).__name__] += 1
+                    return None
+                if answer.status_code != 200:
+                    outcomes[str(answer.json().get("code", answer.status_code))] += 1
+                    return None
+                outcomes["ok"] += 1
+                return reply.FromString(answer.content)
+            metadata = [("authorization", f"Bearer {token}")] if token else []
+            try:
+                answered = await getattr(stub, method)(request, metadata=metadata)
+            except grpc.aio.AioRpcError as err:
+                outcomes[err.code().name.lower()] += 1
+                return None
+            outcomes["ok"] += 1
+            return answered
+
+        if phase.startswith("create-join"):
+
+            async def flooder() -> None:
+                while time.perf_counter() < deadline:
+                    made = await call(
+                        "CreateGame",
+                        pb.CreateGameRequest(game_type="counterpoint"),
+                        pb.CreateGameResponse,
+                        None,
+                    )
+                    if made is not None:
+                        join = pb.JoinGameRequest(game_id=made.game.game_id)
+                        await call("JoinGame", join, pb.JoinGameResponse, None)
+
+        else:
+            # The game is made for it (its own address may be at its open-games cap by now).
+            game_id = flood_game
+            seats = []
+            for seat in range(2):
+                joined = await stub.JoinGame(pb.JoinGameRequest(game_id=game_id, seat=seat))
+                bearer = [("authorization", f"Bearer {joined.seat_token}")]
+                view = await stub.GetGame(pb.GetGameRequest(game_id=game_id), metadata=bearer)
+                seats.append((joined.seat_token, view))
+            # The flood's seat: one with a move to make, so that its calls are real moves.
+            token, seen = next(((t, v) for t, v in seats if v.view.legal_moves), seats[0])
+
+            async def flooder() -> None:
+                move = seen.view.legal_moves[0] if seen.view.legal_moves else None
+                while time.perf_counter() < deadline:
+                    request = pb.SubmitMoveRequest(
+                        game_id=game_id,
+                        move=move,
+                        expected_version=seen.game.version,
+                        request_id=uuid.uuid4().hex,
+                    )
+                    await call("SubmitMove", request, pb.SubmitMoveResponse, token)
+
+        await asyncio.gather(*(flooder() for _ in range(flooders)))
+    return outcomes
+
+
+def _abuser_process(plan: Plan) -> subprocess.Popen[bytes]:
+    args = [sys.executable, "-m", "benchmarks.abuse", "--abuser", plan.phase]
+    args += ["--grpc-port", str(plan.grpc_port), "--web-port", str(plan.web_port)]
+    args += ["--flood-game", plan.flood_game]
+    args += ["--flooders", str(plan.flooders), "--seconds", str(plan.seconds)]
+    return subprocess.Popen(args, stdout=subprocess.PIPE)
+
+
+# -- the run ------------------------------------------------------------------------------------
+
+
+async def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
+    grpc_port, web_port = free_port(), free_port()
+    serve = ["-c", _RUN_CLI, "serve", "--host", "127.0.0.1", "--port", str(grpc_port)]
+    serve += ["--web-port", str(web_port), "--log-level", "warning", *args.serve_arg]
+    results: list[dict[str, Any]] = []
+    with _process(serve, None, grpc_port) as pid:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+            stop = asyncio.Event()
+            moves: list[tuple[float, float]] = []
+            tables = [
+                asyncio.create_task(_table(stub, args.pace_ms / 1000, stop, moves))
+                for _ in range(args.tables)
+            ]
+            try:
+                await asyncio.sleep(1.0)  # warm up: connections, caches
+                for phase in args.phase or PHASES:
+                    abuser = None
+                    if phase != "quiet":
+                        made = await stub.CreateGame(pb.CreateGameRequest(game_type="counterpoint"))
+                        abuser = _abuser_process(
+                            Plan(
+                                phase,
+                                grpc_port,
+                                web_port,
+                                args.flooders,
+                                args.seconds,
+                                made.game.game_id,
+                            )
+                        )
+                        await asyncio.sleep(0.5)  # the abuser's process starts
+                    started, cpu_before = time.perf_counter(), cpu_seconds(pid)
+                    if abuser is None:
+                        await asyncio.sleep(args.seconds)
+                        abused: dict[str, int] = {}
+                    else:
+                        out, _ = await asyncio.to_thread(abuser.communicate)
+                        lines = out.decode().strip().splitlines()
+                        # An abuser that failed (its traceback is on stderr) is reported so.
+                        abused = json.loads(lines[-1]) if lines else {"failed": abuser.returncode}
+                    ended, cpu_after = time.perf_counter(), cpu_seconds(pid)
+                    busy = None
+                    if cpu_before is not None and cpu_after is not None:
+                        busy = round((cpu_after - cpu_before) / (ended - started), 2)
+                    took = [s for at, s in moves if started <= at < ended]
+                    results.append(
+                        {
+                            "phase": phase,
+                            "honest_tables": args.tables,
+                            "honest_moves": len(took),
+                            "p50_ms": _quantile_ms(took, 0.50),
+                            "p99_ms": _quantile_ms(took, 0.99),
+                            "max_ms": _quantile_ms(took, 1.0),
+                            "mean_ms": round(statistics.fmean(took) * 1000, 2) if took else None,
+                            "abuser_calls": abused,
+                            # the server's CPU seconds per second (1.0: one core, its most)
+                            "server_cpu": busy,
+                            "abuser_address": ABUSER_ADDRESS if abuser else None,
+                        }
+                    )
+                    await asyncio.sleep(1.0)  # the server's queue drains
+            finally:
+                stop.set()
+                await asyncio.gather(*tables, return_exceptions=True)
+    quiet = next((r["p99_ms"] for r in results if r["phase"] == "quiet"), None)
+    summary: dict[str, Any] = {"summary": "honest move p99 (ms) per phase", "quiet": quiet}
+    for result in results:
+        if result["phase"] != "quiet":
+            summary[result["phase"]] = result["p99_ms"]
+    summary["serve_args"] = args.serve_arg
+    results.append(summary)
+    return results
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tables", type=int, default=8, help="honest tables (default 8)")
+    p.add_argument(
+        "--pace-ms", type=float, default=25.0, help="an honest table's move every (default 25)"
+    )
+    p.add_argument("--seconds", type=float, default=6.0, help="per phase (default 6)")
+    p.add_argument("--flooders", type=int, default=200, help="abuser's calls in flight (200)")
+    p.add_argument("--phase", action="append", choices=PHASES, help="default: all, in order")
+    p.add_argument(
+        "--serve-arg", action="append", default=[], help="an extra serve flag (repeatable)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    for result in asyncio.run(measure(args)):
+        print(json.dumps(result), flush=True)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    parser.add_argument("--abuser", choices=PHASES, help=argparse.SUPPRESS)
+    parser.add_argument("--grpc-port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--web-port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--flood-game", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.abuser:  # the abuser's own process: its outcomes as one JSON line
+        plan = Plan(
+            args.abuser,
+            args.grpc_port,
+            args.web_port,
+            args.flooders,
+            args.seconds,
+            args.flood_game,
+        )
+        counts = asyncio.run(_abuse(plan))
+        print(json.dumps(dict(counts)), flush=True)
+        return 0
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

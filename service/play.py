@@ -5,18 +5,23 @@ steps (:class:`PlayStep`) that :meth:`PlaySession.items` yields, one message eac
 only, the answer to a move, each version's events in order, and the seat's view whenever it may
 act (must, or is offered an optional move; once at the start, and at the game's end). One
 message per step, not per part: a message costs the server more than a move's logic. Moves go
-through :meth:`GameService.move`, the unary call's own path: the same checks in the same order,
-the same idempotency and compare-and-set, the same errors; a refused move is answered with its
-error and the session goes on. The seat's view after its own move is built only when it is sent.
+through the unary call's own path (:meth:`service.moves.Moves.move`): the same checks in the
+same order, the same idempotency and compare-and-set, the same errors; a refused move is
+answered with its error and the session goes on. The seat's view after its own move is built
+only when it is sent.
+
+A session sees the service only through :class:`SeatDesk`, a port of five calls (open the seat
+and follow its game, the game at a version, the batches after one, a move, the clocks): not the
+store, the copies or the feed behind them.
 
 One loop per stream decides what to send, in version order, from one inbox: the seat's moves, and
-the versions other seats' moves reach (told by the replica's :class:`~service.game_watch.GameWatch`,
-whose one wait per game on ``GameStore.wait_for_version`` is woken by the store's notifications
-like turn waiters, so a seat's stream may be on any replica). A version is caught up by reading
-its events from the store and the game at it from this replica's cache when it holds it; the
-seat's own move needs neither, as its answer holds its events and view. When the server shuts
-down, the session ends with :class:`ShuttingDown` (UNAVAILABLE): the client reconnects from the
-last version it saw.
+the news the desk tells it: the batches of the versions other seats' moves reach (from any
+replica, by the replica's one feed, :class:`~service.feed.GameFeed`), or the error that ends the
+stream (the server shutting down among them). A version is caught up with the batches heard and
+the game at it from this replica's copy when it holds it; the seat's own move needs neither, as
+its answer holds its events and view. When the server shuts down, the session
+ends with :class:`ShuttingDown` (UNAVAILABLE): the client reconnects from the last version it
+saw.
 """
 
 from __future__ import annotations
@@ -24,25 +29,39 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import structlog
 
 from engine import get_rules
 from engine.core.errors import EngineError
 from engine.core.moves import Move
-from engine.core.view import View
 from service.clocks import SeatClockView
-from service.errors import ShuttingDown, TricktableError, VersionAhead
-from service.game_service import (
-    GameService,
+from service.errors import TricktableError, VersionAhead
+from service.feed import Batches, Follower, project_upto
+from service.moves import Moved
+from service.results import (
+    MoveAnswer,
+    PlayStep,
     ProjectedBatch,
-    project_batch,
+    SeatView,
     project_events,
     view_of,
 )
 from service.store.base import ACTIVE, GameRecord
+
+# The steps a session yields are plain results (service.results): named here too, as the
+# session's vocabulary.
+__all__ = [
+    "Incoming",
+    "MoveAnswer",
+    "MoveAsk",
+    "PlaySession",
+    "PlayStep",
+    "SeatView",
+    "answered_with_turn",
+]
 
 log = structlog.get_logger("tricktable.play")
 
@@ -56,47 +75,54 @@ class MoveAsk:
     request_id: str
 
 
-@dataclass(frozen=True, slots=True)
-class MoveAnswer:
-    """The answer to one move: the version it made, or the error that refused it."""
-
-    request_id: str
-    version: int | None
-    error: Exception | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class SeatView:
-    """The seat's view at ``version``: the expected version of its next move, with the game's
-    clocks there (a clocked game's; they are the service's, not the engine view's)."""
-
-    version: int
-    view: View
-    clocks: tuple[SeatClockView, ...] = ()
-
-
-@dataclass(slots=True)
-class PlayStep:
-    """What one step of the game tells the seat, sent as one message: the answer to its move,
-    versions' events in order, and its view."""
-
-    answer: MoveAnswer | None = None
-    batches: list[ProjectedBatch] = field(default_factory=list)
-    view: SeatView | None = None
-
-    def __bool__(self) -> bool:
-        return self.answer is not None or bool(self.batches) or self.view is not None
-
-
-class _Closed:
-    """The inbox's signal that the server shuts down."""
-
-
-_CLOSED = _Closed()
 #: A move as it arrived: its request id, and what reads it (raising if it is malformed, so the
 #: refusal is answered in its turn like any other).
 Incoming = tuple[str, Callable[[], MoveAsk]]
-_Inbox = Incoming | int | BaseException | _Closed
+#: What the desk tells a session: the batches of the versions its game reached, or the error
+#: that ends the stream (the game expired, the store went away, the server shuts down).
+News = Follower
+#: The inbox holds the seat's moves and the desk's news.
+_Inbox = Incoming | Batches | BaseException
+
+
+class SeatDesk(Protocol):
+    """What a play session may ask of the service (:class:`service.game_service.GameService`
+    answers it)."""
+
+    async def open_seat(
+        self, game_id: str, token: str | None, news: News
+    ) -> tuple[GameRecord, Any, int, Callable[[], None]]:
+        """The game now, its engine state and the token's seat, for that seat's stream (a seat
+        token, a full table); from then on ``news`` is told the batches of each version the
+        game reaches, and the server's shutdown, until the function returned is called.
+        ShuttingDown if the server is closing already."""
+        ...
+
+    async def game_at(self, game_id: str, version: int) -> tuple[GameRecord, Any]:
+        """The game at ``version`` or later, and its engine state."""
+        ...
+
+    async def batches(self, record: GameRecord, viewer: int, after: int) -> list[ProjectedBatch]:
+        """The batches after ``after`` up to ``record``'s version, projected for ``viewer``,
+        up to the game's last."""
+        ...
+
+    async def move(
+        self,
+        game_id: str,
+        token: str | None,
+        move: Move,
+        *,
+        expected_version: int,
+        request_id: str,
+        seat: int | None = None,
+    ) -> Moved:
+        """The move decided and committed, as SubmitMove makes it."""
+        ...
+
+    def clocks(self, record: GameRecord) -> tuple[SeatClockView, ...]:
+        """Every seat's clock at ``record``."""
+        ...
 
 
 class _Mailbox:
@@ -133,7 +159,7 @@ class PlaySession:
 
     def __init__(
         self,
-        games: GameService,
+        games: SeatDesk,
         game_id: str,
         token: str | None,
         from_version: int,
@@ -158,40 +184,36 @@ class PlaySession:
 
     async def _steps(self, moves: AsyncIterator[Incoming]) -> AsyncIterator[PlayStep]:
         games = self._games
-        if games.closing:
-            raise ShuttingDown("the server is shutting down: reconnect")
-        record, state, seat = await games.seat_game(self._game_id, self._token)
-        if self._sent > record.version:
-            # As StreamEvents: a start past the next version may never come; holding the stream
-            # for it would only hide the client's mistake.
-            raise VersionAhead(record.version, self._sent + 1)
-        rules = get_rules(record.game_type)
-        unregister = games.on_close(lambda: self._inbox.put(_CLOSED))
-        unfollow = games.watch.follow(self._game_id, record.version, self._heard)
-        reader = asyncio.get_running_loop().create_task(self._read(moves))
+        record, state, seat, leave = await games.open_seat(self._game_id, self._token, self._heard)
+        reader: asyncio.Task[None] | None = None
         try:
+            if self._sent > record.version:
+                # As StreamEvents: a start past the next version may never come; holding the
+                # stream for it would only hide the client's mistake.
+                raise VersionAhead(record.version, self._sent + 1)
+            rules = get_rules(record.game_type)
+            reader = asyncio.get_running_loop().create_task(self._read(moves))
             step = PlayStep()
             await self._catch_up(step, rules, record, state, seat, always_view=True)
             yield step
             while not self._ended:
                 got = await self._inbox.get()
                 step = PlayStep()
-                if isinstance(got, int):
-                    if got > self._sent:
-                        record, state = await games.game_at(self._game_id, got)
-                        await self._catch_up(step, rules, record, state, seat)
+                if isinstance(got, list):
+                    reached = got[-1].version
+                    if reached > self._sent:
+                        record, state = await games.game_at(self._game_id, reached)
+                        await self._catch_up(step, rules, record, state, seat, heard=got)
                 elif isinstance(got, tuple):
                     await self._move(step, rules, seat, *got)
-                elif isinstance(got, _Closed):
-                    raise ShuttingDown("the server is shutting down: reconnect")
                 else:
-                    raise got
+                    raise got  # the shutdown, the game gone, the moves' reader failing
                 if step:
                     yield step
         finally:
-            unregister()
-            unfollow()
-            reader.cancel()
+            leave()
+            if reader is not None:
+                reader.cancel()
 
     async def _move(
         self, step: PlayStep, rules: Any, seat: int, request_id: str, read: Callable[[], MoveAsk]
@@ -236,29 +258,22 @@ class PlaySession:
         seat: int,
         *,
         always_view: bool = False,
+        heard: Batches = (),  # type: ignore[assignment]  # read only
     ) -> None:
         """Adds to ``step`` the events after the last version sent up to ``record``'s, then the
-        seat's view there if it is to act (or the game has ended, or ``always_view``)."""
-        made = self._games.cache.made(self._game_id, record.version)
-        if made is not None and record.version == self._sent + 1:
-            # This replica committed the move: its events need not be read back.
-            mover, events = made
-            projected = project_events(rules, events, seat)
-            step.batches.append(ProjectedBatch(record.version, mover, projected, None))
-            self._sent = record.version
-            self._ended = step.batches[-1].last
-        elif record.version > self._sent:
-            for stored in await self._games.store.read_events(self._game_id, self._sent + 1):
-                if stored.version > record.version:
-                    break  # sent once the game at its version is known
-                if stored.version <= self._sent:
-                    continue
-                batch = project_batch(rules, stored, seat)
+        seat's view there if it is to act (or the game has ended, or ``always_view``): from
+        the batches ``heard`` when they are those, else asked of the desk."""
+        if record.version > self._sent:
+            fresh = [b for b in heard if self._sent < b.version <= record.version]
+            if fresh and fresh[0].version == self._sent + 1 and fresh[-1].version == record.version:
+                batches = project_upto(rules, fresh, seat)
+            else:
+                batches = await self._games.batches(record, seat, self._sent)
+            for batch in batches:
                 step.batches.append(batch)
                 self._sent = batch.version
                 if batch.last:
                     self._ended = True
-                    break
         if record.status != ACTIVE and self._sent >= record.version:
             self._ended = True  # an ended game whose every batch was sent
         if record.version <= self._viewed:
@@ -269,10 +284,10 @@ class PlaySession:
                 record.version, view_of(rules, state, seat, record), self._games.clocks(record)
             )
 
-    def _heard(self, news: int | Exception) -> None:
-        """A version the game reached (other seats' moves, from any replica), or the error that
-        ended the wait (the game expired, the store went away: the stream's end)."""
-        if isinstance(news, Exception) or news > self._sent:  # else the seat's own move
+    def _heard(self, news: Batches | Exception) -> None:
+        """The batches of versions the game reached (other seats' moves, from any replica), or
+        the error that ends the stream (the game expired, the store went away, shutdown)."""
+        if isinstance(news, Exception) or news[-1].version > self._sent:  # else its own move
             self._inbox.put(news)
 
     async def _read(self, moves: AsyncIterator[Incoming]) -> None:

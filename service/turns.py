@@ -26,6 +26,7 @@ from engine.core.chance import Chance
 from engine.core.moves import Move
 from engine.core.rules import Rules
 from service import clocks as clock_rules
+from service import convert
 from service.clocks import Clocks, TimeControl
 from service.store.base import GameRecord, SeatRecord, Timing
 
@@ -105,9 +106,6 @@ def bot_move(
     """The reference bot's move for ``seat``, decided on the seat's own view only. A random
     bot is seeded from the game's secret chance under ``bot:<version>``, so a replay with the
     seed makes the same move; the heuristic bots are deterministic."""
-    # Imported here: convert imports the game service, which imports this module.
-    from service import convert  # noqa: PLC0415
-
     if not facts.known(rules.name):  # the bots read the game's facts as a client would
         facts.learn([convert.game_type_to_proto(rules.game_type())])
     # Lay-asides as one choice, not hundreds of listed moves: the bots read either form alike.

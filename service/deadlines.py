@@ -1,0 +1,128 @@
+"""What a game has scheduled, done when it comes: a server bot's move, a clock running out (its
+auto move or the seat's forfeit), and the end of an idle game. Each is an ordinary step written
+by the one commit builder (:mod:`service.commit`) on the version read, so it happens once
+however many replicas' sweepers (:mod:`service.scheduler`) find it, and a racing move wins or
+loses it whole.
+
+In a game with a time control or bot seats every commit also writes what the game has scheduled
+(its clocks and next deadline), in the same compare-and-set step (DESIGN.md decision 9); what
+that is, is :func:`service.turns.next_timing`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+
+import structlog
+
+from service import clocks as clock_rules
+from service import turns
+from service.commit import Committer, GameStep, idle_ended, played, resigned
+from service.errors import VersionConflict
+from service.store.base import ACTIVE, GameRecord, Timing
+from service.tables import Tables
+
+log = structlog.get_logger("tricktable.games")
+
+
+class Deadlines:
+    def __init__(
+        self, tables: Tables, committer: Committer, *, bot_delay_ms: int, idle_ms: int
+    ) -> None:
+        self._tables = tables
+        self._committer = committer
+        self._bot_delay_ms = bot_delay_ms  # before a server bot moves
+        self._idle_ms = idle_ms  # a full game with no step this long ends (0: never)
+
+    def starting(self, record: GameRecord, must_act: Iterable[int]) -> Timing | None:
+        """The timing of a game whose play begins now with ``must_act`` to act (None if it
+        schedules nothing)."""
+        return turns.next_timing(
+            dataclasses.replace(record, timing=None),
+            must_act,
+            self._tables.now_ms(),
+            bot_delay_ms=self._bot_delay_ms,
+        )
+
+    async def first_timing(self, record: GameRecord) -> Timing | None:
+        """The timing of a game whose table fills now (None if it schedules nothing)."""
+        if not turns.scheduled(record):
+            return None
+        rules, state = await self._tables.state(record)
+        return self.starting(record, rules.to_act(state))
+
+    def idle_deadline(self, moved_at_ms: int) -> int | None:
+        return moved_at_ms + self._idle_ms if self._idle_ms > 0 else None
+
+    async def end_if_idle(self, game_id: str) -> int | None:
+        """End the game as abandoned if every seat is taken and no step has come for the idle
+        time (a ``GameAbandoned("idle")`` version, by compare-and-set: a racing move wins or
+        loses it whole). Returns the later deadline to watch when the game has moved since,
+        else None (ended now, already over, not full, or gone)."""
+        tables = self._tables
+        record = await tables.store.load(game_id)
+        deadline = self.idle_deadline(record.moved_at_ms)
+        if record.status != ACTIVE or not record.full or deadline is None:
+            return None
+        if deadline > tables.now_ms():
+            return deadline
+        try:
+            await self._committer.commit(idle_ended(record))
+        except VersionConflict:
+            return self.idle_deadline(tables.now_ms())  # it moved: look again that much later
+        log.info("idle game ended", game_id=game_id, version=record.version + 1)
+        return None
+
+    async def fire_due(self, game_id: str) -> GameRecord | None:
+        """Do what the game has scheduled, if it has come: a server bot's move when a bot seat
+        must act, else the clock that ran out (with AUTO_MOVE the move the policy picks, after
+        a ``TimedOut`` event; with FORFEIT, or at the ``forfeit_after``-th timeout, the seat's
+        resignation). One compare-and-set commit on the version read, so a racing move or
+        another replica's firing wins or loses it whole. Returns the game after the step, or
+        None when nothing was due (the game moved on or ended) or the commit lost the race."""
+        tables = self._tables
+        record = await tables.store.load(game_id)
+        now = tables.now_ms()
+        timing = record.timing
+        if (
+            record.status != ACTIVE
+            or timing is None
+            or timing.deadline_ms is None
+            or timing.deadline_ms > now
+        ):
+            return None
+        rules, state = await tables.state(record)
+        version = record.version + 1
+        bot = turns.bot_to_move(record, rules.to_act(state))
+        step: GameStep
+        if bot is not None:
+            kind = record.seats[bot].bot  # type: ignore[union-attr]
+            move = turns.bot_move(kind, rules, state, bot, seed=record.seed, version=version)
+            step = played(record, rules, state, bot, move)
+        else:
+            held = turns.clocks_of(record)
+            due = clock_rules.next_timeout(*held) if held is not None else None
+            if held is None or due is None or due[0] > now:
+                return None
+            tc, clocks = held
+            seat = due[1]
+            if clock_rules.policy_for(tc, clocks, seat) == clock_rules.FORFEIT:
+                step = resigned(record, seat, on_time=True)
+            else:
+                move = turns.auto_move(rules, state, seat, record.seed, version)
+                step = played(record, rules, state, seat, move, on_time=True)
+        try:
+            fired = (await self._committer.commit(step)).record
+        except VersionConflict:
+            return None  # a move, or another replica's firing, came first
+        late_s = (tables.now_ms() - timing.deadline_ms) / 1000
+        tables.metrics.deadline_fired("bot" if bot is not None else "timeout", late_s)
+        log.info(
+            "server moved" if bot is not None else "clock ran out",
+            game_id=game_id,
+            seat=step.seat,
+            version=version,
+            status=fired.status,
+        )
+        return fired

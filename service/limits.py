@@ -58,7 +58,7 @@ from types import TracebackType
 from typing import Any
 
 from service.auth import bearer_token, token_hash
-from service.errors import GameNotFound, LimitExceeded
+from service.errors import GameNotFound, LimitExceeded, Unauthenticated
 from service.store.base import ACTIVE, GameRecord
 
 SERVICE = "/tricktable.v1.GameService/"
@@ -432,7 +432,7 @@ class Limits:
         if wait > 0:
             raise LimitExceeded(f"too many {_name(method)} calls from {address}", wait)
         by_token = self._by_token.get(method)
-        token = bearer_token(metadata) if by_token is not None else None
+        token = _seat_token(metadata) if by_token is not None else None
         if by_token is not None and token is not None:
             wait = by_token.take(token_hash(token))  # the secret itself is not kept
             if wait > 0:
@@ -457,7 +457,7 @@ class Limits:
             leave = await self.address_calls.enter(address_of(peer), name)
             if leave is not None:
                 leaves.append(leave)
-            token = bearer_token(metadata) if self.config.calls_per_seat > 0 else None
+            token = _seat_token(metadata) if self.config.calls_per_seat > 0 else None
             if token is not None:
                 leave = await self.seat_calls.enter(token_hash(token), name)
                 if leave is not None:
@@ -559,3 +559,13 @@ def _read_error(task: asyncio.Task[None]) -> None:
 
 def _name(method: str) -> str:
     return method.rpartition("/")[2]
+
+
+def _seat_token(metadata: Any) -> str | None:
+    """The call's seat token, to count its calls by; None when it has none, or a malformed one:
+    the limits run before the request is decoded and must not answer for the handler, which
+    refuses malformed bytes (INVALID_ARGUMENT) before a bad header (UNAUTHENTICATED)."""
+    try:
+        return bearer_token(metadata)
+    except Unauthenticated:
+        return None

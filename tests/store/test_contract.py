@@ -292,7 +292,14 @@ def test_presence_is_kept_per_seat(run: Callable[[Body], None]) -> None:
 
 def test_the_time_control_is_stored_with_the_game(run: Callable[[Body], None]) -> None:
     async def body(store: GameStore) -> None:
-        tc = {"move_ms": 1, "bank_ms": 2, "increment_ms": 3, "on_timeout": "forfeit"}
+        # Whole TimeControl data: a server on the same Redis lists this open game in its lobby.
+        tc = {
+            "move_ms": 1,
+            "bank_ms": 2,
+            "increment_ms": 3,
+            "on_timeout": "forfeit",
+            "forfeit_after": 0,
+        }
         record = dataclasses.replace(new_record(), time_control=tc)
         await store.create(record, OPENING)
         assert (await store.load(record.game_id)).time_control == tc

@@ -4,10 +4,11 @@ Every call of :class:`service.store.redis.RedisStore` goes through it (on a Redi
 through :class:`service.store.redis_cluster.ClusterPipelinedRedis`, which routes it to one of
 these per master), and so does the move-notification subscription.
 
-Why a client of the project's own, not redis-py's asyncio clients (issue 26 weighed both):
-redis-py runs each command through its connection pool, retry wrapper, stream reader and
-response callbacks, and holds a whole connection for it until the reply comes. Profiling the
-benchmark server put that per-call cost at a large share of the store's CPU per move. Here many
+Why a client of the project's own, not redis-py's asyncio clients: redis-py runs each command
+through its connection pool, retry wrapper, stream reader and response callbacks, and holds a
+whole connection for it until the reply comes (~10x this client's CPU per call on one Redis).
+Profiling the benchmark server put that per-call cost at a large share of the store's CPU per
+move. Here many
 callers share ONE connection: each command is written as soon as it is asked for (the writes
 of one event-loop turn go out in one ``send``), its future queued, and replies, which Redis
 sends in the order of the commands, resolve the queue in order (parsed by hiredis, in C).
@@ -21,13 +22,12 @@ that failed this way may or may not have run, as with any client.
 Scripts go by EVALSHA; a NOSCRIPT reply (after SCRIPT FLUSH, a restart or a failover) loads the
 script with EVAL, which also caches it again.
 
-redis-py's ``RedisCluster`` costs 6.6-7.1 times the client CPU per call of the slot-routed
-form of this one (``tricktable bench cluster-client``, see :mod:`service.store.redis_cluster`).
-redis-py, like most clients, holds a pooled connection per call in flight; this one shares one
-connection among all callers and adds a CRC16 per call on a cluster, which the store's hot
-path (every move is one to three calls) is measured to need. (coredis and valkey-glide, the
-other kept asyncio clients with cluster support, have not been measured against it.) What
-redis-py gave the store besides (TLS, the URL forms, a pub/sub loop) is small and is here.
+On a cluster redis-py's ``RedisCluster`` costs 6.6-7.1 times the client CPU per call of the
+slot-routed form of this one (``tricktable bench cluster-client``; see
+:mod:`service.store.redis_cluster`), some 15% of the server's CPU per move. What the store
+used redis-py for besides (TLS, the URL forms, a second subscribe loop, the cold calls) is
+small and is here, so one client serves both shapes. coredis and valkey-glide, the other kept
+asyncio clients with cluster support, have not been measured against it.
 
 URLs (:func:`connection_options`): ``redis://[[user]:password@]host[:port][/db]``,
 ``rediss://`` (TLS, verified against the system's CAs or ``ssl_ca_certs``) and

@@ -57,7 +57,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from service.store.redis_notify import RECHECK, MoveNotifier, game_of, moved_channel
+from service.store.redis_notify import RECHECK, MoveNotifier, moved_channel
 from service.store.redis_pipe import (
     DEFAULT_TIMEOUT_S,
     Arg,
@@ -352,6 +352,20 @@ class _Shard:
     asked: deque[tuple[bytes, str, asyncio.Future[None] | None]] = field(default_factory=deque)
 
 
+_CHANNEL_PREFIX = b"tt:{"
+_CHANNEL_SUFFIX = b"}:moved"
+
+
+def _game_of(channel: Any) -> str:
+    if not (
+        isinstance(channel, bytes)
+        and channel.startswith(_CHANNEL_PREFIX)
+        and channel.endswith(_CHANNEL_SUFFIX)
+    ):
+        raise ValueError(f"unexpected channel {channel!r}")
+    return channel[len(_CHANNEL_PREFIX) : -len(_CHANNEL_SUFFIX)].decode()
+
+
 class ShardedMoveNotifier(MoveNotifier):
     """Move notifications on a Redis Cluster: ``SSUBSCRIBE`` per game with waiters, on the
     master owning its slot (see the module docstring). The waiting itself is
@@ -427,11 +441,11 @@ class ShardedMoveNotifier(MoveNotifier):
                 version = int(data)
                 if version < 0:
                     raise ValueError("a negative version")
-                self.notify(game_of(channel), version)
+                self.notify(_game_of(channel), version)
                 return
             head = shard.asked[0] if shard.asked else None
             if isinstance(reply, list) and reply[:1] == [b"sunsubscribe"]:
-                game_id = game_of(reply[1])
+                game_id = _game_of(reply[1])
                 if head is None or head[:2] != (b"sunsubscribe", game_id):
                     self._drop(shard, game_id)  # the node's own doing: the slot moved away
                     return

@@ -42,18 +42,6 @@ def moved_channel(game_id: str) -> str:
     return f"tt:{{{game_id}}}:moved"
 
 
-def game_of(channel: Any) -> str:
-    """The game a notification's channel names; ValueError for anything else."""
-    if not (
-        isinstance(channel, bytes) and channel.startswith(_PREFIX) and channel.endswith(_SUFFIX)
-    ):
-        raise ValueError(f"unexpected channel {channel!r}")
-    game_id = channel[len(_PREFIX) : -len(_SUFFIX)].decode()  # UnicodeDecodeError: a ValueError
-    if not game_id:
-        raise ValueError("no game")
-    return game_id
-
-
 class MoveNotifier:
     """Versions committed to games, as their notifications arrive; waits on them.
 
@@ -148,10 +136,12 @@ class MoveNotifier:
             kind, _, channel, data = message
             if kind != b"pmessage":
                 raise ValueError(f"unexpected {kind!r}")
-            game_id = game_of(channel)
+            if not (channel.startswith(_PREFIX) and channel.endswith(_SUFFIX)):
+                raise ValueError(f"unexpected channel {channel!r}")
+            game_id = channel[len(_PREFIX) : -len(_SUFFIX)].decode()
             version = int(data)
-            if version < 0:
-                raise ValueError("a negative version")
+            if version < 0 or not game_id:
+                raise ValueError("no game or a negative version")
         except (TypeError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
             log.warning(
                 "malformed move notification ignored", reply=repr(message)[:200], why=str(exc)

@@ -41,7 +41,7 @@ from engine.core.moves import move_to_data
 from engine.core.options import options_to_data
 from engine.playout import random_move
 from service import convert, event_loop
-from service.config import REDIS_URL_ENV
+from service.config import REDIS_URL_ENV, ServerConfig
 from service.game_service import MoveResult
 from service.store.base import (
     ACTIVE,
@@ -166,11 +166,17 @@ def bound_handler(
     return move
 
 
+def redis_store(url: str) -> RedisStore:
+    """The store on ``url``: a cluster's seed node when the environment says so
+    (``TRICKTABLE_REDIS_CLUSTER``), as for the server the benchmark starts."""
+    return RedisStore.from_url(url, cluster=ServerConfig.redis_cluster_from(False))
+
+
 async def serve_bound(
     port: int, redis_url: str | None, game: str, prefix: str, tables: int
 ) -> None:
     """The bound's server, in a process of its own like the floor's. Runs until SIGTERM."""
-    store: GameStore = RedisStore.from_env_url(redis_url) if redis_url else MemoryStore()
+    store: GameStore = redis_store(redis_url) if redis_url else MemoryStore()
     moves = recorded_moves(game)
     await _create_tables(store, game, bound_table_ids(prefix, tables), moves[0].snapshot)
     handler = grpc.unary_unary_rpc_method_handler(

@@ -59,13 +59,12 @@ from tricktable.legal import legal_moves
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc
 
-from benchmarks.bound import bound_table_ids, play_bound
+from benchmarks.bound import bound_table_ids, play_bound, redis_store
 from benchmarks.redis_server import NoRedisServer, free_port, redis_server, redis_server_binary
 from benchmarks.single_method import serve_method
 from service import event_loop
 from service.config import REDIS_CLUSTER_ENV, REDIS_URL_ENV, ServerConfig
 from service.logs import configure
-from service.store.redis import RedisStore
 
 _FLOOR_METHOD = "/tricktable.bench.Floor/Ping"
 
@@ -679,7 +678,7 @@ async def serve_floor(port: int, redis_url: str | None) -> None:
     The PING is the store's own (``RedisStore.ping``), on the same client and connection the
     server's moves use, so the ratio compares the service with the cheapest call that client
     can make, not with a dearer one."""
-    store = RedisStore.from_env_url(redis_url) if redis_url else None
+    store = redis_store(redis_url) if redis_url else None
 
     async def handler(request: bytes, context: Any) -> bytes:
         if store is not None:

@@ -20,11 +20,12 @@ another slot; it is advisory and every listed game is re-read before it is shown
 A move is one Lua script (:data:`_COMMIT`): request id and version check, snapshot, appended
 move, request id, event batch, and the expiry of a finished game, in one atomic round trip. It
 also publishes the new version on the channel ``tt:{id}:moved``, which wakes the turn waiters of
-every replica (:mod:`service.store.redis_notify`). On a Redis Cluster (``cluster=True``) the
-hot calls are routed by slot and the script publishes with SPUBLISH instead, on the game's own
-shard (:mod:`service.store.redis_cluster`). With
-``open_ttl_s`` a game waiting for players expires that long after its creation unless its seats
-all fill (:data:`_TAKE_SEAT` then removes the expiry).
+every replica (:mod:`service.store.redis_notify`). Every call, and the subscription, go through
+one client (:mod:`service.store.redis_pipe`, which says why it is the project's own). On a Redis
+Cluster (``cluster=True``) it routes each call by slot and the script publishes with SPUBLISH
+instead, on the game's own shard (:mod:`service.store.redis_cluster`). With ``open_ttl_s`` a
+game waiting for players expires that long after its creation unless its seats all fill
+(:data:`_TAKE_SEAT` then removes the expiry).
 
 Deadlines (DESIGN.md decision 9). A clocked game's timing (its clocks and next deadline) is a
 field of its meta hash, written by the commit script (or the seat-taking script that fills the
@@ -65,11 +66,9 @@ import json
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
-import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from engine.core.options import OptionValue
-from service.config import ServerConfig
 from service.errors import GameNotFound, StoreUnavailable, VersionConflict
 from service.store.base import (
     ACTIVE,
@@ -89,7 +88,7 @@ from service.store.base import (
 )
 from service.store.redis_cluster import ClusterPipelinedRedis, ShardedMoveNotifier
 from service.store.redis_notify import MoveNotifier, moved_channel
-from service.store.redis_pipe import Arg, PipelinedRedis, Script, pipelined_for
+from service.store.redis_pipe import Arg, PipelinedRedis, Script
 
 T = TypeVar("T")
 _LOBBY = "tt:lobby"
@@ -226,8 +225,8 @@ if tonumber(ARGV[1]) > 0 then
 end
 """
 
-# The cold calls go through the same pipelined client as the hot ones: on a cluster, redis-py's
-# cluster client cost about 1.3 ms of server CPU per game created (against 0.3 ms on one Redis).
+# Every call goes through the one pipelined client: on a cluster, redis-py's cluster client cost
+# about 1.3 ms of server CPU per game created (against 0.3 ms on one Redis).
 _CREATE_SCRIPT = Script(_CREATE)
 _TAKE_SEAT_SCRIPT = Script(_TAKE_SEAT)
 _FREE_SEAT_SCRIPT = Script(_FREE_SEAT)
@@ -245,40 +244,31 @@ def _idle_member(game_id: str) -> str:
 class RedisStore(GameStore):
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: PipelinedRedis | ClusterPipelinedRedis,
         finished_ttl_s: int = 86400,
         open_ttl_s: int = 0,
         *,
-        pipelined: bool = True,
-        cluster: ClusterPipelinedRedis | None = None,
         wait_replicas: int = 0,
     ) -> None:
-        """``client``: redis-py's, for the cold calls (a ``RedisCluster`` with ``cluster``,
-        the slot-routed pipelined client for the hot ones). ``wait_replicas``: see above."""
-        # Any: redis-py's reply types are unions of every decoding mode; ours is bytes.
-        self._r: Any = client
-        self._ttl = finished_ttl_s
-        self._open_ttl = open_ttl_s  # 0: a game waiting for players never expires
+        """``client``: the store's one client (:mod:`service.store.redis_pipe`), slot-routed on a
+        Redis Cluster; every call and the move notifications go through it.
+        ``wait_replicas``: see :meth:`_commit_step`."""
         if wait_replicas < 0:
             raise ValueError("wait_replicas must be 0 or more")
+        self._r = client
+        self._ttl = finished_ttl_s
+        self._open_ttl = open_ttl_s  # 0: a game waiting for players never expires
         self._wait_replicas = wait_replicas
-        # The hot calls (a move's commit, a game's load, a version read, the lobby removal at
-        # a game's end) go pipelined on one connection where the URL allows it, and so do
-        # notifications: redis-py costs ~10x the CPU per call. Else (TLS URLs) through redis-py.
-        self._pipe: PipelinedRedis | ClusterPipelinedRedis | None
         self.notifier: MoveNotifier
-        self._commit_script = _COMMIT_SCRIPT
-        if cluster is not None:
-            self._pipe = cluster
-            self.notifier = ShardedMoveNotifier(cluster)
+        if isinstance(client, ClusterPipelinedRedis):
+            self.notifier = ShardedMoveNotifier(client)
             self._commit_script = _SHARDED_COMMIT_SCRIPT
         else:
-            self._pipe = pipelined_for(client) if pipelined else None
-            self.notifier = MoveNotifier(client, pipe=self._pipe)
-        self._unpipelined_scripts: dict[str, Any] = {}  # by SHA: redis-py's registered scripts
+            self.notifier = MoveNotifier(client)
+            self._commit_script = _COMMIT_SCRIPT
         # On one Redis the commit script may name the index (another slot on a Cluster), so the
         # step that ends a game drops its idle entry atomically.
-        self._index_in_commit = cluster is None
+        self._index_in_commit = not isinstance(client, ClusterPipelinedRedis)
 
     @classmethod
     def from_url(
@@ -287,35 +277,14 @@ class RedisStore(GameStore):
         finished_ttl_s: int = 86400,
         open_ttl_s: int = 0,
         *,
-        pipelined: bool = True,
         cluster: bool = False,
         wait_replicas: int = 0,
     ) -> RedisStore:
-        """``cluster``: ``url`` is a seed node of a Redis Cluster (redis://host:port)."""
-        if cluster:
-            if not pipelined:
-                raise ValueError("a Redis Cluster store needs the pipelined client")
-            hot = ClusterPipelinedRedis.from_url(url)  # first: it says what a URL lacks
-            return cls(
-                aioredis.RedisCluster.from_url(url),  # type: ignore[arg-type]
-                finished_ttl_s,
-                open_ttl_s,
-                cluster=hot,
-                wait_replicas=wait_replicas,
-            )
-        return cls(
-            aioredis.Redis.from_url(url),
-            finished_ttl_s,
-            open_ttl_s,
-            pipelined=pipelined,
-            wait_replicas=wait_replicas,
-        )
-
-    @classmethod
-    def from_env_url(cls, url: str) -> RedisStore:
-        """From ``url``, a cluster's seed node when the environment says so
-        (``TRICKTABLE_REDIS_CLUSTER``): the benchmark's helper processes."""
-        return cls.from_url(url, cluster=ServerConfig.redis_cluster_from(False))
+        """``url``: ``redis://``, ``rediss://`` (TLS) or ``unix://``
+        (:func:`service.store.redis_pipe.connection_options`); with ``cluster``, a seed node of
+        a Redis Cluster."""
+        client = ClusterPipelinedRedis.from_url(url) if cluster else PipelinedRedis.from_url(url)
+        return cls(client, finished_ttl_s, open_ttl_s, wait_replicas=wait_replicas)
 
     @staticmethod
     async def _call(pending: Awaitable[T]) -> T:
@@ -323,32 +292,6 @@ class RedisStore(GameStore):
             return await pending
         except RedisError as exc:
             raise _unavailable(exc) from exc
-
-    def _hot(self, *args: Arg) -> Awaitable[Any]:
-        """A command of the hot path: pipelined where there is the connection for it."""
-        if self._pipe is not None:
-            return self._pipe.execute(*args)
-        return self._r.execute_command(*args)  # type: ignore[no-any-return]
-
-    def _hot_script(self, script: Script, keys: list[str], args: list[Arg]) -> Awaitable[Any]:
-        """A script of the hot path, likewise (redis-py loads it again after a SCRIPT FLUSH,
-        as the pipelined connection does)."""
-        if self._pipe is not None:
-            return self._pipe.evalsha(script, keys, args)
-        registered = self._unpipelined_scripts.get(script.sha)
-        if registered is None:
-            registered = self._r.register_script(script.source)
-            self._unpipelined_scripts[script.sha] = registered
-        return registered(keys=keys, args=args)  # type: ignore[no-any-return]
-
-    async def _hot_together(self, first: tuple[Arg, ...], then: tuple[Arg, ...]) -> list[Any]:
-        """Two commands on one connection, back to back; error replies raise."""
-        if self._pipe is not None:
-            return list(await self._pipe.execute_together(first, then))
-        async with self._r.pipeline(transaction=False) as pipe:
-            pipe.execute_command(*first)
-            pipe.execute_command(*then)
-            return await pipe.execute()  # type: ignore[no-any-return]
 
     def _commit_step(self, game_id: str, request_id: str, args: list[Arg]) -> Awaitable[list[Any]]:
         """The commit script's reply ({outcome, version, …}); with wait_replicas, once that
@@ -367,14 +310,16 @@ class RedisStore(GameStore):
             keys.append(_DEADLINES)
         if not self._wait_replicas:
             # The script's own awaitable, not one more coroutine around it: this is every move.
-            return self._hot_script(self._commit_script, keys, args)
+            return self._r.evalsha(self._commit_script, keys, args)
         return self._commit_waited(game_id, request_id, keys, args)
 
     async def _commit_waited(
         self, game_id: str, request_id: str, keys: list[str], args: list[Arg]
     ) -> list[Any]:
-        """:meth:`_commit_step` with wait_replicas."""
-        reply, acked = await self._commit_replicated(keys, args)
+        """:meth:`_commit_step` with wait_replicas: the script, then WAIT on its connection."""
+        reply, acked = await self._r.evalsha_wait(
+            self._commit_script, keys, args, self._wait_replicas, WAIT_TIMEOUT_MS
+        )
         outcome, version = reply[0], reply[1]
         if outcome == 2 and request_id:
             acked = await self._replicated(game_id, request_id, int(version))
@@ -383,43 +328,25 @@ class RedisStore(GameStore):
                 f"the move reached {acked} of the {self._wait_replicas} Redis replicas it "
                 "must reach; retry with the same request id"
             )
-        return reply
-
-    async def _commit_replicated(self, keys: list[str], args: list[Arg]) -> tuple[list[Any], int]:
-        """The commit script, then WAIT on its connection: its reply and the replicas that
-        have every write of that connection."""
-        wait = self._wait_replicas
-        if self._pipe is not None:
-            reply, acked = await self._pipe.evalsha_wait(
-                self._commit_script, keys, args, wait, WAIT_TIMEOUT_MS
-            )
-            return reply, acked
-        registered = self._r.register_script(self._commit_script.source)
-        async with self._r.pipeline(transaction=False) as pipe:
-            registered(keys=keys, args=args, client=pipe)
-            pipe.execute_command("WAIT", wait, WAIT_TIMEOUT_MS)
-            reply, acked = await pipe.execute()
-        return reply, int(acked)
+        return reply  # type: ignore[no-any-return]
 
     async def _replicated(self, game_id: str, request_id: str, version: int) -> int:
         """A request seen before: it was committed, but maybe never replicated (the try that
         wrote it was refused for that). Writing its id again (same value) puts a write after
         it in the replication stream of THIS connection, so a WAIT here confirms both."""
-        _, acked = await self._hot_together(
+        _, acked = await self._r.execute_together(
             ("HSET", _keys(game_id)[4], request_id, version),
             ("WAIT", self._wait_replicas, WAIT_TIMEOUT_MS),
         )
         return int(acked)
 
     async def ping(self) -> None:
-        # On the hot connection: a ping then says the connection moves use is alive.
-        await self._call(self._hot("PING"))
+        # On the connection moves use: a ping then says it is alive.
+        await self._call(self._r.execute("PING"))
 
     async def close(self) -> None:
         await self.notifier.close()
-        if self._pipe is not None:
-            await self._pipe.close()
-        await self._r.aclose()
+        await self._r.close()
 
     async def create(self, game: GameRecord, opening: EventBatch) -> None:
         meta, seats, snapshot, _, _, events = _keys(game.game_id)
@@ -444,14 +371,14 @@ class RedisStore(GameStore):
         pairs: list[Arg] = [x for field in fields.items() for x in field]
         ttl = self._open_ttl if not game.full else 0  # a table filled at once (bot seats) stays
         args: list[Arg] = [ttl, game.snapshot, opening.to_json(), json.dumps(taken), *pairs]
-        await self._call(self._hot_script(_CREATE_SCRIPT, [meta, seats, snapshot, events], args))
+        await self._call(self._r.evalsha(_CREATE_SCRIPT, [meta, seats, snapshot, events], args))
         if not game.full:
-            await self._call(self._hot("ZADD", _LOBBY, game.created_at_ms, game.game_id))
+            await self._call(self._r.execute("ZADD", _LOBBY, game.created_at_ms, game.game_id))
 
     async def load(self, game_id: str) -> GameRecord:
         meta, seats, snapshot, *_ = _keys(game_id)
         flat_meta, flat_seats, snap = await self._call(
-            self._hot_script(_LOAD_SCRIPT, [meta, seats, snapshot], [])
+            self._r.evalsha(_LOAD_SCRIPT, [meta, seats, snapshot], [])
         )
         if not flat_meta:
             raise GameNotFound(game_id)
@@ -459,14 +386,14 @@ class RedisStore(GameStore):
 
     async def moves(self, game_id: str) -> list[MoveRecord]:
         key = _keys(game_id)[3]
-        raw = await self._call(self._hot("LRANGE", key, 0, -1))
+        raw = await self._call(self._r.execute("LRANGE", key, 0, -1))
         return [MoveRecord.from_json(x) for x in raw]
 
     async def _index(self, game_id: str, version: int, timing: Timing | None) -> None:
         """Index a deadline before the step that may write it (see the module docstring)."""
         if timing is not None and timing.deadline_ms is not None:
             member = f"{game_id}|{version}|{timing.deadline_ms}"
-            await self._call(self._hot("ZADD", _DEADLINES, timing.deadline_ms, member))
+            await self._call(self._r.execute("ZADD", _DEADLINES, timing.deadline_ms, member))
 
     async def commit(self, game_id: str, step: Commit) -> int:
         if step.timing is not None:  # else no deadline, and no coroutine to make for none
@@ -499,9 +426,9 @@ class RedisStore(GameStore):
         if outcome == 2:
             raise RequestSeen(int(version))
         if step.status != ACTIVE:
-            await self._call(self._hot("ZREM", _LOBBY, game_id))
+            await self._call(self._r.execute("ZREM", _LOBBY, game_id))
             if not self._index_in_commit:  # else the script has dropped it
-                await self._call(self._hot("ZREM", _DEADLINES, _idle_member(game_id)))
+                await self._call(self._r.execute("ZREM", _DEADLINES, _idle_member(game_id)))
         if len(reply) > 2 and reply[2]:
             await self._unindex(game_id, step.expected_version, Timing.from_json(reply[2]))
         # This replica's waiters need not wait for the subscription to echo the commit: they
@@ -515,10 +442,10 @@ class RedisStore(GameStore):
         (Left behind, as after a crash here, a sweeper drops it once it comes due.)"""
         if replaced.deadline_ms is not None:
             member = f"{game_id}|{version}|{replaced.deadline_ms}"
-            await self._call(self._hot("ZREM", _DEADLINES, member))
+            await self._call(self._r.execute("ZREM", _DEADLINES, member))
 
     async def request_version(self, game_id: str, request_id: str) -> int | None:
-        raw = await self._call(self._hot("HGET", _keys(game_id)[4], request_id))
+        raw = await self._call(self._r.execute("HGET", _keys(game_id)[4], request_id))
         return None if raw is None else int(raw)
 
     async def take_seat(
@@ -530,32 +457,32 @@ class RedisStore(GameStore):
         # nothing behind); one that would fill the table is refused whole and made again with
         # what play begins with, its deadlines indexed first (see the module docstring). A
         # take raced in between may still index for nothing: a stale hint, dropped when due.
-        taken = await self._call(self._hot_script(_TAKE_SEAT_SCRIPT, keys, args))
+        taken = await self._call(self._r.evalsha(_TAKE_SEAT_SCRIPT, keys, args))
         if taken == -2:
             assert filled is not None
             await self._index(game_id, 0, filled.timing)
             if filled.idle_deadline_ms is not None:
                 await self.watch_idle(game_id, filled.idle_deadline_ms)
             args[2:] = [filled.timing.to_json() if filled.timing else "", filled.at_ms, "0"]
-            taken = await self._call(self._hot_script(_TAKE_SEAT_SCRIPT, keys, args))
+            taken = await self._call(self._r.evalsha(_TAKE_SEAT_SCRIPT, keys, args))
         if taken == -1:
             raise GameNotFound(game_id)
         if taken == 0:
             return False
         game = await self.load(game_id)
         if game.full:
-            await self._call(self._hot("ZREM", _LOBBY, game_id))
+            await self._call(self._r.execute("ZREM", _LOBBY, game_id))
         return True
 
     async def free_seat(self, game_id: str, seat: int, token_hash: str) -> bool:
         keys = _keys(game_id)[:2]
-        freed = await self._call(self._hot_script(_FREE_SEAT_SCRIPT, keys, [seat, token_hash]))
+        freed = await self._call(self._r.evalsha(_FREE_SEAT_SCRIPT, keys, [seat, token_hash]))
         if freed == -1:
             raise GameNotFound(game_id)
         if freed == 0:
             return False
         game = await self.load(game_id)
-        await self._call(self._hot("ZADD", _LOBBY, game.created_at_ms, game_id))
+        await self._call(self._r.execute("ZADD", _LOBBY, game.created_at_ms, game_id))
         return True
 
     async def read_events(self, game_id: str, from_version: int) -> list[EventBatch]:
@@ -563,7 +490,7 @@ class RedisStore(GameStore):
         # not each take a pooled connection of their own.
         meta, *_, events = _keys(game_id)
         entries = await self._call(
-            self._hot_script(_READ_EVENTS_SCRIPT, [meta, events], [f"{max(from_version, 0)}-0"])
+            self._r.evalsha(_READ_EVENTS_SCRIPT, [meta, events], [f"{max(from_version, 0)}-0"])
         )
         if entries is None:
             raise GameNotFound(game_id)
@@ -580,7 +507,7 @@ class RedisStore(GameStore):
             notified = await self.notifier.wait(game_id, after, max(0.0, deadline - loop.time()))
             if notified is not None:
                 return notified
-            raw = await self._call(self._hot("HGET", _keys(game_id)[0], "version"))
+            raw = await self._call(self._r.execute("HGET", _keys(game_id)[0], "version"))
             if raw is None:
                 raise GameNotFound(game_id)
             if int(raw) > after:
@@ -591,7 +518,9 @@ class RedisStore(GameStore):
 
     async def due(self, now_ms: int, limit: int) -> list[Due]:
         raw = await self._call(
-            self._hot("ZRANGEBYSCORE", _DEADLINES, "-inf", now_ms, "WITHSCORES", "LIMIT", 0, limit)
+            self._r.execute(
+                "ZRANGEBYSCORE", _DEADLINES, "-inf", now_ms, "WITHSCORES", "LIMIT", 0, limit
+            )
         )
         out = []
         for member, score in _scored(raw):
@@ -605,34 +534,32 @@ class RedisStore(GameStore):
 
     async def touch(self, game_id: str, seat: int, now_ms: int) -> None:
         key = f"tt:{{{game_id}}}:seen"
-        await self._call(self._hot("HSET", key, seat, now_ms))
-        await self._call(self._hot("EXPIRE", key, max(self._ttl, 60)))
+        await self._call(self._r.execute("HSET", key, seat, now_ms))
+        await self._call(self._r.execute("EXPIRE", key, max(self._ttl, 60)))
 
     async def seen(self, game_id: str) -> dict[int, int]:
-        raw = await self._call(self._hot("HGETALL", f"tt:{{{game_id}}}:seen"))
-        if isinstance(raw, dict):  # redis-py's reply callback pairs them already
-            return {int(k): int(v) for k, v in raw.items()}
+        raw = await self._call(self._r.execute("HGETALL", f"tt:{{{game_id}}}:seen"))
         return {int(k): int(v) for k, v in zip(raw[::2], raw[1::2], strict=True)}
 
     async def watch_idle(self, game_id: str, deadline_ms: int) -> None:
         # GT: the entry only moves later (a raced take may index an earlier deadline late).
         member = _idle_member(game_id)
-        await self._call(self._hot("ZADD", _DEADLINES, "GT", deadline_ms, member))
+        await self._call(self._r.execute("ZADD", _DEADLINES, "GT", deadline_ms, member))
 
     async def done(self, entry: Due, later_ms: int | None = None) -> None:
         member = _idle_member(entry.game_id)
         if entry.kind != IDLE or entry.key != member:  # a timing entry, or an old idle one
             if entry.kind == IDLE and later_ms is not None:
                 await self.watch_idle(entry.game_id, later_ms)
-            await self._call(self._hot("ZREM", _DEADLINES, entry.key))
+            await self._call(self._r.execute("ZREM", _DEADLINES, entry.key))
         elif later_ms is not None:  # XX: a game that has ended since stays out of the index
-            await self._call(self._hot("ZADD", _DEADLINES, "XX", "GT", later_ms, member))
+            await self._call(self._r.execute("ZADD", _DEADLINES, "XX", "GT", later_ms, member))
         else:
             args: list[Arg] = [member, entry.deadline_ms]
-            await self._call(self._hot_script(_DROP_IDLE_SCRIPT, [_DEADLINES], args))
+            await self._call(self._r.evalsha(_DROP_IDLE_SCRIPT, [_DEADLINES], args))
 
     async def next_deadline(self) -> int | None:
-        raw = await self._call(self._hot("ZRANGE", _DEADLINES, 0, 0, "WITHSCORES"))
+        raw = await self._call(self._r.execute("ZRANGE", _DEADLINES, 0, 0, "WITHSCORES"))
         return int(float(_scored(raw)[0][1])) if raw else None
 
     async def list_open(
@@ -643,20 +570,23 @@ class RedisStore(GameStore):
         offset, batch = 0, 4 * limit
         out: list[GameRecord] = []
         while len(out) < limit:
-            entries = await self._call(
-                self._r.zrangebyscore(_LOBBY, low, "+inf", start=offset, num=batch, withscores=True)
+            raw = await self._call(
+                self._r.execute(
+                    "ZRANGEBYSCORE", _LOBBY, low, "+inf", "WITHSCORES", "LIMIT", offset, batch
+                )
             )
-            if not entries:
+            if not raw:
                 break
+            entries = _scored(raw)
             offset += len(entries)
             for raw_id, score in entries:
                 game_id = raw_id.decode()
-                if after is not None and (int(score), game_id) <= after:
+                if after is not None and (int(float(score)), game_id) <= after:
                     continue
                 try:
                     record = await self.load(game_id)
                 except GameNotFound:  # expired: drop it from the index
-                    await self._call(self._r.zrem(_LOBBY, game_id))
+                    await self._call(self._r.execute("ZREM", _LOBBY, game_id))
                     continue
                 if record.full or record.status != ACTIVE:
                     continue
@@ -673,11 +603,8 @@ def _unavailable(exc: RedisError) -> StoreUnavailable:
     return StoreUnavailable(f"the game store is unavailable ({type(exc).__name__})")
 
 
-def _scored(raw: list[Any]) -> list[tuple[bytes, Any]]:
-    """(member, score) pairs of a WITHSCORES reply: flat from the pipelined connection, already
-    paired by redis-py's response callbacks."""
-    if raw and isinstance(raw[0], list | tuple):
-        return [(m, sc) for m, sc in raw]
+def _scored(raw: list[bytes]) -> list[tuple[bytes, bytes]]:
+    """(member, score) pairs of a WITHSCORES reply (flat: member, score, member, score, …)."""
     return list(zip(raw[::2], raw[1::2], strict=True))
 
 

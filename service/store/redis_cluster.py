@@ -45,11 +45,11 @@ import asyncio
 import binascii
 import contextlib
 import random
+import ssl
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
-from urllib.parse import unquote, urlparse
 
 import hiredis
 import structlog
@@ -65,6 +65,7 @@ from service.store.redis_pipe import (
     PipelinedRedis,
     Script,
     Subscription,
+    connection_options,
 )
 
 log = structlog.get_logger("tricktable.store")
@@ -118,6 +119,7 @@ class ClusterPipelinedRedis:
         *,
         username: str | None = None,
         password: str | None = None,
+        tls: ssl.SSLContext | None = None,
         timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> None:
         if not seeds:
@@ -125,6 +127,7 @@ class ClusterPipelinedRedis:
         self._seeds = list(seeds)
         self._username = username
         self._password = password
+        self._tls = tls  # every node alike (the nodes' certificates name what they announce)
         self.timeout_s = timeout_s
         self._slots: list[Address | None] = [None] * SLOTS
         self._nodes: dict[Address, PipelinedRedis] = {}
@@ -134,17 +137,19 @@ class ClusterPipelinedRedis:
 
     @classmethod
     def from_url(cls, url: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> ClusterPipelinedRedis:
-        """From a seed node's ``redis://[user:password@]host:port[/0]`` URL (a cluster has
-        database 0 only)."""
-        parsed = urlparse(url)
-        if parsed.scheme != "redis":
+        """From a seed node's ``redis://[user:password@]host:port[/0]`` URL, or ``rediss://``
+        for TLS to every node (:func:`service.store.redis_pipe.connection_options`; a cluster
+        has database 0 only)."""
+        options = connection_options(url)
+        if options.path is not None:
             raise ValueError(f"a Redis Cluster URL must be redis://host:port, not {url!r}")
-        if parsed.path not in ("", "/", "/0"):
-            raise ValueError(f"a Redis Cluster has database 0 only, not {parsed.path[1:]!r}")
+        if options.db:
+            raise ValueError(f"a Redis Cluster has database 0 only, not {options.db!r}")
         return cls(
-            [(parsed.hostname or "127.0.0.1", parsed.port or 6379)],
-            username=unquote(parsed.username) if parsed.username else None,
-            password=unquote(parsed.password) if parsed.password else None,
+            [(options.host, options.port)],
+            username=options.username,
+            password=options.password,
+            tls=options.tls,
             timeout_s=timeout_s,
         )
 
@@ -160,6 +165,7 @@ class ClusterPipelinedRedis:
                 port=port,
                 username=self._username,
                 password=self._password,
+                tls=self._tls,
                 timeout_s=self.timeout_s,
             )
             self._nodes[address] = found
@@ -369,7 +375,7 @@ class ShardedMoveNotifier(MoveNotifier):
     LINGER_S = 30.0
 
     def __init__(self, cluster: ClusterPipelinedRedis, linger_s: float = LINGER_S) -> None:
-        super().__init__(client=None)  # type: ignore[arg-type]  # no redis-py subscription
+        super().__init__(None)
         self._cluster = cluster
         self._linger_s = linger_s
         self._shards: dict[Address, _Shard] = {}

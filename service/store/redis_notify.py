@@ -19,7 +19,6 @@ import contextlib
 import math
 from typing import Any
 
-import redis.asyncio as aioredis
 import structlog
 from redis.exceptions import RedisError
 
@@ -50,15 +49,10 @@ class MoveNotifier:
     it. Safe only on the loop that started it, like the client it reads from.
     """
 
-    def __init__(
-        self,
-        client: aioredis.Redis,
-        remembered: int = REMEMBERED_GAMES,
-        pipe: PipelinedRedis | None = None,
-    ) -> None:
-        self._client = client
-        # With a pipelined connection's factory, messages are parsed and handled as they
-        # arrive, in the protocol's callback; else read through redis-py (TLS URLs).
+    def __init__(self, pipe: PipelinedRedis | None, remembered: int = REMEMBERED_GAMES) -> None:
+        """``pipe``: the client whose server to subscribe to (None: a subclass that subscribes
+        its own way). Messages are parsed and handled as they arrive, in the connection's
+        callback, with no task in between."""
         self._pipe = pipe
         self._remembered = remembered
         self._latest: dict[str, int] = {}  # insertion order = least recently notified first
@@ -158,11 +152,10 @@ class MoveNotifier:
     async def _run(self) -> None:
         """Keep the subscription: subscribe, and after it drops, wake the waiters, back off
         and subscribe again, until cancelled."""
-        subscribe = self._subscribed_pipelined if self._pipe is not None else self._subscribed
         failures = 0  # in a row, for the back-off; reset once a subscription is live
         while True:
             try:
-                await subscribe()  # returns only by raising, when the subscription is gone
+                await self._subscribed()  # returns only by raising, when the subscription is gone
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as exc:
@@ -183,8 +176,8 @@ class MoveNotifier:
         self.subscribed.set()
         self._wake_all()
 
-    async def _subscribed_pipelined(self) -> None:
-        """On a connection of the pipelined kind: messages handled as they are parsed."""
+    async def _subscribed(self) -> None:
+        """One pattern subscription, on a connection of its own, until it drops."""
         assert self._pipe is not None
         subscription = await self._pipe.psubscribe(PATTERN, self.handle)
         try:
@@ -192,25 +185,6 @@ class MoveNotifier:
             raise await subscription.closed()
         finally:
             subscription.close()
-
-    async def _subscribed(self) -> None:
-        """Through a redis-py connection (TLS URLs)."""
-        pool: Any = self._client.connection_pool  # untyped in redis-py
-        connection = pool.make_connection()
-        try:
-            await connection.connect()
-            await connection.send_command("PSUBSCRIBE", PATTERN)
-            # With RESP3 (redis-py's default) messages are pushes, which the parser hands to a
-            # push handler unless asked for them; with RESP2 they are plain replies.
-            confirmed = await connection.read_response(timeout=math.inf, push_request=True)
-            if not (isinstance(confirmed, list) and confirmed[:1] == [b"psubscribe"]):
-                raise RedisError(f"PSUBSCRIBE answered {confirmed!r}")
-            self._live()
-            while True:
-                self.handle(await connection.read_response(timeout=math.inf, push_request=True))
-        finally:
-            with contextlib.suppress(Exception):
-                await connection.disconnect()
 
     async def close(self) -> None:
         task, self._task = self._task, None

@@ -1,8 +1,14 @@
-"""A pipelined Redis connection for the store's hot calls (a move's commit, a game's load).
+"""The store's one Redis client: commands pipelined on one connection per node.
 
-redis-py runs each command through its connection pool, retry wrapper, stream reader and
-response callbacks, and holds a whole connection for it until the reply comes. Profiling the
-benchmark server put that per-call cost at a large share of the store's CPU per move. Here many
+Every call of :class:`service.store.redis.RedisStore` goes through it (on a Redis Cluster,
+through :class:`service.store.redis_cluster.ClusterPipelinedRedis`, which routes it to one of
+these per master), and so does the move-notification subscription.
+
+Why a client of the project's own, not redis-py's asyncio clients: redis-py runs each command
+through its connection pool, retry wrapper, stream reader and response callbacks, and holds a
+whole connection for it until the reply comes (~10x this client's CPU per call on one Redis).
+Profiling the benchmark server put that per-call cost at a large share of the store's CPU per
+move. Here many
 callers share ONE connection: each command is written as soon as it is asked for (the writes
 of one event-loop turn go out in one ``send``), its future queued, and replies, which Redis
 sends in the order of the commands, resolve the queue in order (parsed by hiredis, in C).
@@ -16,8 +22,17 @@ that failed this way may or may not have run, as with any client.
 Scripts go by EVALSHA; a NOSCRIPT reply (after SCRIPT FLUSH, a restart or a failover) loads the
 script with EVAL, which also caches it again.
 
-TCP and Unix-socket URLs are supported, with AUTH (user and password) and SELECT; for anything
-else (TLS) :func:`pipelined_for` returns None and the store keeps to redis-py.
+On a cluster redis-py's ``RedisCluster`` costs 6.6-7.1 times the client CPU per call of the
+slot-routed form of this one (``tricktable bench cluster-client``; see
+:mod:`service.store.redis_cluster`), some 15% of the server's CPU per move. What the store
+used redis-py for besides (TLS, the URL forms, a second subscribe loop, the cold calls) is
+small and is here, so one client serves both shapes. coredis and valkey-glide, the other kept
+asyncio clients with cluster support, have not been measured against it.
+
+URLs (:func:`connection_options`): ``redis://[[user]:password@]host[:port][/db]``,
+``rediss://`` (TLS, verified against the system's CAs or ``ssl_ca_certs``) and
+``unix://[[user]:password@]/path/to/socket[?db=N]``, with AUTH (user and password) and SELECT,
+as redis-py spells them.
 """
 
 from __future__ import annotations
@@ -25,13 +40,14 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import socket
+import ssl
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, cast
+from urllib.parse import parse_qs, unquote, urlparse
 
 import hiredis
-import redis.asyncio as aioredis
-from redis.asyncio.connection import Connection, UnixDomainSocketConnection
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -176,9 +192,13 @@ class PipelinedRedis:
         db: int = 0,
         username: str | None = None,
         password: str | None = None,
+        tls: ssl.SSLContext | None = None,
         timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> None:
+        """``tls``: connect over TLS with this context (the host name checked against the
+        certificate when the context says so)."""
         self._address = (host, port, path)
+        self._tls = tls
         self._hello: list[tuple[Arg, ...]] = []
         if password is not None:
             auth: tuple[Arg, ...] = ("AUTH", username, password) if username else ("AUTH", password)
@@ -190,6 +210,21 @@ class PipelinedRedis:
         self._connecting: asyncio.Lock | None = None
         self._watchdog: asyncio.TimerHandle | None = None
         self._closed = False
+
+    @classmethod
+    def from_url(cls, url: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> PipelinedRedis:
+        """From a ``redis://``, ``rediss://`` or ``unix://`` URL (:func:`connection_options`)."""
+        o = connection_options(url)
+        return cls(
+            host=o.host,
+            port=o.port,
+            path=o.path,
+            db=o.db,
+            username=o.username,
+            password=o.password,
+            tls=o.tls,
+            timeout_s=timeout_s,
+        )
 
     async def execute(self, *args: Arg, asking: bool = False) -> Any:
         """Send one command and return its reply; an error reply raises ResponseError.
@@ -284,7 +319,11 @@ class PipelinedRedis:
                     )
                 else:
                     _, protocol = await loop.create_connection(
-                        lambda: _Protocol(loop, on_push), host, port
+                        lambda: _Protocol(loop, on_push),
+                        host,
+                        port,
+                        ssl=self._tls,
+                        server_hostname=host if self._tls is not None else None,
                     )
                 for command in self._hello:
                     reply = await protocol.send(pack(command))
@@ -293,7 +332,7 @@ class PipelinedRedis:
                         raise _response_error(str(reply))
         except TimeoutError as exc:
             raise ConnectFailed("connecting to Redis timed out") from exc
-        except OSError as exc:
+        except OSError as exc:  # ssl.SSLError too: a certificate refused
             raise ConnectFailed(f"cannot connect to Redis: {exc}") from exc
         return protocol
 
@@ -386,22 +425,71 @@ def _response_error(message: str) -> ResponseError:
     return ResponseError(message)
 
 
-def pipelined_for(
-    client: aioredis.Redis, timeout_s: float = DEFAULT_TIMEOUT_S
-) -> PipelinedRedis | None:
-    """A pipelined connection to the server ``client`` talks to, with its credentials and
-    database; None when its connections are of a kind this module does not make (TLS)."""
-    pool: Any = client.connection_pool  # untyped in redis-py
-    kwargs = pool.connection_kwargs
-    if pool.connection_class not in (Connection, UnixDomainSocketConnection):
-        return None
-    unix = pool.connection_class is UnixDomainSocketConnection
-    return PipelinedRedis(
-        host=kwargs.get("host", "localhost"),
-        port=int(kwargs.get("port", 6379)),
-        path=kwargs["path"] if unix else None,
-        db=int(kwargs.get("db") or 0),
-        username=kwargs.get("username"),
-        password=kwargs.get("password"),
-        timeout_s=timeout_s,
+@dataclass(frozen=True, slots=True)
+class ConnectionOptions:
+    """Where and how to connect, as a URL says (:func:`connection_options`)."""
+
+    host: str = "127.0.0.1"
+    port: int = 6379
+    path: str | None = None  # a Unix socket instead of host and port
+    db: int = 0
+    username: str | None = None
+    password: str | None = None
+    tls: ssl.SSLContext | None = None
+
+
+#: redis-py's spellings of ``ssl_cert_reqs``.
+_CERT_REQS = {"none": ssl.CERT_NONE, "optional": ssl.CERT_OPTIONAL, "required": ssl.CERT_REQUIRED}
+_TLS_PARAMS = ("ssl_cert_reqs", "ssl_ca_certs", "ssl_certfile", "ssl_keyfile", "ssl_check_hostname")
+
+
+def connection_options(url: str) -> ConnectionOptions:
+    """Parse ``redis://[[user]:password@]host[:port][/db]``, ``rediss://…`` (TLS) or
+    ``unix://[[user]:password@]/path[?db=N]``. TLS takes redis-py's query parameters:
+    ``ssl_ca_certs`` (a PEM bundle to verify the server with; default: the system's),
+    ``ssl_cert_reqs`` (``required``, the default, ``optional`` or ``none``),
+    ``ssl_check_hostname`` (``true``, the default, or ``false``: certificates made for an IP
+    or a name other than the one connected to), and ``ssl_certfile`` / ``ssl_keyfile`` (a
+    client certificate). Anything else is refused with a clear error."""
+    parsed = urlparse(url)
+    query = {k: v[-1] for k, v in parse_qs(parsed.query, keep_blank_values=True).items()}
+    unknown = set(query) - {"db", *_TLS_PARAMS}
+    if unknown:
+        raise ValueError(f"unknown Redis URL parameter(s): {', '.join(sorted(unknown))}")
+    if parsed.scheme not in ("redis", "rediss", "unix"):
+        raise ValueError(f"a Redis URL starts redis://, rediss:// or unix://, not {url!r}")
+    if parsed.scheme != "rediss" and any(k in query for k in _TLS_PARAMS):
+        raise ValueError("ssl_* parameters need a rediss:// URL")
+    db_text = query.get("db") or (parsed.path.lstrip("/") if parsed.scheme != "unix" else "")
+    if db_text and not db_text.isdigit():
+        raise ValueError(f"a Redis database is a number, not {db_text!r}")
+    try:
+        port = parsed.port or 6379
+    except ValueError as exc:
+        raise ValueError(f"a bad port in the Redis URL: {exc}") from None
+    return ConnectionOptions(
+        host=parsed.hostname or "127.0.0.1",
+        port=port,
+        path=parsed.path if parsed.scheme == "unix" else None,
+        db=int(db_text or 0),
+        username=unquote(parsed.username) if parsed.username else None,
+        password=unquote(parsed.password) if parsed.password is not None else None,
+        tls=_tls_context(query) if parsed.scheme == "rediss" else None,
     )
+
+
+def _tls_context(query: dict[str, str]) -> ssl.SSLContext:
+    reqs = query.get("ssl_cert_reqs", "required").lower()
+    if reqs not in _CERT_REQS:
+        raise ValueError(f"ssl_cert_reqs must be none, optional or required, not {reqs!r}")
+    check = query.get("ssl_check_hostname", "true").lower()
+    if check not in ("true", "false", "1", "0", "yes", "no"):
+        raise ValueError(f"ssl_check_hostname must be true or false, not {check!r}")
+    context = ssl.create_default_context(cafile=query.get("ssl_ca_certs"))
+    context.check_hostname = check in ("true", "1", "yes") and _CERT_REQS[reqs] != ssl.CERT_NONE
+    context.verify_mode = _CERT_REQS[reqs]
+    if "ssl_certfile" in query:
+        context.load_cert_chain(query["ssl_certfile"], query.get("ssl_keyfile"))
+    elif "ssl_keyfile" in query:
+        raise ValueError("ssl_keyfile needs ssl_certfile")
+    return context

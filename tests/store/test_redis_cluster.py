@@ -12,7 +12,7 @@ import redis
 
 from service.store.base import SeatRecord
 from service.store.redis import RedisStore
-from service.store.redis_cluster import ShardedMoveNotifier, key_slot
+from service.store.redis_cluster import ClusterPipelinedRedis, ShardedMoveNotifier, key_slot
 from tests.store.test_contract import OPENING, new_record, step
 
 
@@ -115,7 +115,8 @@ def test_an_idle_game_is_unsubscribed_after_the_linger(redis_cluster_url: str) -
     async def body(store: RedisStore) -> None:
         game = new_record()
         await store.create(game, OPENING)
-        notifier = ShardedMoveNotifier(store._pipe, linger_s=0.4)  # type: ignore[arg-type]
+        assert isinstance(store._r, ClusterPipelinedRedis)
+        notifier = ShardedMoveNotifier(store._r, linger_s=0.4)
         try:
             await notifier.wait(game.game_id, 0, 1.0)
             assert notifier.following(game.game_id)
@@ -193,8 +194,8 @@ def test_moves_follow_a_slot_that_migrates_by_ask_then_moved(redis_cluster_url: 
 
 
 def test_a_cluster_store_refuses_what_it_cannot_do(redis_cluster_url: str) -> None:
-    with pytest.raises(ValueError, match="pipelined"):
-        RedisStore.from_url(redis_cluster_url, cluster=True, pipelined=False)
+    with pytest.raises(ValueError, match="host:port"):
+        RedisStore.from_url("unix:///tmp/redis.sock", cluster=True)
     with pytest.raises(ValueError, match="database 0"):
         RedisStore.from_url(redis_cluster_url.replace("/0", "/2"), cluster=True)
 

@@ -28,20 +28,12 @@ GUARD_S = 20.0  # a test that would hang fails instead
 Replicas = tuple[RedisStore, RedisStore, aioredis.Redis]
 
 
-@pytest.fixture(params=[True, False], ids=["pipelined", "redis-py"])
-def pipelined(request: pytest.FixtureRequest) -> bool:
-    """Notifications read on the store's pipelined connection, or through redis-py."""
-    return bool(request.param)
-
-
-def replicas_run(
-    redis_url: str, pipelined: bool, body: Callable[[Replicas], Awaitable[None]]
-) -> None:
+def replicas_run(redis_url: str, body: Callable[[Replicas], Awaitable[None]]) -> None:
     """Run ``body`` with two stores on the same Redis (two replicas) and a raw client."""
 
     async def main() -> None:
-        a = RedisStore.from_url(redis_url, pipelined=pipelined)
-        b = RedisStore.from_url(redis_url, pipelined=pipelined)
+        a = RedisStore.from_url(redis_url)
+        b = RedisStore.from_url(redis_url)
         raw = aioredis.Redis.from_url(redis_url)
         try:
             await asyncio.wait_for(body((a, b, raw)), GUARD_S)
@@ -65,7 +57,7 @@ async def new_game(store: GameStore) -> str:
     return record.game_id
 
 
-def test_a_commit_on_one_replica_wakes_a_waiter_on_another(redis_url: str, pipelined: bool) -> None:
+def test_a_commit_on_one_replica_wakes_a_waiter_on_another(redis_url: str) -> None:
     async def body(stores: Replicas) -> None:
         a, b, _ = stores
         game_id = await new_game(a)
@@ -79,10 +71,10 @@ def test_a_commit_on_one_replica_wakes_a_waiter_on_another(redis_url: str, pipel
         assert b.notifier.latest(game_id) == 1
         assert await b.wait_for_version(game_id, 0, LONG_S) == 1
 
-    replicas_run(redis_url, pipelined, body)
+    replicas_run(redis_url, body)
 
 
-def test_a_lost_notification_only_delays_the_waiter(redis_url: str, pipelined: bool) -> None:
+def test_a_lost_notification_only_delays_the_waiter(redis_url: str) -> None:
     async def body(stores: Replicas) -> None:
         a, _, raw = stores
         game_id = await new_game(a)
@@ -94,12 +86,10 @@ def test_a_lost_notification_only_delays_the_waiter(redis_url: str, pipelined: b
         assert await a.wait_for_version(game_id, 0, 0.1) == 3
         assert await a.wait_for_version(game_id, 3, 0.1) is None
 
-    replicas_run(redis_url, pipelined, body)
+    replicas_run(redis_url, body)
 
 
-def test_malformed_notifications_are_ignored_and_the_subscriber_lives_on(
-    redis_url: str, pipelined: bool
-) -> None:
+def test_malformed_notifications_are_ignored_and_the_subscriber_lives_on(redis_url: str) -> None:
     async def body(stores: Replicas) -> None:
         a, b, raw = stores
         game_id = await new_game(a)
@@ -120,10 +110,10 @@ def test_malformed_notifications_are_ignored_and_the_subscriber_lives_on(
         assert await waiting == 1
         assert b.notifier.subscribed.is_set()
 
-    replicas_run(redis_url, pipelined, body)
+    replicas_run(redis_url, body)
 
 
-def test_the_subscriber_reconnects_and_rechecks_waiters(redis_url: str, pipelined: bool) -> None:
+def test_the_subscriber_reconnects_and_rechecks_waiters(redis_url: str) -> None:
     async def body(stores: Replicas) -> None:
         a, b, raw = stores
         game_id = await new_game(a)
@@ -141,10 +131,10 @@ def test_the_subscriber_reconnects_and_rechecks_waiters(redis_url: str, pipeline
         await a.commit(game_id, step(1))
         assert await waiting == 2
 
-    replicas_run(redis_url, pipelined, body)
+    replicas_run(redis_url, body)
 
 
-def test_a_waiter_of_an_older_version_sleeps_on(redis_url: str, pipelined: bool) -> None:
+def test_a_waiter_of_an_older_version_sleeps_on(redis_url: str) -> None:
     async def body(stores: Replicas) -> None:
         a, _, _ = stores
         game_id = await new_game(a)
@@ -159,11 +149,11 @@ def test_a_waiter_of_an_older_version_sleeps_on(redis_url: str, pipelined: bool)
         await a.commit(game_id, step(1))
         assert await ahead == 2
 
-    replicas_run(redis_url, pipelined, body)
+    replicas_run(redis_url, body)
 
 
 def test_the_documented_acl_serves_moves_and_a_missing_channel_refuses_them_whole(
-    redis_url: str, pipelined: bool
+    redis_url: str,
 ) -> None:
     """deploy/README.md's ACL works end to end; without ``&tt:*:moved`` a commit fails before
     it writes anything (a Lua error does not undo earlier writes)."""
@@ -177,8 +167,8 @@ def test_the_documented_acl_serves_moves_and_a_missing_channel_refuses_them_whol
             await admin.execute_command(  # type: ignore[no-untyped-call]
                 "ACL", "SETUSER", user, "on", ">pw", "resetchannels", *channels, *rules.split()
             )
-        good = RedisStore.from_url(f"redis://{allowed}:pw@{host_port}/0", pipelined=pipelined)
-        bad = RedisStore.from_url(f"redis://{refused}:pw@{host_port}/0", pipelined=pipelined)
+        good = RedisStore.from_url(f"redis://{allowed}:pw@{host_port}/0")
+        bad = RedisStore.from_url(f"redis://{refused}:pw@{host_port}/0")
         try:
             game_id = await new_game(good)
             await subscribed(good.notifier)
@@ -200,9 +190,7 @@ def test_the_documented_acl_serves_moves_and_a_missing_channel_refuses_them_whol
     asyncio.run(asyncio.wait_for(main(), GUARD_S))
 
 
-def test_a_commit_wakes_its_own_replicas_waiters_before_the_echo(
-    redis_url: str, pipelined: bool
-) -> None:
+def test_a_commit_wakes_its_own_replicas_waiters_before_the_echo(redis_url: str) -> None:
     """The committing replica's waiters are woken as the commit returns, not by the
     subscription: a waiter runs in the next turn of the loop (it finds what the committing call
     kept, such as the new state in the cache), even with no subscription at all."""
@@ -218,12 +206,10 @@ def test_a_commit_wakes_its_own_replicas_waiters_before_the_echo(
         assert a.notifier.latest(game_id) == 1
         assert a.notifier._task is None  # nothing was subscribed
 
-    replicas_run(redis_url, pipelined, body)
+    replicas_run(redis_url, body)
 
 
-def test_a_notification_no_later_than_one_heard_wakes_no_one(
-    redis_url: str, pipelined: bool
-) -> None:
+def test_a_notification_no_later_than_one_heard_wakes_no_one(redis_url: str) -> None:
     """The subscription's echo of a commit the replica has heard of already (or an older one,
     arriving late) ends no wait: every waiter is waiting for a later version."""
 
@@ -242,4 +228,4 @@ def test_a_notification_no_later_than_one_heard_wakes_no_one(
         await a.commit(game_id, step(1))
         assert await waiting == 2
 
-    replicas_run(redis_url, pipelined, body)
+    replicas_run(redis_url, body)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 import uuid
 from collections.abc import Awaitable, Callable
 
@@ -23,9 +24,9 @@ from service.store.redis_pipe import (
     KEEPALIVE_IDLE_S,
     PipelinedRedis,
     Script,
+    connection_options,
     keep_alive,
     pack,
-    pipelined_for,
 )
 from tests.store.test_contract import OPENING, new_record, step
 
@@ -40,8 +41,7 @@ def run(redis_url: str, body: Body, timeout_s: float = 5.0) -> None:
 
     async def main() -> None:
         raw = aioredis.Redis.from_url(redis_url)
-        pipe = pipelined_for(raw, timeout_s=timeout_s)
-        assert pipe is not None
+        pipe = PipelinedRedis.from_url(redis_url, timeout_s=timeout_s)
         try:
             await asyncio.wait_for(body(pipe, raw), GUARD_S)
         finally:
@@ -134,7 +134,7 @@ def test_a_killed_connection_fails_its_calls_and_the_next_call_reconnects(
     run(redis_url, body)
 
 
-def test_credentials_and_database_come_from_the_client_url(redis_url: str) -> None:
+def test_credentials_and_database_come_from_the_url(redis_url: str) -> None:
     user = f"pipe-{uuid.uuid4().hex[:8]}"
     host_port = redis_url.removeprefix("redis://").split("/")[0]
 
@@ -144,10 +144,8 @@ def test_credentials_and_database_come_from_the_client_url(redis_url: str) -> No
             "ACL", "SETUSER", user, "on", ">secret", "~*", "+@all"
         )
         key = f"pipe-test:{uuid.uuid4().hex}"
-        good = aioredis.Redis.from_url(f"redis://{user}:secret@{host_port}/3")
-        bad = aioredis.Redis.from_url(f"redis://{user}:wrong@{host_port}/0")
-        good_pipe, bad_pipe = pipelined_for(good), pipelined_for(bad)
-        assert good_pipe is not None and bad_pipe is not None
+        good_pipe = PipelinedRedis.from_url(f"redis://{user}:secret@{host_port}/3")
+        bad_pipe = PipelinedRedis.from_url(f"redis://{user}:wrong@{host_port}/0")
         try:
             await good_pipe.execute("SET", key, "in db 3")
             assert await good_pipe.execute("ACL", "WHOAMI") == user.encode()
@@ -161,17 +159,45 @@ def test_credentials_and_database_come_from_the_client_url(redis_url: str) -> No
         finally:
             await good_pipe.close()
             await bad_pipe.close()
-            await good.aclose()
-            await bad.aclose()
             await admin.acl_deluser(user)
             await admin.aclose()
 
     asyncio.run(asyncio.wait_for(main(), GUARD_S))
 
 
-def test_tls_urls_are_left_to_redis_py() -> None:
-    assert pipelined_for(aioredis.Redis.from_url("rediss://localhost:6380/0")) is None
-    assert pipelined_for(aioredis.Redis.from_url("unix:///tmp/redis.sock?db=2")) is not None
+def test_urls_say_where_and_how_to_connect() -> None:
+    tcp = connection_options("redis://us%40er:p%3Aw@db.example:6390/4")
+    assert (tcp.host, tcp.port, tcp.path, tcp.db) == ("db.example", 6390, None, 4)
+    assert (tcp.username, tcp.password, tcp.tls) == ("us@er", "p:w", None)
+    assert connection_options("redis://:pw@h").username is None
+    assert connection_options("redis://:pw@h").password == "pw"
+    unix = connection_options("unix:///tmp/redis.sock?db=2")
+    assert (unix.path, unix.db, unix.tls) == ("/tmp/redis.sock", 2, None)
+    tls = connection_options("rediss://h:6380/0").tls
+    assert tls is not None and tls.check_hostname and tls.verify_mode == ssl.CERT_REQUIRED
+    loose = connection_options("rediss://h/0?ssl_cert_reqs=none").tls
+    assert loose is not None and not loose.check_hostname and loose.verify_mode == ssl.CERT_NONE
+    by_ip = connection_options("rediss://10.0.0.1/0?ssl_check_hostname=false").tls
+    assert by_ip is not None and not by_ip.check_hostname
+    assert by_ip.verify_mode == ssl.CERT_REQUIRED
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("http://h:6379/0", "redis://, rediss:// or unix://"),
+        ("redis://h/zero", "a number"),
+        ("redis://h/0?ssl_cert_reqs=none", "rediss://"),
+        ("rediss://h/0?ssl_cert_reqs=sometimes", "none, optional or required"),
+        ("rediss://h/0?ssl_check_hostname=maybe", "true or false"),
+        ("rediss://h/0?ssl_keyfile=k.pem", "ssl_certfile"),
+        ("redis://h/0?timeout=3", "unknown Redis URL parameter"),
+        ("redis://h:port/0", "bad port"),
+    ],
+)
+def test_a_bad_url_is_refused_with_why(url: str, why: str) -> None:
+    with pytest.raises(ValueError, match=why):
+        connection_options(url)
 
 
 def test_a_closed_connection_refuses_calls(redis_url: str) -> None:
@@ -184,12 +210,11 @@ def test_a_closed_connection_refuses_calls(redis_url: str) -> None:
     run(redis_url, body)
 
 
-@pytest.mark.parametrize("pipelined", [True, False], ids=["pipelined", "redis-py"])
-def test_a_finished_game_leaves_the_lobby_index(redis_url: str, pipelined: bool) -> None:
+def test_a_finished_game_leaves_the_lobby_index(redis_url: str) -> None:
     """The index itself, not only what list_open shows (which re-reads every game)."""
 
     async def main() -> None:
-        store = RedisStore.from_url(redis_url, pipelined=pipelined)
+        store = RedisStore.from_url(redis_url)
         raw = aioredis.Redis.from_url(redis_url)
         try:
             record = new_record()

@@ -57,7 +57,7 @@ _STRENGTH: Final = tuple(c & 15 for c in range(64))  # A K Q J T 9 8 7 6: the na
 _CONTRACT_BONUS: Final = {1: 30, 2: 20, 3: 10}  # by how many seats made their bid (§7)
 _PREMIUM_VALUE: Final = {"declare": 30, "reveal": 60}
 _TRUMP_BY_SUCCESSES: Final = {3: C.CLUBS, 2: C.HEARTS, 1: C.SPADES, 0: C.DIAMONDS}  # §3.3
-_BEATERS: Final = beaters(_REVISED_DECK, _STRENGTH)  # the Joker plays as the turn-up
+_BEATERS: Final = beaters(_REVISED_DECK, _STRENGTH)  # by trump; the Joker plays as the turn-up
 
 
 def _joker_in(suit: int) -> tuple[int, ...]:
@@ -443,7 +443,7 @@ class NinetyNine(Rules[NinetyNineState]):
         trick = s.trick
         if JOKER in trick:  # the Joker plays as the turn-up card (§3.2)
             trick = [effective(s, x) for x in trick]
-        winner = (s.leader + trick_winner(trick, _BEATERS, s.trump)) % _SEATS
+        winner = (s.leader + trick_winner(trick, _BEATERS[s.trump])) % _SEATS
         s.tricks_won[winner] += 1
         s.history.append([s.leader, winner, *s.trick])
         events.append(TrickWon(len(s.history), winner, s.leader, tuple(s.trick)))

@@ -53,7 +53,7 @@ _TRICKS: Final = 13
 _RANKS: Final = range(2, 15)  # 2 to Ace, in their natural order
 _DECK: Final = C.deck(_RANKS)  # 52 cards, no Joker
 _STRENGTH: Final = tuple(c & 15 for c in range(64))  # A high, no suit above another
-_BEATERS: Final = beaters(_DECK, _STRENGTH)
+_BEATERS: Final = beaters(_DECK, _STRENGTH)  # by trump
 _TRUMP_CHOICES: Final = (C.CLUBS, C.HEARTS, C.SPADES, C.DIAMONDS, None)  # None: no trump
 
 # §4 step 2: the double-hand sort, suits ♥ ♣ ♦ ♠ from the left, high cards first in each.
@@ -750,7 +750,7 @@ class Nominations(Rules[NominationsState]):
             s.turn = (seat + 1) % _SEATS
             return
         leader = s.leader
-        winner = (leader + trick_winner(trick, _BEATERS, s.trump)) % _SEATS
+        winner = (leader + trick_winner(trick, _BEATERS[s.trump])) % _SEATS
         s.tricks_won[winner] += 1
         s.history.append([leader, winner, *trick])
         events.append(

@@ -92,7 +92,7 @@ _RANK_STRENGTH: Final = {14: 6, 10: 5, 13: 4, 12: 3, 11: 2, 9: 1}
 _RANK_POINTS: Final = {14: 11, 10: 10, 13: 4, 12: 3, 11: 2, 9: 0}
 STRENGTH: Final = tuple(_RANK_STRENGTH.get(c & 15, 0) for c in range(64))
 POINTS: Final = tuple(_RANK_POINTS.get(c & 15, 0) for c in range(64))
-# For each card, the cards of its suit that beat it: who wins a trick (§4.1), and the strict
+# By trump, for each card the cards that beat it: who wins a trick (§4.1), and the strict
 # follower's "must beat" (§4.2).
 _BEATERS: Final = tricks.beaters(_DECK, STRENGTH)
 GOAL: Final = 66
@@ -349,6 +349,7 @@ _FOLLOW_REASONS: Final = tricks.REASONS._replace(
 
 def leader_wins(lead: int, follow: int, trump: int) -> bool:
     """§4.1: the same suit goes to the higher rank; a trump on a plain lead wins; else the lead.
+    That is, the lead holds unless the follow beats it (:func:`engine.core.tricks.beaters`).
 
     >>> from engine.core.cards import parse, HEARTS
     >>> leader_wins(parse("KS"), parse("AS"), HEARTS), leader_wins(parse("AC"), parse("9H"), HEARTS)
@@ -356,7 +357,7 @@ def leader_wins(lead: int, follow: int, trump: int) -> bool:
     >>> leader_wins(parse("JD"), parse("AS"), HEARTS)
     True
     """
-    return tricks.trick_winner((lead, follow), _BEATERS, trump) == 0
+    return not _BEATERS[trump][lead] >> follow & 1
 
 
 def follow_mask(hand: int, lead: int, trump: int, phase_two: bool, strict: bool) -> int:
@@ -365,7 +366,7 @@ def follow_mask(hand: int, lead: int, trump: int, phase_two: bool, strict: bool)
     if not phase_two:
         return hand
     if strict:
-        return tricks.follow_mask(hand, lead >> 4, trump, _BEATERS[lead])
+        return tricks.follow_mask(hand, lead >> 4, trump, _BEATERS[trump][lead])
     return tricks.follow_mask(hand, lead >> 4)
 
 

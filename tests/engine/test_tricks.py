@@ -17,23 +17,25 @@ from tests.engine.helpers import cards, hand
 
 _NATURAL = tuple(c & 15 for c in range(64))  # A high: Ninety-Nine, Nominations
 _DECK_52 = C.deck(range(2, 15))
-_ABOVE_52 = beaters(_DECK_52, _NATURAL)
+_BEATERS_52 = beaters(_DECK_52, _NATURAL)
 # Sixty-Six's order A > T > K > Q > J > 9: the Ten between Ace and King.
 _TEN_HIGH = tuple({14: 6, 10: 5, 13: 4, 12: 3, 11: 2, 9: 1}.get(c & 15, 0) for c in range(64))
 _DECK_24 = C.deck(range(9, 15))
-_ABOVE_24 = beaters(_DECK_24, _TEN_HIGH)
+_BEATERS_24 = beaters(_DECK_24, _TEN_HIGH)
 _NO_TRUMP = None
 
 
-def test_a_card_is_beaten_by_the_stronger_cards_of_its_suit_in_the_deck_only() -> None:
-    assert _ABOVE_24[C.parse("KS")] == hand("TS AS")
-    assert _ABOVE_24[C.parse("TS")] == hand("AS")
-    assert _ABOVE_24[C.parse("AS")] == 0
-    assert _ABOVE_24[C.parse("9H")] == hand("JH QH KH TH AH")
-    assert _ABOVE_52[C.parse("9H")] == hand("TH JH QH KH AH")
-    for c in _DECK_24:  # never a card of another suit, never one outside the deck
-        assert _ABOVE_24[c] & ~C.SUIT_MASK[c >> 4] == 0
-        assert _ABOVE_24[c] & ~C.mask_of(_DECK_24) == 0
+def test_a_card_is_beaten_by_the_stronger_cards_of_its_suit_and_by_trumps() -> None:
+    no_trump, hearts = _BEATERS_24[_NO_TRUMP], _BEATERS_24[C.HEARTS]
+    assert no_trump[C.parse("KS")] == hand("TS AS")
+    assert no_trump[C.parse("TS")] == hand("AS")
+    assert no_trump[C.parse("AS")] == 0
+    assert hearts[C.parse("AS")] == hand("9H JH QH KH TH AH")
+    assert hearts[C.parse("9H")] == hand("JH QH KH TH AH")  # a trump: only higher trumps
+    spades = C.mask_of(_DECK_52) & C.SUIT_MASK[C.SPADES]
+    assert _BEATERS_52[C.SPADES][C.parse("9H")] == hand("TH JH QH KH AH") | spades
+    for trump, c in itertools.product([*C.SUITS, _NO_TRUMP], _DECK_24):
+        assert _BEATERS_24[trump][c] & ~C.mask_of(_DECK_24) == 0  # never a card outside the deck
 
 
 def _spec_winner(trick: list[int], strength: tuple[int, ...], trump: int | None) -> int:
@@ -51,7 +53,7 @@ def _spec_winner(trick: list[int], strength: tuple[int, ...], trump: int | None)
 def test_the_highest_trump_else_the_highest_card_of_the_suit_led_wins(
     trick: list[int], trump: int | None
 ) -> None:
-    assert trick_winner(trick, _ABOVE_52, trump) == _spec_winner(trick, _NATURAL, trump)
+    assert trick_winner(trick, _BEATERS_52[trump]) == _spec_winner(trick, _NATURAL, trump)
 
 
 @pytest.mark.parametrize(
@@ -65,7 +67,7 @@ def test_the_highest_trump_else_the_highest_card_of_the_suit_led_wins(
     ],
 )
 def test_trick_winners(trick: str, trump: int | None, winner: int) -> None:
-    assert trick_winner(cards(trick), _ABOVE_52, trump) == winner
+    assert trick_winner(cards(trick), _BEATERS_52[trump]) == winner
 
 
 def test_two_cards_go_as_sixty_six_says() -> None:
@@ -76,7 +78,7 @@ def test_two_cards_go_as_sixty_six_says() -> None:
             leader_wins = _TEN_HIGH[lead] > _TEN_HIGH[follow]
         else:
             leader_wins = follow >> 4 != trump
-        assert (trick_winner((lead, follow), _ABOVE_24, trump) == 0) is leader_wins
+        assert (trick_winner((lead, follow), _BEATERS_24[trump]) == 0) is leader_wins
 
 
 @pytest.mark.parametrize(
@@ -99,7 +101,7 @@ def test_follow_then_beat_else_trump(
     held: str, lead: str, trump: int | None, must_beat: bool, allowed: str
 ) -> None:
     led = C.parse(lead)
-    beat = _ABOVE_24[led] if must_beat else 0
+    beat = _BEATERS_24[trump][led] if must_beat else 0
     assert follow_mask(hand(held), led >> 4, trump, beat) == hand(allowed)
 
 
@@ -161,7 +163,7 @@ def test_every_card_refused_breaks_the_duty_its_refusal_names(
     assume(held_cards)
     held = C.mask_of(held_cards)
     led_suit = C.SUIT_MASK[lead >> 4]
-    beat = _ABOVE_24[lead] if must_beat else 0
+    beat = _BEATERS_24[trump][lead] if must_beat else 0
     allowed = follow_mask(held, lead >> 4, trump, beat)
     assert allowed and allowed & ~held == 0
     for c in held_cards:

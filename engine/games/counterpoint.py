@@ -17,7 +17,6 @@ from functools import cache
 from typing import Any, Final
 
 from engine.core import cards as C
-from engine.core.cards import SUIT_MASK
 from engine.core.events import (
     CardsLaidAside,
     CounterpointDealResult,
@@ -45,7 +44,7 @@ from engine.core.phases import Phase, Plays, Problem, whose_turn
 from engine.core.rules import BidCardReading, Rules, register, strongest_first
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
-from engine.core.tricks import play_refusal
+from engine.core.tricks import follow_mask, play_refusal
 from engine.core.view import SeatView, TrickRows, TrickView, View, seat_view, trick_view
 
 _SEATS: Final = 2
@@ -173,17 +172,18 @@ def trick_winner_index(lead: int, follow: int) -> int:
 
 
 def playable(s: CounterpointState, seat: int) -> int:
-    """The cards ``seat`` may play now (§4): on its turn, the suit led if it has one, else any."""
+    """The cards ``seat`` may play now (§4): on its turn, any to lead; to follow, the suit led
+    if it has one, else any (no duty to beat or to trump)."""
     if seat != s.turn:
         return 0
     hand = s.hands[seat]
     if not s.trick:
         return hand
-    return (hand & SUIT_MASK[s.trick[0] >> 4]) or hand
+    return follow_mask(hand, s.trick[0] >> 4)
 
 
 def play_problem(s: CounterpointState, seat: int, card: object) -> Problem:
-    return play_refusal(seat, s.turn, s.hands[seat], card)
+    return play_refusal(seat, s.turn, s.hands[seat], card, s.trick)
 
 
 class Counterpoint(Rules[CounterpointState]):

@@ -52,7 +52,7 @@ from engine.core.phases import Choice, Phase, Plays, Problem, whose_turn
 from engine.core.rules import BidCardReading, Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
-from engine.core.tricks import play_refusal, standard_winner
+from engine.core.tricks import beaters, follow_mask, play_refusal, trick_winner
 from engine.core.view import SeatView, TrickRows, TrickView, View, seat_view, trick_view
 
 _SEATS: Final = 3
@@ -70,6 +70,24 @@ _STRENGTH: Final = tuple(c & 15 for c in range(64))  # A K Q J T 9 8 7 6: the na
 _CONTRACT_BONUS: Final = {1: 30, 2: 20, 3: 10}  # by how many seats made their bid (§7)
 _PREMIUM_VALUE: Final = {"declare": 30, "reveal": 60}
 _TRUMP_BY_SUCCESSES: Final = {3: C.CLUBS, 2: C.HEARTS, 1: C.SPADES, 0: C.DIAMONDS}  # §3.3
+_BEATERS: Final = beaters(_REVISED_DECK, _STRENGTH)  # by trump; the Joker plays as the turn-up
+
+
+def _joker_in(suit: int) -> tuple[int, ...]:
+    """The cards of each suit when the Joker belongs to ``suit``: lane 4, the Joker's own, is
+    that suit too, so a Joker led leads it."""
+    lanes = tuple(m | JOKER_BIT if lane == suit else m for lane, m in enumerate(SUIT_MASK))
+    return (*lanes, lanes[suit])
+
+
+#: The cards of each suit for following, by the deal's turn-up (§3.2: classic, the Joker belongs
+#: to the turn-up's suit). No Joker in play follows the printed suits: revised (no turn-up), or
+#: classic with the Joker turned up (nobody holds it).
+_FOLLOW_SUITS: Final[dict[int | None, tuple[int, ...]]] = {
+    None: SUIT_MASK,
+    JOKER: SUIT_MASK,
+    **{c: _joker_in(c >> 4) for c in _CLASSIC_DECK if c != JOKER},
+}
 
 # The phases of a deal (the game's last phase is the core's OVER).
 LAY_ASIDE: Final = "lay_aside"  # all seats lay three bid cards aside, at once
@@ -256,22 +274,20 @@ def seat_choice_problem(s: NinetyNineState, seat: int, move: ChooseSeat) -> Prob
 
 
 def playable(s: NinetyNineState, seat: int) -> int:
-    """Mask of the cards ``seat`` may play now: on its turn, follow the suit led if possible
-    (§6); the Joker belongs to the turn-up's suit."""
+    """Mask of the cards ``seat`` may play now: on its turn, any to lead; to follow, the suit
+    led if it has one, else any (§6: no duty to trump or to beat); the Joker belongs to the
+    turn-up's suit (§3.2, see ``_FOLLOW_SUITS``)."""
     if seat != s.turn:
         return 0
     hand = s.hands[seat]
     if not s.trick:
         return hand
-    led = effective(s, s.trick[0]) >> 4
-    same = hand & SUIT_MASK[led]
-    if hand & JOKER_BIT and s.turn_up is not None and s.turn_up >> 4 == led:
-        same |= JOKER_BIT
-    return same or hand
+    return follow_mask(hand, s.trick[0] >> 4, None, 0, _FOLLOW_SUITS[s.turn_up])
 
 
 def play_problem(s: NinetyNineState, seat: int, card: object) -> Problem:
-    return play_refusal(seat, s.turn, s.hands[seat], card)
+    suits = _FOLLOW_SUITS[s.turn_up]
+    return play_refusal(seat, s.turn, s.hands[seat], card, s.trick, suits=suits)
 
 
 class NinetyNine(Rules[NinetyNineState]):
@@ -440,7 +456,7 @@ class NinetyNine(Rules[NinetyNineState]):
         trick = s.trick
         if JOKER in trick:  # the Joker plays as the turn-up card (§3.2)
             trick = [effective(s, x) for x in trick]
-        winner = (s.leader + standard_winner(trick, _STRENGTH, s.trump)) % _SEATS
+        winner = (s.leader + trick_winner(trick, _BEATERS[s.trump])) % _SEATS
         s.tricks_won[winner] += 1
         s.history.append([s.leader, winner, *s.trick])
         events.append(TrickWon(len(s.history), winner, s.leader, tuple(s.trick)))

@@ -60,7 +60,7 @@ from engine.core.phases import Choice, Phase, Plays, Problem, whose_turn
 from engine.core.rules import Rules, register
 from engine.core.scoring import final_winners
 from engine.core.state import GameState
-from engine.core.tricks import follow_mask, play_refusal, standard_winner
+from engine.core.tricks import beaters, follow_mask, play_refusal, trick_winner
 from engine.core.view import SeatView, TrickView, View, seat_view, trick_view
 
 _SEATS: Final = 4
@@ -69,6 +69,7 @@ _TRICKS: Final = 13
 _RANKS: Final = range(2, 15)  # 2 to Ace, in their natural order
 _DECK: Final = C.deck(_RANKS)  # 52 cards, no Joker
 _STRENGTH: Final = tuple(c & 15 for c in range(64))  # A high, no suit above another
+_BEATERS: Final = beaters(_DECK, _STRENGTH)  # by trump
 _TRUMP_CHOICES: Final = (C.CLUBS, C.HEARTS, C.SPADES, C.DIAMONDS, None)  # None: no trump
 
 # §4 step 2: the double-hand sort, suits ♥ ♣ ♦ ♠ from the left, high cards first in each.
@@ -472,23 +473,13 @@ def playable(s: NominationsState, seat: int) -> int:
     hand = s.hands[seat]
     if not s.trick:
         return hand
-    same = hand & SUIT_MASK[s.trick[0] >> 4]
-    if same:
-        return same
-    if s.trump is not None and s.options.must_trump_when_void:
-        return (hand & SUIT_MASK[s.trump]) or hand
-    return hand
+    trump = s.trump if s.options.must_trump_when_void else None
+    return follow_mask(hand, s.trick[0] >> 4, trump)
 
 
 def play_problem(s: NominationsState, seat: int, card: object) -> Problem:
     """Why a card is refused: turn, card held, follow suit, and a void player's duty to trump."""
-    hand = s.hands[seat]
-    problem = play_refusal(seat, s.turn, hand, card)
-    if problem[0] is not Reason.MUST_FOLLOW_SUIT:
-        return problem
-    if type(card) is int and follow_mask(hand, s.trick[0] >> 4) >> card & 1:
-        return (Reason.MUST_TRUMP, "you cannot follow suit, so you must trump")
-    return problem
+    return play_refusal(seat, s.turn, s.hands[seat], card, s.trick)
 
 
 def partner_of(s: NominationsState) -> int | None:
@@ -790,7 +781,7 @@ class Nominations(Rules[NominationsState]):
             s.turn = (seat + 1) % _SEATS
             return
         leader = s.leader
-        winner = (leader + standard_winner(trick, _STRENGTH, s.trump)) % _SEATS
+        winner = (leader + trick_winner(trick, _BEATERS[s.trump])) % _SEATS
         s.tricks_won[winner] += 1
         s.history.append([leader, winner, *trick])
         events.append(

@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from engine.core import cards as C
+from engine.core import tricks
 from engine.core.cards import SUIT_MASK
 from engine.core.errors import InvalidOptions, Reason
 from engine.core.events import (
@@ -107,10 +108,9 @@ _RANK_STRENGTH: Final = {14: 6, 10: 5, 13: 4, 12: 3, 11: 2, 9: 1}
 _RANK_POINTS: Final = {14: 11, 10: 10, 13: 4, 12: 3, 11: 2, 9: 0}
 STRENGTH: Final = tuple(_RANK_STRENGTH.get(c & 15, 0) for c in range(64))
 POINTS: Final = tuple(_RANK_POINTS.get(c & 15, 0) for c in range(64))
-# For each card, the cards of its suit that beat it: the strict follower's "must beat" (§4.2).
-_BEATERS: Final = tuple(
-    sum(1 << d for d in _DECK if d >> 4 == c >> 4 and STRENGTH[d] > STRENGTH[c]) for c in range(64)
-)
+# By trump, for each card the cards that beat it: who wins a trick (§4.1), and the strict
+# follower's "must beat" (§4.2).
+_BEATERS: Final = tricks.beaters(_DECK, STRENGTH)
 GOAL: Final = 66
 SCHNEIDER: Final = 33
 LAST_TRICK_BONUS: Final = 10
@@ -361,13 +361,14 @@ _P_NO_CALL: Final = (
 _P_DRAW_TIME: Final = (Reason.WRONG_PHASE, "cards are drawn only right after a trick")
 _P_NOT_WINNER: Final = (Reason.NOT_YOUR_TURN, "the trick's winner decides when to draw")
 _P_LEAD_MARRIAGE: Final = (Reason.MUST_LEAD_MARRIAGE, "after a marriage, lead its King or Queen")
-_P_FOLLOW: Final = (Reason.MUST_FOLLOW_SUIT, "you must follow the suit led")
-_P_BEAT: Final = (Reason.MUST_BEAT, "you must beat the card led if you can")
-_P_TRUMP: Final = (Reason.MUST_TRUMP, "with no card of the suit led, you must trump")
+_FOLLOW_REASONS: Final = tricks.REASONS._replace(
+    trump=(Reason.MUST_TRUMP, "with no card of the suit led, you must trump")
+)
 
 
 def leader_wins(lead: int, follow: int, trump: int) -> bool:
     """§4.1: the same suit goes to the higher rank; a trump on a plain lead wins; else the lead.
+    That is, the lead holds unless the follow beats it (:func:`engine.core.tricks.beaters`).
 
     >>> from engine.core.cards import parse, HEARTS
     >>> leader_wins(parse("KS"), parse("AS"), HEARTS), leader_wins(parse("AC"), parse("9H"), HEARTS)
@@ -375,21 +376,17 @@ def leader_wins(lead: int, follow: int, trump: int) -> bool:
     >>> leader_wins(parse("JD"), parse("AS"), HEARTS)
     True
     """
-    if lead >> 4 == follow >> 4:
-        return STRENGTH[lead] > STRENGTH[follow]
-    return follow >> 4 != trump
+    return not _BEATERS[trump][lead] >> follow & 1
 
 
 def follow_mask(hand: int, lead: int, trump: int, phase_two: bool, strict: bool) -> int:
-    """The cards a follower may play to ``lead`` (§4.2)."""
+    """The cards a follower may play to ``lead`` (§4.2): any in phase one; in phase two, follow
+    suit, and if ``strict`` also beat the lead if possible, and trump when void."""
     if not phase_two:
         return hand
-    same = hand & SUIT_MASK[lead >> 4]
-    if not strict:
-        return same or hand
-    if same:
-        return (same & _BEATERS[lead]) or same
-    return (hand & SUIT_MASK[trump]) or hand
+    if strict:
+        return tricks.follow_mask(hand, lead >> 4, trump, _BEATERS[trump][lead])
+    return tricks.follow_mask(hand, lead >> 4)
 
 
 def win_award(opponent_count: int, opponent_tricks: int) -> int:
@@ -541,15 +538,8 @@ def follows(s: SixtySixState, seat: int) -> int:
 
 
 def follow_problem(s: SixtySixState, seat: int, card: object) -> Problem:
-    if seat == s.leader:
-        return (Reason.NOT_YOUR_TURN, f"it is seat {1 - seat}'s turn to play")
-    if not (type(card) is int and 0 <= card < 64) or not s.hands[seat] >> card & 1:
-        return (Reason.CARD_NOT_IN_HAND, f"{C.describe(card)} is not in your hand")
-    lead = s.trick[0]
-    same = s.hands[seat] & SUIT_MASK[lead >> 4]
-    if same and card >> 4 != lead >> 4:
-        return _P_FOLLOW
-    return _P_BEAT if same else _P_TRUMP
+    turn = 1 - s.leader
+    return tricks.play_refusal(seat, turn, s.hands[seat], card, s.trick, reasons=_FOLLOW_REASONS)
 
 
 def exchange_problem(s: SixtySixState, seat: int, move: object = None) -> Problem | None:
@@ -1297,7 +1287,8 @@ def _information(
         led = lead >> 4
         if follow >> 4 == led:
             # A lower card of the suit led, under ``strict``: it held none that beats the lead.
-            cannot = _BEATERS[lead] if strict and not _BEATERS[lead] >> follow & 1 else 0
+            above = _BEATERS[None][lead]  # the cards of the suit led that beat the lead
+            cannot = above if strict and not above >> follow & 1 else 0
         else:
             out[follower] |= 1 << led
             cannot = SUIT_MASK[led]

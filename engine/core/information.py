@@ -261,8 +261,12 @@ def seat_of(view: Any) -> int:
     return int(seat)
 
 
-def match_of(view: Any) -> tuple[int, int, str, tuple[int, ...], bool, tuple[int, ...]]:
-    """(deal_no, dealer, phase, scores, finished, winners) as a view shows them."""
+#: The match's public facts: (deal_no, dealer, phase, scores, finished, winners).
+Match = tuple[int, int, str, tuple[int, ...], bool, tuple[int, ...]]
+
+
+def match_of(view: Any) -> Match:
+    """The match's facts as a view shows them."""
     return (
         view.deal_no,
         view.dealer,
@@ -270,4 +274,29 @@ def match_of(view: Any) -> tuple[int, int, str, tuple[int, ...], bool, tuple[int
         tuple(sv.score for sv in view.seats),
         view.finished,
         tuple(view.winners),
+    )
+
+
+def match_of_state(s: Any) -> Match:
+    """The match's facts as a state holds them (the bookkeeping every game shares)."""
+    return (s.deal_no, s.dealer, s.phase, tuple(s.scores), s.finished, tuple(s.winners))
+
+
+def information_set_of(
+    game: str, seat: int, options: Any, match: Match, **facts: Any
+) -> InformationSet:
+    """An information set of ``game`` with the match's facts filled in from ``match``; the
+    game's own gathering gives the rest (``facts``: hand, plays, hidden places, public)."""
+    deal_no, dealer, phase, scores, finished, winners = match
+    return InformationSet(
+        game=game,
+        seat=seat,
+        options=options,
+        deal_no=deal_no,
+        dealer=dealer,
+        phase=phase,
+        scores=scores,
+        finished=finished,
+        winners=winners,
+        **facts,
     )

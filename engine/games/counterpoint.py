@@ -29,8 +29,11 @@ from engine.core.events import (
 from engine.core.information import (
     HiddenPlace,
     InformationSet,
+    Match,
     deal_hidden,
+    information_set_of,
     match_of,
+    match_of_state,
     new_state,
     seat_of,
     shown_out,
@@ -361,7 +364,7 @@ class Counterpoint(Rules[CounterpointState]):
             laid=tuple(bool(a) for a in s.aside),
             own_aside=tuple(C.cards_of(s.aside[seat])),
         )
-        match = (s.deal_no, s.dealer, s.phase, tuple(s.scores), s.finished, tuple(s.winners))
+        match = match_of_state(s)
         hand = tuple(C.cards_of(s.hands[seat]))
         return _information(
             s.options, seat, match, hand, public, other_hand=C.count(s.hands[1 - seat])
@@ -438,7 +441,7 @@ class CounterpointPublic:
 def _information(
     opts: CounterpointOptions,
     seat: int,
-    match: tuple[int, int, str, tuple[int, ...], bool, tuple[int, ...]],
+    match: Match,
     hand: tuple[int, ...],
     public: CounterpointPublic,
     *,
@@ -458,16 +461,11 @@ def _information(
         HiddenPlace(other, "aside", BID_READING.cards if public.laid[other] else 0),
     )
     seen = [*hand, *public.own_aside, *(c for _, c in plays)]
-    return InformationSet(
-        game="counterpoint",
-        seat=seat,
-        options=opts,
-        deal_no=match[0],
-        dealer=match[1],
-        phase=match[2],
-        scores=match[3],
-        finished=match[4],
-        winners=match[5],
+    return information_set_of(
+        "counterpoint",
+        seat,
+        opts,
+        match,
         hand=hand,
         plays=plays,
         shown_out=tuple(out),

@@ -36,9 +36,12 @@ from engine.core.fields import card_field
 from engine.core.information import (
     HiddenPlace,
     InformationSet,
+    Match,
     deal_events,
     deal_hidden,
+    information_set_of,
     match_of,
+    match_of_state,
     new_state,
     seat_of,
     shown_out,
@@ -623,7 +626,7 @@ class NinetyNine(Rules[NinetyNineState]):
                 else None
             ),
         )
-        match = (s.deal_no, s.dealer, s.phase, tuple(s.scores), s.finished, tuple(s.winners))
+        match = match_of_state(s)
         return _information(
             s.options,
             seat,
@@ -751,7 +754,7 @@ class NinetyNinePublic:
 def _information(
     opts: NinetyNineOptions,
     seat: int,
-    match: tuple[int, int, str, tuple[int, ...], bool, tuple[int, ...]],
+    match: Match,
     hand: tuple[int, ...],
     public: NinetyNinePublic,
     *,
@@ -788,16 +791,11 @@ def _information(
         hidden.append(HiddenPlace(other, "aside", aside_sizes[other], known_aside or ()))
         seen += [*(known_hand or ()), *(known_aside or ())]
     classic = opts.edition == "classic"
-    return InformationSet(
-        game="ninety-nine",
-        seat=seat,
-        options=opts,
-        deal_no=match[0],
-        dealer=match[1],
-        phase=match[2],
-        scores=match[3],
-        finished=match[4],
-        winners=match[5],
+    return information_set_of(
+        "ninety-nine",
+        seat,
+        opts,
+        match,
         hand=hand,
         plays=plays,
         shown_out=tuple(out),

@@ -45,9 +45,12 @@ from engine.core.fields import card_field
 from engine.core.information import (
     HiddenPlace,
     InformationSet,
+    Match,
     deal_events,
     deal_hidden,
+    information_set_of,
     match_of,
+    match_of_state,
     new_state,
     seat_of,
     shown_out,
@@ -1006,7 +1009,7 @@ class Nominations(Rules[NominationsState]):
                 else None
             ),
         )
-        match = (s.deal_no, s.dealer, s.phase, tuple(s.scores), s.finished, tuple(s.winners))
+        match = match_of_state(s)
         hand = tuple(C.cards_of(s.hands[seat]))
         sizes = tuple(C.count(h) for h in s.hands)
         return _information(s.options, seat, match, hand, public, hand_sizes=sizes)
@@ -1422,7 +1425,7 @@ class NominationsPublic:
 def _information(
     o: NominationsOptions,
     seat: int,
-    match: tuple[int, int, str, tuple[int, ...], bool, tuple[int, ...]],
+    match: Match,
     hand: tuple[int, ...],
     public: NominationsPublic,
     *,
@@ -1468,16 +1471,11 @@ def _information(
         excluded = suits_of_mask(out[other] | trumps[other])
         hidden.append(HiddenPlace(other, "hand", hand_sizes[other], known, excluded))
         seen += known
-    return InformationSet(
-        game="nominations",
-        seat=seat,
-        options=o,
-        deal_no=match[0],
-        dealer=match[1],
-        phase=match[2],
-        scores=match[3],
-        finished=match[4],
-        winners=match[5],
+    return information_set_of(
+        "nominations",
+        seat,
+        o,
+        match,
         hand=hand,
         plays=plays,
         shown_out=tuple(m | t for m, t in zip(out, trumps, strict=True)),

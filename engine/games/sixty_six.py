@@ -76,9 +76,12 @@ from engine.core.fields import cards_field, per_seat_cards_field
 from engine.core.information import (
     HiddenPlace,
     InformationSet,
+    Match,
     deal_events,
     deal_hidden,
+    information_set_of,
     match_of,
+    match_of_state,
     new_state,
     seat_of,
     unseen_cards,
@@ -1124,7 +1127,7 @@ class SixtySix(Rules[SixtySixState]):
             history=tuple((r[0], r[1], r[2], r[3], r[4]) for r in s.history),
             window_seat=s.window_seat if s.phase == END_WINDOW else None,
         )
-        match = (s.deal_no, s.dealer, s.phase, tuple(s.scores), s.finished, tuple(s.winners))
+        match = match_of_state(s)
         hand = tuple(C.cards_of(s.hands[seat]))
         return _information(
             s.options, seat, match, hand, public, other_hand=C.count(s.hands[1 - seat])
@@ -1262,7 +1265,7 @@ class SixtySixPublic:
 def _information(
     opts: SixtySixOptions,
     seat: int,
-    match: tuple[int, int, str, tuple[int, ...], bool, tuple[int, ...]],
+    match: Match,
     hand: tuple[int, ...],
     public: SixtySixPublic,
     *,
@@ -1308,16 +1311,11 @@ def _information(
         HiddenPlace(other, "hand", other_hand, known, excluded),
         HiddenPlace(None, "stock", public.stock_size),
     )
-    return InformationSet(
-        game="sixty-six",
-        seat=seat,
-        options=opts,
-        deal_no=match[0],
-        dealer=match[1],
-        phase=match[2],
-        scores=match[3],
-        finished=match[4],
-        winners=match[5],
+    return information_set_of(
+        "sixty-six",
+        seat,
+        opts,
+        match,
         hand=hand,
         plays=tuple(plays),
         shown_out=tuple(out),

@@ -17,6 +17,7 @@ caller decides what that means for its kind of step.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,6 +54,9 @@ class GameStep:
     request_id: str = ""
     resigned: bool = False  # the seat resigns (the game is abandoned)
     timed_out: int | None = None  # the seat whose clock ran out with this step
+    #: After the game's end: a seat accepting a rematch (service.rematch's offer data). The
+    #: game stays as it ended (status, snapshot, timing); only its version and stream move.
+    rematch: Mapping[str, Any] | None = None
 
 
 def played(
@@ -93,6 +97,12 @@ def resigned(record: GameRecord, seat: int, *, on_time: bool = False) -> GameSte
     return GameStep(record, seat, [], resigned=True)
 
 
+def rematch_offered(record: GameRecord, seat: int, offer: Mapping[str, Any]) -> GameStep:
+    """``seat`` of the ended game accepts a rematch; ``offer`` is who has, and the next game
+    once every human seat has (service.rematch)."""
+    return GameStep(record, seat, [], rematch=offer)
+
+
 def idle_ended(record: GameRecord) -> GameStep:
     """The service ends a full table that took no step for its idle time."""
     return GameStep(record, None, [GameAbandoned(reason="idle")])
@@ -122,6 +132,13 @@ class Committer:
         """The store's commit of ``step`` made at ``now_ms``."""
         record = step.record
         moved = step.move is not None
+        if step.rematch is not None:
+            return Commit(
+                expected_version=record.version,
+                snapshot=record.snapshot,
+                batch=EventBatch(version=record.version + 1, seat=step.seat, rematch=step.rematch),
+                status=record.status,
+            )
         if moved:
             assert step.rules is not None and step.seat is not None
             finished = step.state.finished
@@ -187,12 +204,12 @@ class Committer:
         )
         state = step.state if step.move is not None else None
         # Before this call next awaits: waiters on this replica woken by the commit find it.
-        if commit.status == ABANDONED:
+        if commit.status == ABANDONED or step.rematch is not None:  # no state at hand to keep
             tables.cache.drop(record.game_id)
         else:
             tables.cache.put(made, state)
         # Those waiting on this game here are handed this batch as it is, not read back.
         self._feed.committed(record.game_id, commit.batch, step.events)
-        if commit.status != ACTIVE:
+        if commit.status != ACTIVE and record.status == ACTIVE:
             tables.metrics.game_ended(record.game_type, commit.status)
         return Committed(made, state)

@@ -32,6 +32,7 @@ class ServerConfig:
     sweep_interval_s: float = 0.05  # the longest the deadline sweeper sleeps (service.scheduler)
     bot_delay_s: float = 0.5  # how long a server bot waits before it moves (service.turns)
     idle_ttl_s: float = 86400  # a full game with no move this long ends as abandoned (0: never)
+    queue_grace_s: float = 10.0  # a quick play ticket whose stream is gone this long leaves
     metrics_port: int | None = None  # None: no metrics endpoint; 0: any free port
     health_interval_s: float = 2.0  # how often readiness pings the store (0: never)
     web_port: int | None = None  # Connect and gRPC-Web for browsers; None: off; 0: any free port

@@ -115,6 +115,8 @@ class Batch(Protocol):
     def events(self) -> Sequence[Event]: ...
     @property
     def resigned_seat(self) -> int | None: ...
+    @property
+    def rematch(self) -> Mapping[str, Any] | None: ...
 
 
 class Answer(Protocol):
@@ -869,6 +871,16 @@ def summary_to_proto(record: GameRecord) -> game_service_pb2.GameSummary:
         out.resigned_seat = record.resigned_seat
     if record.time_control is not None:
         out.time_control.CopyFrom(time_control_to_proto(record.time_control))
+    access = record.access
+    if access is not None:  # never a code, nor a code's hash: whether the table is private
+        out.visibility = (
+            game_service_pb2.VISIBILITY_UNLISTED
+            if access.unlisted
+            else game_service_pb2.VISIBILITY_PUBLIC
+        )
+        out.reserved_seats.extend(s for s in sorted(access.seat_hashes) if not record.seats[s])
+    else:
+        out.visibility = game_service_pb2.VISIBILITY_PUBLIC
     return out
 
 
@@ -885,6 +897,13 @@ def fill_batch(out: game_service_pb2.StreamEventsResponse, batch: Batch) -> None
         out.seat = batch.seat
     if batch.resigned_seat is not None:
         out.resigned_seat = batch.resigned_seat
+    if batch.rematch is not None:
+        out.rematch.CopyFrom(rematch_to_proto(batch.rematch))
+
+
+def rematch_to_proto(offer: Mapping[str, Any]) -> game_service_pb2.RematchOffer:
+    """A rematch offer (service.rematch's data) on the wire."""
+    return game_service_pb2.RematchOffer(accepted=offer["accepted"], game_id=offer["game_id"])
 
 
 # -- the play stream --------------------------------------------------------------------------

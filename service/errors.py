@@ -68,6 +68,16 @@ class PermissionDenied(TricktableError):
     reason = "WRONG_SEAT"
 
 
+class TicketNotFound(TricktableError):
+    """A quick play ticket the queue does not hold: never made, cancelled, or gone past its
+    grace time."""
+
+    reason = "UNKNOWN_TICKET"
+
+    def __init__(self) -> None:
+        super().__init__("no such quick play ticket: it was cancelled, or left the queue")
+
+
 class SeatUnavailable(TricktableError):
     """The requested seat is taken (or no seat is open)."""
 
@@ -133,6 +143,7 @@ class ShuttingDown(TricktableError):
 STATUS_CODES: Mapping[type[Exception], grpc.StatusCode] = {
     InvalidRequest: grpc.StatusCode.INVALID_ARGUMENT,
     GameNotFound: grpc.StatusCode.NOT_FOUND,
+    TicketNotFound: grpc.StatusCode.NOT_FOUND,
     Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,
     PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
     SeatUnavailable: grpc.StatusCode.FAILED_PRECONDITION,

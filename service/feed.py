@@ -71,7 +71,9 @@ def project(
     if made is None:
         batch = decoded.batch
         events = [rules.project(e, viewer) for e in decoded.events]
-        projected = ProjectedBatch(batch.version, batch.seat, events, batch.resigned_seat)
+        projected = ProjectedBatch(
+            batch.version, batch.seat, events, batch.resigned_seat, batch.rematch
+        )
         decoded.projected[viewer] = made = (projected, projected.last)
     return made
 

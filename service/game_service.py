@@ -9,7 +9,9 @@ decides). Each RPC is one call into a room (see service/README.md for the plan):
 - :mod:`service.deadlines` — what a game has scheduled (server bots, clocks, idle games), fired
   by any replica's sweeper (:mod:`service.scheduler`);
 - :mod:`service.reads` — GetGame (and its waits), StreamEvents, GetGameRecord, clocks;
-- :mod:`service.presence` — who is at the table.
+- :mod:`service.presence` — who is at the table;
+- :mod:`service.matchmaking` — QuickPlay, its queue in the store; :mod:`service.rematch` —
+  Rematch of an ended game.
 
 Every step a game takes after its opening (a move of any kind, a forfeit, an idle game's end, a
 resignation) is written by the one commit builder, :mod:`service.commit`. Everyone on this
@@ -30,11 +32,13 @@ from service.deadlines import Deadlines
 from service.errors import ShuttingDown
 from service.feed import GameFeed
 from service.lobby import Lobby
+from service.matchmaking import Matchmaking
 from service.metrics import Metrics
 from service.moves import Moved, Moves
 from service.play import News
 from service.presence import PRESENCE_WINDOW_MS, Presence
 from service.reads import Reads
+from service.rematch import Rematches
 from service.results import (
     MoveResult,
     ProjectedBatch,
@@ -90,6 +94,8 @@ class GameService:
         stream_recheck_s: float = DEFAULT_STREAM_RECHECK_S,
         bot_delay_s: float = 0.5,
         idle_ttl_s: float = 86400.0,
+        queue_grace_s: float = 10.0,
+        queue_poll_s: float = 0.5,
     ) -> None:
         self.store = store
         self.cache = StateCache(cache_games)
@@ -110,6 +116,15 @@ class GameService:
         # The lobby.
         self.game_types = lobby.game_types
         self.create_game = lobby.create_game
+        self.create_table = lobby.create_table
+        self.revoke_invite = lobby.revoke_invite
+        # Finding a game: quick play, a rematch of an ended game (issue 29).
+        self.matchmaking = matchmaking = Matchmaking(
+            tables, lobby, new_id=new_id, grace_s=queue_grace_s, poll_s=queue_poll_s
+        )
+        self.quick_play = matchmaking.quick_play
+        self.cancel_quick_play = matchmaking.cancel
+        self.rematch = Rematches(tables, committer, lobby).rematch
         self.list_games = lobby.list_games
         self.join_game = lobby.join_game
         self.leave_game = lobby.leave_game

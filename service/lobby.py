@@ -1,5 +1,6 @@
 """The lobby: the game types offered, a new game (CreateGame), the open tables (ListGames),
-taking a seat (JoinGame) and leaving one (LeaveGame).
+taking a seat (JoinGame) and leaving one (LeaveGame); a private table's invite codes
+(:mod:`service.invites`: unlisted games, reserved seats, RevokeInvite).
 
 A seat is claimed in the store by the take that finds it open; the take that fills the table
 also writes when play began and, in a game that schedules anything (clocks, server bots), its
@@ -10,7 +11,8 @@ a step of the game written by the one commit builder (:mod:`service.commit`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import structlog
 
@@ -24,8 +26,10 @@ from service.clocks import TimeControl
 from service.commit import Committer, resigned
 from service.deadlines import Deadlines
 from service.errors import GameNotPlayable, InvalidRequest, SeatUnavailable, Unauthenticated
+from service.invites import Invitations, new_access, revoked, seats_open_to
 from service.store.base import (
     ACTIVE,
+    Access,
     EventBatch,
     Filled,
     GameRecord,
@@ -35,6 +39,17 @@ from service.store.base import (
 from service.tables import Tables, seat_of_token
 
 log = structlog.get_logger("tricktable.games")
+
+#: How often a revoke is tried again when another revoke of the same game got there first.
+_REVOKE_TRIES = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    """A new game, and what only its creator is told: its invite codes."""
+
+    record: GameRecord
+    invitations: Invitations
 
 
 class Lobby:
@@ -65,9 +80,15 @@ class Lobby:
         *,
         time_control: TimeControl | None = None,
         bot_seats: Mapping[int, str] | None = None,
+        access: Access | None = None,
+        game_id: str | None = None,
+        seats: Sequence[SeatRecord | None] | None = None,
     ) -> GameRecord:
         """A new game. ``bot_seats`` (seat -> "random" or "heuristic") are taken at once by the
-        server's reference bots, which play them with no token (see service.turns)."""
+        server's reference bots, which play them with no token (see service.turns).
+        ``access``: a private table's (service.invites). ``game_id`` and ``seats``: a game
+        made for players already chosen (a rematch, a quick play match), by an id every
+        replica knows, with its seats taken; GameExists if another replica made it first."""
         tables = self._tables
         rules = get_rules(game_type)
         resolved = options_to_data(rules.options(options))
@@ -75,21 +96,24 @@ class Lobby:
             bots = turns.bot_kinds(bot_seats or {}, rules.seats)
         except ValueError as bad:
             raise InvalidRequest(str(bad), reason="INVALID_BOT_SEATS") from None
+        taken: list[SeatRecord | None] = list(seats) if seats else [None] * rules.seats
+        if len(taken) != rules.seats:
+            raise ValueError(f"{game_type} has {rules.seats} seats, not {len(taken)}")
+        for n, kind in bots.items():
+            taken[n] = SeatRecord(token_hash="", player_name=kind, bot=kind)
         seed = seed or self._new_seed()
         state = rules.new_game(resolved, seed)
         record = GameRecord(
-            game_id=self._new_id(),
+            game_id=game_id or self._new_id(),
             game_type=game_type,
             options=resolved,
             seed=seed,
             seat_count=rules.seats,
             created_at_ms=tables.now_ms(),
-            seats=tuple(
-                SeatRecord(token_hash="", player_name=bots[n], bot=bots[n]) if n in bots else None
-                for n in range(rules.seats)
-            ),
+            seats=tuple(taken),
             snapshot=rules.snapshot(state),
             time_control=time_control.to_data() if time_control is not None else None,
+            access=access,
         )
         if record.full:  # bots in every seat: play begins now
             record = dataclasses.replace(
@@ -110,6 +134,44 @@ class Lobby:
         log.info("game created", game_id=record.game_id, game_type=game_type)
         return record
 
+    async def create_table(
+        self,
+        game_type: str,
+        options: Mapping[str, OptionValue],
+        seed: bytes | None,
+        *,
+        time_control: TimeControl | None = None,
+        bot_seats: Mapping[int, str] | None = None,
+        unlisted: bool = False,
+        reserved: Sequence[int] = (),
+    ) -> Created:
+        """CreateGame: a new game, public or private (unlisted, or with seats kept for named
+        invitees), and its invite codes, which only this answer holds."""
+        seat_count = get_rules(game_type).seats
+        access, invitations = new_access(unlisted, reserved, seat_count)
+        record = await self.create_game(
+            game_type,
+            options,
+            seed,
+            time_control=time_control,
+            bot_seats=bot_seats,
+            access=access,
+        )
+        return Created(record, invitations)
+
+    async def revoke_invite(self, game_id: str, code: str, reissue: bool) -> str:
+        """RevokeInvite: ``code`` no longer takes a seat (with ``reissue``, a new code, which
+        is returned, does instead). Whoever holds a code may revoke it."""
+        store = self._tables.store
+        for _ in range(_REVOKE_TRIES):
+            record = await store.load(game_id)
+            access, fresh = revoked(record.access, code, reissue)
+            assert record.access is not None  # revoked() refuses a game without codes
+            if await store.set_access(game_id, record.access, access):
+                log.info("invite revoked", game_id=game_id, reissued=reissue)
+                return fresh
+        raise SeatUnavailable("the table's invites keep changing: try again", reason="SEAT_TAKEN")
+
     async def list_games(
         self, game_type: str, limit: int, page_token: str
     ) -> tuple[list[GameRecord], str]:
@@ -124,7 +186,7 @@ class Lobby:
         return games, f"{last.created_at_ms}-{last.game_id}" if last else ""
 
     async def join_game(
-        self, game_id: str, seat: int | None, player_name: str
+        self, game_id: str, seat: int | None, player_name: str, invite_code: str = ""
     ) -> tuple[int, str, GameRecord]:
         store = self._tables.store
         record = await store.load(game_id)
@@ -134,11 +196,10 @@ class Lobby:
             raise InvalidRequest(
                 f"{record.game_type} has seats 0..{record.seat_count - 1}", reason="UNKNOWN_SEAT"
             )
-        wanted = (
-            [seat]
-            if seat is not None
-            else [i for i, taken in enumerate(record.seats) if taken is None]
-        )
+        open_seats = [i for i, taken in enumerate(record.seats) if taken is None]
+        # A private table's seats are taken against the access checked here: a code revoked
+        # meanwhile takes nothing (the store compares it in the same step as the take).
+        wanted = seats_open_to(record, invite_code, seat, open_seats)
         token = new_token()
         claim = SeatRecord(token_hash=token_hash(token), player_name=player_name)
         # Written only by the take that fills the table: the clocks start when play can.
@@ -149,9 +210,12 @@ class Lobby:
             idle_deadline_ms=self._deadlines.idle_deadline(now),
         )
         for candidate in wanted:
-            if await store.take_seat(game_id, candidate, claim, filled):
+            if await store.take_seat(game_id, candidate, claim, filled, record.access):
                 log.info("seat taken", game_id=game_id, seat=candidate)
                 return candidate, token, await store.load(game_id)
+        if record.access is not None:
+            # Refused against the access read: a code revoked since is told as such.
+            seats_open_to(await store.load(game_id), invite_code, seat, open_seats)
         if seat is not None:
             raise SeatUnavailable(f"seat {seat} is taken")
         raise SeatUnavailable("no seat is open", reason="NO_OPEN_SEAT")

@@ -162,7 +162,11 @@ class Reads:
         if from_version > record.version + 1:
             raise VersionAhead(record.version, from_version)
         if record.status != ACTIVE and from_version > record.version:
-            return  # an ended game has nothing after its last batch
+            # After an ended game's last batch come only its seats' rematch offers
+            # (service.rematch): followed up to the one naming the next game.
+            ended = (await tables.store.read_events(game_id, record.version))[-1]
+            if ended.rematch is not None and ended.rematch["game_id"]:
+                return
         rules = get_rules(record.game_type)
         next_version = from_version
         # A seat's stream keeps its seat present, looking again every stream_wait_s (a store
@@ -238,6 +242,8 @@ class Reads:
         made = iter(moves)
         steps = []
         for batch in await store.read_events(game_id, 0):
+            if batch.rematch is not None:
+                break  # after the end: the seats' rematch, not the game's (service.rematch)
             events = tuple(event_from_data(e) for e in batch.events)
             # No move: the opening, a resignation, or an end by the service (no seat).
             if batch.seat is None or batch.resigned_seat is not None:

@@ -5,6 +5,7 @@ and the rooms return. Plain data and the projection of events for a viewer; no I
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +42,7 @@ class ProjectedBatch:
     seat: int | None
     events: list[Event]
     resigned_seat: int | None
+    rematch: Mapping[str, Any] | None = None  # a seat accepting a rematch of the ended game
     # The transport's encoding of this batch, made once: every stream woken by one commit that
     # projects for the same viewer receives this very object (see Reads.stream_events).
     encoded: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
@@ -49,6 +51,8 @@ class ProjectedBatch:
     def last(self) -> bool:
         """Whether the game ends with this batch: a resignation, an abandonment (a forfeit on
         the clock, an idle game) or the game's end."""
+        if self.rematch is not None:  # after the game's end: the rematch that started is last
+            return bool(self.rematch["game_id"])
         return self.resigned_seat is not None or any(
             type(e) is GameOver or type(e) is GameAbandoned for e in self.events
         )
@@ -62,7 +66,7 @@ def project_events(rules: Rules[Any], events: list[Event], viewer: int | None) -
 def project_batch(rules: Rules[Any], batch: EventBatch, viewer: int | None) -> ProjectedBatch:
     """A stored batch as ``viewer`` may see it."""
     events = project_events(rules, [event_from_data(e) for e in batch.events], viewer)
-    return ProjectedBatch(batch.version, batch.seat, events, batch.resigned_seat)
+    return ProjectedBatch(batch.version, batch.seat, events, batch.resigned_seat, batch.rematch)
 
 
 def view_of(rules: Rules[Any], state: Any, viewer: int | None, record: GameRecord) -> View:

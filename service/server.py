@@ -70,6 +70,8 @@ class Server:
             metrics=self.metrics,
             bot_delay_s=config.bot_delay_s,
             idle_ttl_s=config.idle_ttl_s,
+            queue_grace_s=config.queue_grace_s,
+            queue_poll_s=min(0.5, config.queue_grace_s / 4),
         )
         self.scheduler = Scheduler(self.games, interval_s=config.sweep_interval_s)
         self._health = health.aio.HealthServicer()

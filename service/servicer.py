@@ -22,6 +22,7 @@ from service.auth import bearer_token
 from service.errors import InvalidRequest
 from service.game_service import GameService
 from service.limits import Limits, LimitsConfig
+from service.matchmaking import Matched
 from service.play import Incoming, MoveAsk, PlaySession
 
 DEFAULT_PAGE = 50
@@ -63,15 +64,22 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         # The open-games place is taken before the create awaits anything, and given back if
         # it fails: racing creates cannot pass the cap together.
         with await self._limits.reserve_game(context.peer(), self._games.store.load) as place:
-            record = await self._games.create_game(
+            created = await self._games.create_table(
                 request.game_type,
                 options,
                 request.seed or None,
                 time_control=clock,
                 bot_seats=dict(request.bot_seats),
+                unlisted=validate.unlisted(request),
+                reserved=[r.seat for r in request.reserved_seats],
             )
-            place.created(record.game_id)
-        return pb.CreateGameResponse(game=convert.summary_to_proto(record))
+            place.created(created.record.game_id)
+        invitations = created.invitations
+        return pb.CreateGameResponse(
+            game=convert.summary_to_proto(created.record),
+            invite_code=invitations.invite_code,
+            seat_invite_codes=invitations.seat_codes or {},
+        )
 
     async def ListGames(
         self, request: pb.ListGamesRequest, context: CallContext
@@ -88,7 +96,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         validate.join_game(request)
         wanted = request.seat if request.HasField("seat") else None
         seat, token, record = await self._games.join_game(
-            request.game_id, wanted, request.player_name
+            request.game_id, wanted, request.player_name, request.invite_code
         )
         return pb.JoinGameResponse(
             seat=seat, seat_token=token, game=convert.summary_to_proto(record)
@@ -154,6 +162,48 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         validate.game_id(request.game_id)
         game, record = await self._games.game_record(request.game_id)
         return pb.GetGameRecordResponse(record=records.record_to_proto(game, record))
+
+    async def RevokeInvite(
+        self, request: pb.RevokeInviteRequest, context: CallContext
+    ) -> pb.RevokeInviteResponse:
+        validate.game_id(request.game_id)
+        code = validate.invite_code(request.invite_code)
+        fresh = await self._games.revoke_invite(request.game_id, code, request.reissue)
+        return pb.RevokeInviteResponse(invite_code=fresh)
+
+    async def QuickPlay(
+        self, request: pb.QuickPlayRequest, context: CallContext
+    ) -> AsyncIterator[pb.QuickPlayResponse]:
+        clock = validate.quick_play(request)
+        news = self._games.quick_play(
+            request.game_type,
+            convert.options_from_proto(request.options),
+            clock,
+            request.player_name,
+            ticket=request.ticket,
+            bot_wait_ms=request.bot_wait_ms,
+        )
+        async for item in news:
+            if isinstance(item, Matched):
+                matched = pb.QuickPlayMatched(
+                    game_id=item.game_id, seat=item.seat, seat_token=item.seat_token
+                )
+                yield pb.QuickPlayResponse(matched=matched)
+            else:
+                queued = pb.QuickPlayQueued(ticket=item.ticket, waiting=item.waiting)
+                yield pb.QuickPlayResponse(queued=queued)
+
+    async def CancelQuickPlay(
+        self, request: pb.CancelQuickPlayRequest, context: CallContext
+    ) -> pb.CancelQuickPlayResponse:
+        validate.ticket(request.ticket)
+        cancelled = await self._games.cancel_quick_play(request.ticket)
+        return pb.CancelQuickPlayResponse(cancelled=cancelled)
+
+    async def Rematch(self, request: pb.RematchRequest, context: CallContext) -> pb.RematchResponse:
+        validate.game_id(request.game_id)
+        offer = await self._games.rematch(request.game_id, _token(context))
+        return pb.RematchResponse(rematch=convert.rematch_to_proto(offer))
 
     async def Play(
         self, requests: AsyncIterator[pb.PlayRequest], context: CallContext

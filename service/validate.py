@@ -24,6 +24,7 @@ MAX_PAGE = 100
 MAX_CARDS_IN_MOVE = 16
 MAX_CALL = 32
 MAX_SEAT = 15
+MAX_CODE = 64  # an invite code or a quick play ticket (22 and 60 characters)
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _REQUEST_ID = re.compile(r"[\x21-\x7e]{1,64}")  # printable ASCII, no spaces
 
@@ -71,6 +72,51 @@ def create_game(request: pb.CreateGameRequest) -> None:
     for seat, kind in request.bot_seats.items():
         _seat(seat)
         _text("a bot name", kind, MAX_ID)
+    if request.visibility not in _VISIBILITIES:
+        raise _bad(f"visibility: no visibility {request.visibility}")
+    if len(request.reserved_seats) > MAX_SEAT + 1:
+        raise _bad(f"at most {MAX_SEAT + 1} reserved seats")
+    for reserved in request.reserved_seats:
+        _seat(reserved.seat)
+        if reserved.seat in request.bot_seats:
+            raise _bad(f"seat {reserved.seat} is both a bot's and reserved")
+
+
+#: Whether a CreateGameRequest.visibility makes the game unlisted, by value.
+_VISIBILITIES = {
+    pb.VISIBILITY_UNSPECIFIED: False,
+    pb.VISIBILITY_PUBLIC: False,
+    pb.VISIBILITY_UNLISTED: True,
+}
+
+
+def unlisted(request: pb.CreateGameRequest) -> bool:
+    return _VISIBILITIES[request.visibility]
+
+
+def ticket(value: str) -> str:
+    _text("ticket", value, MAX_CODE)
+    if not value:
+        raise _bad("ticket is required")
+    return value
+
+
+def quick_play(request: pb.QuickPlayRequest) -> TimeControl | None:
+    """A QuickPlay's shape; its checked time control (None: no clock)."""
+    _text("player_name", request.player_name, MAX_NAME)
+    _text("ticket", request.ticket, MAX_CODE)
+    if request.ticket:
+        return None  # a resume: the ticket names its queue
+    _text("game_type", request.game_type, MAX_ID)
+    if not request.game_type:
+        raise _bad("game_type is required (or a ticket, to resume)")
+    options(request.options)
+    return time_control(request.time_control) if request.HasField("time_control") else None
+
+
+def invite_code(value: str) -> str:
+    _text("invite_code", value, MAX_CODE)
+    return value
 
 
 _POLICIES = {
@@ -120,6 +166,7 @@ def join_game(request: pb.JoinGameRequest) -> None:
     if request.HasField("seat"):
         _seat(request.seat)
     _text("player_name", request.player_name, MAX_NAME)
+    invite_code(request.invite_code)
 
 
 def move(msg: moves_pb2.Move) -> None:

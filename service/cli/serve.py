@@ -100,6 +100,14 @@ def register(sub: Any) -> None:
         "(default 2; 0: never)",
     )
     p.add_argument(
+        "--quick-play-grace",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="a QuickPlay ticket whose stream has been gone this long leaves the queue and is "
+        "never seated (a QuickPlay with the ticket before then resumes it; default 10)",
+    )
+    p.add_argument(
         "--bot-delay",
         type=float,
         default=0.5,
@@ -178,6 +186,7 @@ def run(args: argparse.Namespace) -> int:
         grace_s=args.grace,
         turn_wait_s=args.turn_wait,
         bot_delay_s=args.bot_delay,
+        queue_grace_s=args.quick_play_grace,
         metrics_port=args.metrics_port,
         health_interval_s=args.health_interval,
         web_port=web_port,

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.core.codec import json_encoder
@@ -83,6 +83,20 @@ class Timing:
         return cls(clocks=data["clocks"], deadline_ms=data["deadline_ms"])
 
 
+#: How long a seated quick play ticket is kept (a resume then learns its seat), in ms.
+MATCHED_KEEP_MS = 3_600_000
+#: The server bot that takes a quick play seat no one came for.
+QUEUE_BOT = "heuristic"
+
+
+def queue_seat(ticket: Ticket | None) -> dict[str, str]:
+    """A seat of a game the queue made, as the match keeps it: the ticket's player, or (None)
+    a server bot."""
+    if ticket is None:
+        return {"token_hash": "", "player_name": QUEUE_BOT, "bot": QUEUE_BOT}
+    return {"token_hash": ticket.token_hash, "player_name": ticket.player_name}
+
+
 #: The kinds of deadline index entries: a game's timing (clocks, server bots), its idleness.
 TIMING = "timing"
 IDLE = "idle"
@@ -109,6 +123,30 @@ class Filled:
 
 
 @dataclass(frozen=True, slots=True)
+class Access:
+    """Who may take a game's seats beyond anyone (service.invites): an unlisted game is kept
+    out of the lobby and joined with its invite code; a reserved seat is taken only with its
+    own code. Only the codes' SHA-256 is stored ("" : revoked, or none), never a code."""
+
+    unlisted: bool = False
+    invite_hash: str = ""
+    seat_hashes: Mapping[int, str] = field(default_factory=dict)  # reserved seat -> its code's
+
+    def to_json(self) -> str:
+        # Sorted, so that one access is always the same text: the store compares it as such
+        # (a join checked against a code that was revoked meanwhile takes nothing).
+        seats = {str(k): v for k, v in sorted(self.seat_hashes.items())}
+        data = {"unlisted": self.unlisted, "invite": self.invite_hash, "seats": seats}
+        return json.dumps(data, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Access:
+        data = json.loads(text)
+        seats = {int(k): v for k, v in data["seats"].items()}
+        return cls(unlisted=data["unlisted"], invite_hash=data["invite"], seat_hashes=seats)
+
+
+@dataclass(frozen=True, slots=True)
 class GameRecord:
     game_id: str
     game_type: str
@@ -124,10 +162,16 @@ class GameRecord:
     time_control: Mapping[str, Any] | None = None  # service.clocks.TimeControl data; None: no clock
     timing: Timing | None = None  # once play has begun, in a game with clocks or server bots
     moved_at_ms: int = 0  # when play began or the last step was committed (0: not yet)
+    access: Access | None = None  # an unlisted game's, or one with reserved seats; else None
 
     @property
     def full(self) -> bool:
         return all(s is not None for s in self.seats)
+
+    @property
+    def listed(self) -> bool:
+        """Whether the lobby shows the game (while it has an open seat)."""
+        return self.access is None or not self.access.unlisted
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,17 +198,21 @@ class EventBatch:
     events: tuple[Mapping[str, Any], ...] = ()
     resigned_seat: int | None = None
     request_id: str = ""
+    #: A seat of the ended game accepting a rematch (service.rematch): {"accepted": [seats],
+    #: "game_id": the next game once every human seat has accepted, else ""}.
+    rematch: Mapping[str, Any] | None = None
 
     def to_json(self) -> str:
-        return _encode(
-            {
-                "version": self.version,
-                "seat": self.seat,
-                "events": list(self.events),
-                "resigned_seat": self.resigned_seat,
-                "request_id": self.request_id,
-            }
-        )
+        data: dict[str, Any] = {
+            "version": self.version,
+            "seat": self.seat,
+            "events": list(self.events),
+            "resigned_seat": self.resigned_seat,
+            "request_id": self.request_id,
+        }
+        if self.rematch is not None:
+            data["rematch"] = self.rematch
+        return _encode(data)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> EventBatch:
@@ -175,6 +223,7 @@ class EventBatch:
             events=tuple(data["events"]),
             resigned_seat=data["resigned_seat"],
             request_id=data["request_id"],
+            rematch=data.get("rematch"),
         )
 
 
@@ -192,6 +241,66 @@ class Commit:
     at_ms: int = 0  # when the step is made: the game's moved_at_ms after it (0: unchanged)
 
 
+class GameExists(ValueError):  # a signal from store to service, never shown to a client
+    """A game with this id is stored already: the create wrote nothing (a game made by a
+    known id, a rematch or a quick play match, was made by another replica first)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ticket:
+    """A player waiting in a quick play queue (service.matchmaking), by its ticket's hash.
+    ``token_hash`` is the seat token's the player gets when seated (derived from the ticket,
+    which only the player holds); ``game_id``/``seat`` are set once the queue seated it, and
+    ``match`` is then the game's seats as the queue made them (SeatRecord data; a server
+    bot's: {"token_hash": "", "player_name": kind, "bot": kind})."""
+
+    token_hash: str
+    player_name: str
+    queued_ms: int
+    bot_at_ms: int = 0  # 0: people only; else when the empty seats go to server bots
+    game_id: str = ""
+    seat: int = -1
+    match: tuple[Mapping[str, str], ...] = ()
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "token_hash": self.token_hash,
+                "player_name": self.player_name,
+                "queued_ms": self.queued_ms,
+                "bot_at_ms": self.bot_at_ms,
+                "game_id": self.game_id,
+                "seat": self.seat,
+                "match": list(self.match),
+            }
+        )
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Ticket:
+        data = json.loads(text)
+        return cls(
+            token_hash=data["token_hash"],
+            player_name=data["player_name"],
+            queued_ms=int(data["queued_ms"]),
+            bot_at_ms=int(data["bot_at_ms"]),
+            game_id=data["game_id"],
+            seat=int(data["seat"]),
+            # cjson (Redis) writes an empty list as {}
+            match=tuple(data["match"]) if isinstance(data["match"], list) else (),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class QueueStep:
+    """One look at a quick play queue (:meth:`GameStore.queue_step`): the player's ticket
+    (None: not in the queue: never was, cancelled, or gone past its grace time), how many wait
+    there now, and the queue's definition (what game it makes: JSON the service wrote)."""
+
+    ticket: Ticket | None
+    waiting: int
+    definition: str
+
+
 class RequestSeen(Exception):  # a signal from store to service, never shown to a client
     """A commit's request id was accepted before (at ``version``): nothing was written."""
 
@@ -207,7 +316,8 @@ class GameStore(ABC):
     @abstractmethod
     async def create(self, game: GameRecord, opening: EventBatch) -> None:
         """Store a new game (version 0) and its opening events, with the seats already taken
-        (server bots) and, when those fill the table, its timing."""
+        (server bots, or players a rematch or the quick play queue seated) and, when those
+        fill the table, its timing. Raise GameExists (nothing written) if the id is taken."""
 
     @abstractmethod
     async def load(self, game_id: str) -> GameRecord:
@@ -230,11 +340,49 @@ class GameStore(ABC):
 
     @abstractmethod
     async def take_seat(
-        self, game_id: str, seat: int, record: SeatRecord, filled: Filled | None = None
+        self,
+        game_id: str,
+        seat: int,
+        record: SeatRecord,
+        filled: Filled | None = None,
+        access: Access | None = None,
     ) -> bool:
         """Give an open seat to a player; False (nothing written) if it is taken. ``filled``
         is written with it, in the same atomic step, if this seat fills the table (play, and
-        a clocked game's clocks, begin then), and its idle deadline indexed."""
+        a clocked game's clocks, begin then), and its idle deadline indexed. With ``access``,
+        the seat is taken only if the game's access is still exactly that (an invite code
+        checked against it and revoked meanwhile takes nothing: False)."""
+
+    @abstractmethod
+    async def set_access(self, game_id: str, expected: Access, new: Access) -> bool:
+        """Replace the game's access (a code revoked or reissued) if it is still ``expected``;
+        False (nothing written) if it changed meanwhile."""
+
+    @abstractmethod
+    async def queue_step(
+        self,
+        pool: str,
+        ticket_hash: str,
+        new: Ticket | None,
+        *,
+        now_ms: int,
+        grace_ms: int,
+        seats: int,
+        game_id: str,
+        definition: str,
+    ) -> QueueStep:
+        """One atomic step of the quick play queue ``pool``: forget the waiting tickets not
+        seen for ``grace_ms``; add ``new`` under ``ticket_hash`` if it is not there (None:
+        only look); mark the ticket seen; then, if ``seats`` tickets wait, or this ticket's
+        bot time has come, seat this ticket and the longest waiting others (up to ``seats``,
+        server bots in the rest) at the new game ``game_id``: each ticket seated is marked
+        with it, and leaves the queue. A ticket is seated once, at one game, whichever
+        replica's step gets there. ``definition`` is kept as the queue's (first write wins)."""
+
+    @abstractmethod
+    async def queue_cancel(self, pool: str, ticket_hash: str) -> bool | None:
+        """Take a waiting ticket out of the queue: True; False if it was seated already (it
+        stays so); None if there is no such ticket."""
 
     @abstractmethod
     async def free_seat(self, game_id: str, seat: int, token_hash: str) -> bool:

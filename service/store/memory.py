@@ -24,17 +24,23 @@ from service.errors import GameNotFound, VersionConflict
 from service.store.base import (
     ACTIVE,
     IDLE,
+    MATCHED_KEEP_MS,
+    Access,
     Commit,
     Due,
     EventBatch,
     Filled,
+    GameExists,
     GameRecord,
     GameStore,
     LobbyPosition,
     MoveRecord,
+    QueueStep,
     RequestSeen,
     SeatRecord,
+    Ticket,
     Timing,
+    queue_seat,
 )
 
 
@@ -47,6 +53,16 @@ class _Game:
     seen: dict[int, int] = field(default_factory=dict)  # seat -> last seen (presence)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     expires_at: float | None = None
+
+
+@dataclass
+class _Pool:
+    """One quick play queue: its tickets (waiting, in the order they came, and seated)."""
+
+    definition: str = ""
+    tickets: dict[str, Ticket] = field(default_factory=dict)
+    waiting: dict[str, int] = field(default_factory=dict)  # hash -> last seen; insertion order
+    seated: dict[str, int] = field(default_factory=dict)  # hash -> when seated
 
 
 class MemoryStore(GameStore):
@@ -62,6 +78,7 @@ class MemoryStore(GameStore):
         self._ttl = finished_ttl_s
         self._open_ttl = open_ttl_s  # 0: a game waiting for players never expires
         self._clock = clock
+        self._pools: dict[str, _Pool] = {}
 
     def _get(self, game_id: str) -> _Game:
         game = self._games.get(game_id)
@@ -75,8 +92,12 @@ class MemoryStore(GameStore):
         return game
 
     async def create(self, game: GameRecord, opening: EventBatch) -> None:
-        if game.game_id in self._games:
-            raise ValueError(f"game {game.game_id!r} exists")
+        try:
+            self._get(game.game_id)
+        except GameNotFound:
+            pass
+        else:
+            raise GameExists(f"game {game.game_id!r} exists")
         expires = self._clock() + self._open_ttl if self._open_ttl > 0 and not game.full else None
         self._games[game.game_id] = _Game(record=game, batches=[opening], expires_at=expires)
         if game.timing is not None:
@@ -132,11 +153,18 @@ class MemoryStore(GameStore):
         return self._get(game_id).requests.get(request_id)
 
     async def take_seat(
-        self, game_id: str, seat: int, record: SeatRecord, filled: Filled | None = None
+        self,
+        game_id: str,
+        seat: int,
+        record: SeatRecord,
+        filled: Filled | None = None,
+        access: Access | None = None,
     ) -> bool:
         game = self._get(game_id)
         seats = list(game.record.seats)
         if seats[seat] is not None:
+            return False
+        if access is not None and game.record.access != access:
             return False
         seats[seat] = record
         game.record = dataclasses.replace(game.record, seats=tuple(seats))
@@ -231,8 +259,67 @@ class MemoryStore(GameStore):
             r
             for r in sorted(records, key=lambda r: (r.created_at_ms, r.game_id))
             if not r.full
+            and r.listed
             and r.status == ACTIVE
             and (not game_type or r.game_type == game_type)
             and (after is None or (r.created_at_ms, r.game_id) > after)
         ]
         return out[:limit]
+
+    async def set_access(self, game_id: str, expected: Access, new: Access) -> bool:
+        game = self._get(game_id)
+        if game.record.access != expected:
+            return False
+        game.record = dataclasses.replace(game.record, access=new)
+        return True
+
+    async def queue_step(
+        self,
+        pool: str,
+        ticket_hash: str,
+        new: Ticket | None,
+        *,
+        now_ms: int,
+        grace_ms: int,
+        seats: int,
+        game_id: str,
+        definition: str,
+    ) -> QueueStep:
+        queue = self._pools.setdefault(pool, _Pool(definition=definition))
+        for gone in [h for h, seen in queue.waiting.items() if seen < now_ms - grace_ms]:
+            del queue.waiting[gone], queue.tickets[gone]
+        for old in [h for h, at in queue.seated.items() if at < now_ms - MATCHED_KEEP_MS]:
+            del queue.seated[old], queue.tickets[old]
+        ticket = queue.tickets.get(ticket_hash)
+        if ticket is None:
+            if new is None:
+                return QueueStep(None, len(queue.waiting), queue.definition)
+            ticket = queue.tickets[ticket_hash] = new
+            queue.waiting[ticket_hash] = now_ms
+        if ticket.game_id:
+            return QueueStep(ticket, len(queue.waiting), queue.definition)
+        queue.waiting[ticket_hash] = now_ms
+        bots = 0 < ticket.bot_at_ms <= now_ms
+        if len(queue.waiting) >= seats or bots:
+            others = [h for h in queue.waiting if h != ticket_hash]
+            taken = [ticket_hash, *others[: seats - 1]]
+            people = [queue.tickets[h] for h in taken]
+            match = tuple(queue_seat(people[n] if n < len(people) else None) for n in range(seats))
+            for n, h in enumerate(taken):
+                queue.tickets[h] = dataclasses.replace(
+                    queue.tickets[h], game_id=game_id, seat=n, match=match
+                )
+                del queue.waiting[h]
+                queue.seated[h] = now_ms
+            ticket = queue.tickets[ticket_hash]
+        return QueueStep(ticket, len(queue.waiting), queue.definition)
+
+    async def queue_cancel(self, pool: str, ticket_hash: str) -> bool | None:
+        queue = self._pools.get(pool)
+        ticket = queue.tickets.get(ticket_hash) if queue is not None else None
+        if queue is None or ticket is None:
+            return None
+        if ticket.game_id:
+            return False
+        del queue.tickets[ticket_hash], queue.waiting[ticket_hash]
+        return True

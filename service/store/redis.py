@@ -73,17 +73,23 @@ from service.errors import GameNotFound, StoreUnavailable, VersionConflict
 from service.store.base import (
     ACTIVE,
     IDLE,
+    MATCHED_KEEP_MS,
+    QUEUE_BOT,
     TIMING,
+    Access,
     Commit,
     Due,
     EventBatch,
     Filled,
+    GameExists,
     GameRecord,
     GameStore,
     LobbyPosition,
     MoveRecord,
+    QueueStep,
     RequestSeen,
     SeatRecord,
+    Ticket,
     Timing,
 )
 from service.store.redis_cluster import ClusterPipelinedRedis, ShardedMoveNotifier
@@ -170,12 +176,14 @@ _READ_EVENTS_SCRIPT = Script(_READ_EVENTS)
 # KEYS: meta seats snapshot moves requests events
 # ARGV: seat seat_json timing_json moved_at_ms ('' when the take cannot fill the table)
 #       refuse_fill ('1': a take that would fill the table writes nothing and answers -2)
+#       access (the game's access json the take was checked against; '' checks nothing)
 # A game waiting for players may carry an expiry (open_ttl_s): the seats hash, created here,
 # shares it, and a table that fills is kept (PERSIST) until it finishes. The timing (a clocked
 # game's clocks, which start when play can) is written only by the take that fills the table.
 _TAKE_SEAT = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 0 end
+if ARGV[6] ~= '' and (redis.call('HGET', KEYS[1], 'access') or '') ~= ARGV[6] then return 0 end
 if ARGV[5] == '1'
   and redis.call('HLEN', KEYS[2]) + 1 >= tonumber(redis.call('HGET', KEYS[1], 'seat_count')) then
   return -2
@@ -216,6 +224,7 @@ return 1
 # (server bots: {"seat": SeatRecord json}); with ttl_s > 0 it expires unless its seats fill
 # (_TAKE_SEAT).
 _CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 5))
 for seat, record in pairs(cjson.decode(ARGV[4])) do redis.call('HSET', KEYS[2], seat, record) end
 redis.call('SET', KEYS[3], ARGV[2])
@@ -223,17 +232,116 @@ redis.call('XADD', KEYS[4], '0-1', 'd', ARGV[3])
 if tonumber(ARGV[1]) > 0 then
   for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[1]) end
 end
+return 1
 """
 
 # Every call goes through the one pipelined client: on a cluster, redis-py's cluster client cost
 # about 1.3 ms of server CPU per game created (against 0.3 ms on one Redis).
+# KEYS: meta   ARGV: expected access json, new access json   A code revoked or reissued.
+_SET_ACCESS = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if (redis.call('HGET', KEYS[1], 'access') or '') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'access', ARGV[2])
+return 1
+"""
+
+# The quick play queue (service.matchmaking), one pool's keys under its own hash tag {pool}:
+#   tt:qp:{pool}:tickets   hash  ticket hash -> Ticket json (waiting, or seated at a game)
+#   tt:qp:{pool}:waiting   zset  waiting tickets, by when they queued (the queue's order)
+#   tt:qp:{pool}:seen      hash  waiting ticket -> when its stream last looked (ms)
+#   tt:qp:{pool}:seated    zset  seated tickets, by when (kept MATCHED_KEEP_MS for a resume)
+#   tt:qp:{pool}:def       string  what game the queue makes (the service's json)
+# KEYS: those five   ARGV: ticket_hash new_ticket_json ('' only looks) now_ms grace_ms seats
+#       game_id definition keep_ms ttl_s bot
+# One atomic step (see GameStore.queue_step): the tickets gone past their grace leave, the
+# ticket is added or looked at, and a full table (or this ticket's bot time) seats tickets
+# at the new game, each once. Every key expires ttl_s after the queue's last step.
+_QUEUE_STEP = """
+local now = tonumber(ARGV[3])
+redis.call('SET', KEYS[5], ARGV[7], 'NX')
+local def = redis.call('GET', KEYS[5])
+for _, h in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+  if tonumber(redis.call('HGET', KEYS[3], h) or '0') < now - tonumber(ARGV[4]) then
+    redis.call('ZREM', KEYS[2], h)
+    redis.call('HDEL', KEYS[3], h)
+    redis.call('HDEL', KEYS[1], h)
+  end
+end
+for _, h in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[8]))) do
+  redis.call('ZREM', KEYS[4], h)
+  redis.call('HDEL', KEYS[1], h)
+end
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if not raw then
+  if ARGV[2] == '' then return {'', redis.call('ZCARD', KEYS[2]), def} end
+  raw = ARGV[2]
+  redis.call('HSET', KEYS[1], ARGV[1], raw)
+  redis.call('ZADD', KEYS[2], cjson.decode(raw)['queued_ms'], ARGV[1])
+end
+local ticket = cjson.decode(raw)
+if ticket['game_id'] == '' then
+  redis.call('HSET', KEYS[3], ARGV[1], now)
+  local waiting = redis.call('ZRANGE', KEYS[2], 0, -1)
+  local seats = tonumber(ARGV[5])
+  local bot_at = tonumber(ticket['bot_at_ms'])
+  if #waiting >= seats or (bot_at > 0 and bot_at <= now) then
+    local taken = {ARGV[1]}
+    for _, h in ipairs(waiting) do
+      if #taken >= seats then break end
+      if h ~= ARGV[1] then table.insert(taken, h) end
+    end
+    local people, match = {}, {}
+    for n, h in ipairs(taken) do people[n] = cjson.decode(redis.call('HGET', KEYS[1], h)) end
+    for n = 1, seats do
+      local p = people[n]
+      if p then
+        match[n] = {token_hash = p['token_hash'], player_name = p['player_name']}
+      else
+        match[n] = {token_hash = '', player_name = ARGV[10], bot = ARGV[10]}
+      end
+    end
+    for n, h in ipairs(taken) do
+      local p = people[n]
+      p['game_id'] = ARGV[6]
+      p['seat'] = n - 1
+      p['match'] = match
+      redis.call('HSET', KEYS[1], h, cjson.encode(p))
+      redis.call('ZREM', KEYS[2], h)
+      redis.call('HDEL', KEYS[3], h)
+      redis.call('ZADD', KEYS[4], now, h)
+    end
+    raw = redis.call('HGET', KEYS[1], ARGV[1])
+  end
+end
+for i = 1, 5 do redis.call('EXPIRE', KEYS[i], ARGV[9]) end
+return {raw, redis.call('ZCARD', KEYS[2]), def}
+"""
+
+# KEYS: tickets waiting seen   ARGV: ticket_hash   -1: no such ticket, 0: seated, 1: left.
+_QUEUE_CANCEL = """
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if not raw then return -1 end
+if cjson.decode(raw)['game_id'] ~= '' then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+return 1
+"""
+
 _CREATE_SCRIPT = Script(_CREATE)
+_SET_ACCESS_SCRIPT = Script(_SET_ACCESS)
+_QUEUE_STEP_SCRIPT = Script(_QUEUE_STEP)
+_QUEUE_CANCEL_SCRIPT = Script(_QUEUE_CANCEL)
 _TAKE_SEAT_SCRIPT = Script(_TAKE_SEAT)
 _FREE_SEAT_SCRIPT = Script(_FREE_SEAT)
 
 
 def _keys(game_id: str) -> list[str]:
     return [f"tt:{{{game_id}}}:{part}" for part in _PARTS]
+
+
+def _pool_keys(pool: str) -> list[str]:
+    return [f"tt:qp:{{{pool}}}:{part}" for part in ("tickets", "waiting", "seen", "seated", "def")]
 
 
 def _idle_member(game_id: str) -> str:
@@ -365,14 +473,20 @@ class RedisStore(GameStore):
             fields["timing"] = game.timing.to_json()
         if game.moved_at_ms:
             fields["moved_at"] = game.moved_at_ms
+        if game.access is not None:
+            fields["access"] = game.access.to_json()
         taken = {seat: s.to_json() for seat, s in enumerate(game.seats) if s is not None}
 
         await self._index(game.game_id, 0, game.timing)
         pairs: list[Arg] = [x for field in fields.items() for x in field]
         ttl = self._open_ttl if not game.full else 0  # a table filled at once (bot seats) stays
         args: list[Arg] = [ttl, game.snapshot, opening.to_json(), json.dumps(taken), *pairs]
-        await self._call(self._r.evalsha(_CREATE_SCRIPT, [meta, seats, snapshot, events], args))
-        if not game.full:
+        made = await self._call(
+            self._r.evalsha(_CREATE_SCRIPT, [meta, seats, snapshot, events], args)
+        )
+        if made == 0:
+            raise GameExists(f"game {game.game_id!r} exists")
+        if not game.full and game.listed:
             await self._call(self._r.execute("ZADD", _LOBBY, game.created_at_ms, game.game_id))
 
     async def load(self, game_id: str) -> GameRecord:
@@ -449,10 +563,16 @@ class RedisStore(GameStore):
         return None if raw is None else int(raw)
 
     async def take_seat(
-        self, game_id: str, seat: int, record: SeatRecord, filled: Filled | None = None
+        self,
+        game_id: str,
+        seat: int,
+        record: SeatRecord,
+        filled: Filled | None = None,
+        access: Access | None = None,
     ) -> bool:
         keys = _keys(game_id)
         args: list[Arg] = [seat, record.to_json(), "", "", "1" if filled is not None else "0"]
+        args.append(access.to_json() if access is not None else "")
         # A take that leaves a seat open indexes nothing (so an open game that expires leaves
         # nothing behind); one that would fill the table is refused whole and made again with
         # what play begins with, its deadlines indexed first (see the module docstring). A
@@ -463,7 +583,7 @@ class RedisStore(GameStore):
             await self._index(game_id, 0, filled.timing)
             if filled.idle_deadline_ms is not None:
                 await self.watch_idle(game_id, filled.idle_deadline_ms)
-            args[2:] = [filled.timing.to_json() if filled.timing else "", filled.at_ms, "0"]
+            args[2:5] = [filled.timing.to_json() if filled.timing else "", filled.at_ms, "0"]
             taken = await self._call(self._r.evalsha(_TAKE_SEAT_SCRIPT, keys, args))
         if taken == -1:
             raise GameNotFound(game_id)
@@ -482,8 +602,53 @@ class RedisStore(GameStore):
         if freed == 0:
             return False
         game = await self.load(game_id)
-        await self._call(self._r.execute("ZADD", _LOBBY, game.created_at_ms, game_id))
+        if game.listed:
+            await self._call(self._r.execute("ZADD", _LOBBY, game.created_at_ms, game_id))
         return True
+
+    async def set_access(self, game_id: str, expected: Access, new: Access) -> bool:
+        meta = _keys(game_id)[0]
+        args: list[Arg] = [expected.to_json(), new.to_json()]
+        done = await self._call(self._r.evalsha(_SET_ACCESS_SCRIPT, [meta], args))
+        if done == -1:
+            raise GameNotFound(game_id)
+        return bool(done)
+
+    async def queue_step(
+        self,
+        pool: str,
+        ticket_hash: str,
+        new: Ticket | None,
+        *,
+        now_ms: int,
+        grace_ms: int,
+        seats: int,
+        game_id: str,
+        definition: str,
+    ) -> QueueStep:
+        ttl_s = (MATCHED_KEEP_MS + grace_ms) // 1000 + 1
+        args: list[Arg] = [
+            ticket_hash,
+            new.to_json() if new is not None else "",
+            now_ms,
+            grace_ms,
+            seats,
+            game_id,
+            definition,
+            MATCHED_KEEP_MS,
+            ttl_s,
+            QUEUE_BOT,
+        ]
+        raw, waiting, kept = await self._call(
+            self._r.evalsha(_QUEUE_STEP_SCRIPT, _pool_keys(pool), args)
+        )
+        ticket = Ticket.from_json(raw) if raw else None
+        return QueueStep(ticket, int(waiting), kept.decode())
+
+    async def queue_cancel(self, pool: str, ticket_hash: str) -> bool | None:
+        keys = _pool_keys(pool)[:3]
+        done = await self._call(self._r.evalsha(_QUEUE_CANCEL_SCRIPT, keys, [ticket_hash]))
+        return None if done == -1 else bool(done)
 
     async def read_events(self, game_id: str, from_version: int) -> list[EventBatch]:
         # On the hot connection: many streams reading at once (spectators, play streams) must
@@ -588,7 +753,7 @@ class RedisStore(GameStore):
                 except GameNotFound:  # expired: drop it from the index
                     await self._call(self._r.execute("ZREM", _LOBBY, game_id))
                     continue
-                if record.full or record.status != ACTIVE:
+                if record.full or record.status != ACTIVE or not record.listed:
                     continue
                 if game_type and record.game_type != game_type:
                     continue
@@ -623,6 +788,7 @@ def _record(
     resigned = m.get("resigned_seat")
     time_control = m.get("time_control")
     timing = m.get("timing")
+    access = m.get("access")
     return GameRecord(
         game_id=game_id,
         game_type=m["game_type"],
@@ -638,4 +804,5 @@ def _record(
         moved_at_ms=int(m.get("moved_at", 0)),
         time_control=None if time_control is None else json.loads(time_control),
         timing=None if timing is None else Timing.from_json(timing),
+        access=None if access is None else Access.from_json(access),
     )

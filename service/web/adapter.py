@@ -178,6 +178,26 @@ class ConnectGameService:
     ) -> pb.GetGameRecordResponse:
         return await self._rpc.GetGameRecord(request, ConnectCall(ctx))
 
+    def quick_play(
+        self, request: pb.QuickPlayRequest, ctx: RequestContext[Any, Any]
+    ) -> AsyncIterator[pb.QuickPlayResponse]:
+        return self._rpc.QuickPlay(request, ConnectCall(ctx))
+
+    async def cancel_quick_play(
+        self, request: pb.CancelQuickPlayRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.CancelQuickPlayResponse:
+        return await self._rpc.CancelQuickPlay(request, ConnectCall(ctx))
+
+    async def revoke_invite(
+        self, request: pb.RevokeInviteRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.RevokeInviteResponse:
+        return await self._rpc.RevokeInvite(request, ConnectCall(ctx))
+
+    async def rematch(
+        self, request: pb.RematchRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.RematchResponse:
+        return await self._rpc.Rematch(request, ConnectCall(ctx))
+
     async def play(
         self, request: AsyncIterator[pb.PlayRequest], ctx: RequestContext[Any, Any]
     ) -> AsyncIterator[pb.PlayResponse]:

@@ -28,6 +28,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
         "service.store.base",
         "service.store",
         "service.auth",
+        "service.invites",
         "service.limits",
         "service.config",
         "service.store.redis_pipe",
@@ -46,7 +47,14 @@ ORDER: tuple[tuple[str, ...], ...] = (
     # the one commit builder
     ("service.commit",),
     # the rooms
-    ("service.reads", "service.moves", "service.deadlines", "service.lobby"),
+    (
+        "service.reads",
+        "service.moves",
+        "service.deadlines",
+        "service.lobby",
+        "service.rematch",
+        "service.matchmaking",
+    ),
     # a seat's play stream, through its port
     ("service.play",),
     # the service put together, and the sweeper that fires its deadlines

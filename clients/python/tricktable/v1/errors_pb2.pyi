@@ -78,6 +78,14 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """The move was decided on another version: refresh (metadata current_version) and decide again."""
     VERSION_AHEAD: _ErrorReason.ValueType  # 48
     """StreamEvents asked to start after the game's next version (OUT_OF_RANGE): nothing can come."""
+    INVALID_INVITE: _ErrorReason.ValueType  # 70
+    """An unlisted game joined without its invite code, or with a wrong or revoked one; or a
+    reserved seat taken without its own code (PERMISSION_DENIED).
+    """
+    SEAT_RESERVED: _ErrorReason.ValueType  # 71
+    """The seat is kept for an invitee (FAILED_PRECONDITION)."""
+    UNKNOWN_TICKET: _ErrorReason.ValueType  # 72
+    """No such quick play ticket: it never was, it was cancelled or it left the queue (NOT_FOUND)."""
     NOT_YOUR_TURN: _ErrorReason.ValueType  # 21
     """--- the rules (FAILED_PRECONDITION): the move is well formed but not allowed now ---
     Another seat is to act.
@@ -217,6 +225,14 @@ STALE_VERSION: ErrorReason.ValueType  # 20
 """The move was decided on another version: refresh (metadata current_version) and decide again."""
 VERSION_AHEAD: ErrorReason.ValueType  # 48
 """StreamEvents asked to start after the game's next version (OUT_OF_RANGE): nothing can come."""
+INVALID_INVITE: ErrorReason.ValueType  # 70
+"""An unlisted game joined without its invite code, or with a wrong or revoked one; or a
+reserved seat taken without its own code (PERMISSION_DENIED).
+"""
+SEAT_RESERVED: ErrorReason.ValueType  # 71
+"""The seat is kept for an invitee (FAILED_PRECONDITION)."""
+UNKNOWN_TICKET: ErrorReason.ValueType  # 72
+"""No such quick play ticket: it never was, it was cancelled or it left the queue (NOT_FOUND)."""
 NOT_YOUR_TURN: ErrorReason.ValueType  # 21
 """--- the rules (FAILED_PRECONDITION): the move is well formed but not allowed now ---
 Another seat is to act.

@@ -47,6 +47,18 @@ class GameService(Protocol):
     def play(self, request: AsyncIterator[tricktable_dot_v1_dot_game__service__pb2.PlayRequest], ctx: RequestContext) -> AsyncIterator[tricktable_dot_v1_dot_game__service__pb2.PlayResponse]:
         raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
 
+    def quick_play(self, request: tricktable_dot_v1_dot_game__service__pb2.QuickPlayRequest, ctx: RequestContext) -> AsyncIterator[tricktable_dot_v1_dot_game__service__pb2.QuickPlayResponse]:
+        raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
+
+    async def cancel_quick_play(self, request: tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayRequest, ctx: RequestContext) -> tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayResponse:
+        raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
+
+    async def revoke_invite(self, request: tricktable_dot_v1_dot_game__service__pb2.RevokeInviteRequest, ctx: RequestContext) -> tricktable_dot_v1_dot_game__service__pb2.RevokeInviteResponse:
+        raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
+
+    async def rematch(self, request: tricktable_dot_v1_dot_game__service__pb2.RematchRequest, ctx: RequestContext) -> tricktable_dot_v1_dot_game__service__pb2.RematchResponse:
+        raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
+
 
 class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
     def __init__(self, service: GameService | AsyncGenerator[GameService], *, interceptors: Iterable[Interceptor]=(), read_max_bytes: int | None = None, compressions: Iterable[Compression] | None = None) -> None:
@@ -152,6 +164,46 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                         idempotency_level=IdempotencyLevel.UNKNOWN,
                     ),
                     function=svc.play,
+                ),
+                "/tricktable.v1.GameService/QuickPlay": Endpoint.server_stream(
+                    method=MethodInfo(
+                        name="QuickPlay",
+                        service_name="tricktable.v1.GameService",
+                        input=tricktable_dot_v1_dot_game__service__pb2.QuickPlayRequest,
+                        output=tricktable_dot_v1_dot_game__service__pb2.QuickPlayResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                    ),
+                    function=svc.quick_play,
+                ),
+                "/tricktable.v1.GameService/CancelQuickPlay": Endpoint.unary(
+                    method=MethodInfo(
+                        name="CancelQuickPlay",
+                        service_name="tricktable.v1.GameService",
+                        input=tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayRequest,
+                        output=tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                    ),
+                    function=svc.cancel_quick_play,
+                ),
+                "/tricktable.v1.GameService/RevokeInvite": Endpoint.unary(
+                    method=MethodInfo(
+                        name="RevokeInvite",
+                        service_name="tricktable.v1.GameService",
+                        input=tricktable_dot_v1_dot_game__service__pb2.RevokeInviteRequest,
+                        output=tricktable_dot_v1_dot_game__service__pb2.RevokeInviteResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                    ),
+                    function=svc.revoke_invite,
+                ),
+                "/tricktable.v1.GameService/Rematch": Endpoint.unary(
+                    method=MethodInfo(
+                        name="Rematch",
+                        service_name="tricktable.v1.GameService",
+                        input=tricktable_dot_v1_dot_game__service__pb2.RematchRequest,
+                        output=tricktable_dot_v1_dot_game__service__pb2.RematchResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                    ),
+                    function=svc.rematch,
                 ),
             },
             interceptors=interceptors,
@@ -366,6 +418,86 @@ class GameServiceClient(ConnectClient):
             timeout_ms=timeout_ms,
         )
 
+    def quick_play(
+        self,
+        request: tricktable_dot_v1_dot_game__service__pb2.QuickPlayRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None,
+        timeout_ms: int | None = None,
+    ) -> AsyncIterator[tricktable_dot_v1_dot_game__service__pb2.QuickPlayResponse]:
+        return self.execute_server_stream(
+            request=request,
+            method=MethodInfo(
+                name="QuickPlay",
+                service_name="tricktable.v1.GameService",
+                input=tricktable_dot_v1_dot_game__service__pb2.QuickPlayRequest,
+                output=tricktable_dot_v1_dot_game__service__pb2.QuickPlayResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+
+    async def cancel_quick_play(
+        self,
+        request: tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None,
+        timeout_ms: int | None = None,
+    ) -> tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayResponse:
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="CancelQuickPlay",
+                service_name="tricktable.v1.GameService",
+                input=tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayRequest,
+                output=tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+
+    async def revoke_invite(
+        self,
+        request: tricktable_dot_v1_dot_game__service__pb2.RevokeInviteRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None,
+        timeout_ms: int | None = None,
+    ) -> tricktable_dot_v1_dot_game__service__pb2.RevokeInviteResponse:
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="RevokeInvite",
+                service_name="tricktable.v1.GameService",
+                input=tricktable_dot_v1_dot_game__service__pb2.RevokeInviteRequest,
+                output=tricktable_dot_v1_dot_game__service__pb2.RevokeInviteResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+
+    async def rematch(
+        self,
+        request: tricktable_dot_v1_dot_game__service__pb2.RematchRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None,
+        timeout_ms: int | None = None,
+    ) -> tricktable_dot_v1_dot_game__service__pb2.RematchResponse:
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="Rematch",
+                service_name="tricktable.v1.GameService",
+                input=tricktable_dot_v1_dot_game__service__pb2.RematchRequest,
+                output=tricktable_dot_v1_dot_game__service__pb2.RematchResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+
 
 class GameServiceSync(Protocol):
     def list_game_types(self, request: tricktable_dot_v1_dot_game__service__pb2.ListGameTypesRequest, ctx: RequestContext) -> tricktable_dot_v1_dot_game__service__pb2.ListGameTypesResponse:
@@ -387,6 +519,14 @@ class GameServiceSync(Protocol):
     def get_game_record(self, request: tricktable_dot_v1_dot_game__service__pb2.GetGameRecordRequest, ctx: RequestContext) -> tricktable_dot_v1_dot_game__service__pb2.GetGameRecordResponse:
         raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
     def play(self, request: Iterator[tricktable_dot_v1_dot_game__service__pb2.PlayRequest], ctx: RequestContext) -> Iterator[tricktable_dot_v1_dot_game__service__pb2.PlayResponse]:
+        raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
+    def quick_play(self, request: tricktable_dot_v1_dot_game__service__pb2.QuickPlayRequest, ctx: RequestContext) -> Iterator[tricktable_dot_v1_dot_game__service__pb2.QuickPlayResponse]:
+        raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
+    def cancel_quick_play(self, request: tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayRequest, ctx: RequestContext) -> tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayResponse:
+        raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
+    def revoke_invite(self, request: tricktable_dot_v1_dot_game__service__pb2.RevokeInviteRequest, ctx: RequestContext) -> tricktable_dot_v1_dot_game__service__pb2.RevokeInviteResponse:
+        raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
+    def rematch(self, request: tricktable_dot_v1_dot_game__service__pb2.RematchRequest, ctx: RequestContext) -> tricktable_dot_v1_dot_game__service__pb2.RematchResponse:
         raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
 
 
@@ -493,6 +633,46 @@ class GameServiceWSGIApplication(ConnectWSGIApplication):
                         idempotency_level=IdempotencyLevel.UNKNOWN,
                     ),
                     function=service.play,
+                ),
+                "/tricktable.v1.GameService/QuickPlay": EndpointSync.server_stream(
+                    method=MethodInfo(
+                        name="QuickPlay",
+                        service_name="tricktable.v1.GameService",
+                        input=tricktable_dot_v1_dot_game__service__pb2.QuickPlayRequest,
+                        output=tricktable_dot_v1_dot_game__service__pb2.QuickPlayResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                    ),
+                    function=service.quick_play,
+                ),
+                "/tricktable.v1.GameService/CancelQuickPlay": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="CancelQuickPlay",
+                        service_name="tricktable.v1.GameService",
+                        input=tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayRequest,
+                        output=tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                    ),
+                    function=service.cancel_quick_play,
+                ),
+                "/tricktable.v1.GameService/RevokeInvite": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="RevokeInvite",
+                        service_name="tricktable.v1.GameService",
+                        input=tricktable_dot_v1_dot_game__service__pb2.RevokeInviteRequest,
+                        output=tricktable_dot_v1_dot_game__service__pb2.RevokeInviteResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                    ),
+                    function=service.revoke_invite,
+                ),
+                "/tricktable.v1.GameService/Rematch": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="Rematch",
+                        service_name="tricktable.v1.GameService",
+                        input=tricktable_dot_v1_dot_game__service__pb2.RematchRequest,
+                        output=tricktable_dot_v1_dot_game__service__pb2.RematchResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                    ),
+                    function=service.rematch,
                 ),
             },
             interceptors=interceptors,
@@ -701,6 +881,86 @@ class GameServiceClientSync(ConnectClientSync):
                 service_name="tricktable.v1.GameService",
                 input=tricktable_dot_v1_dot_game__service__pb2.PlayRequest,
                 output=tricktable_dot_v1_dot_game__service__pb2.PlayResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+
+    def quick_play(
+        self,
+        request: tricktable_dot_v1_dot_game__service__pb2.QuickPlayRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None,
+        timeout_ms: int | None = None,
+    ) -> Iterator[tricktable_dot_v1_dot_game__service__pb2.QuickPlayResponse]:
+        return self.execute_server_stream(
+            request=request,
+            method=MethodInfo(
+                name="QuickPlay",
+                service_name="tricktable.v1.GameService",
+                input=tricktable_dot_v1_dot_game__service__pb2.QuickPlayRequest,
+                output=tricktable_dot_v1_dot_game__service__pb2.QuickPlayResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+
+    def cancel_quick_play(
+        self,
+        request: tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None,
+        timeout_ms: int | None = None,
+    ) -> tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayResponse:
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="CancelQuickPlay",
+                service_name="tricktable.v1.GameService",
+                input=tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayRequest,
+                output=tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+
+    def revoke_invite(
+        self,
+        request: tricktable_dot_v1_dot_game__service__pb2.RevokeInviteRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None,
+        timeout_ms: int | None = None,
+    ) -> tricktable_dot_v1_dot_game__service__pb2.RevokeInviteResponse:
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="RevokeInvite",
+                service_name="tricktable.v1.GameService",
+                input=tricktable_dot_v1_dot_game__service__pb2.RevokeInviteRequest,
+                output=tricktable_dot_v1_dot_game__service__pb2.RevokeInviteResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+
+    def rematch(
+        self,
+        request: tricktable_dot_v1_dot_game__service__pb2.RematchRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None,
+        timeout_ms: int | None = None,
+    ) -> tricktable_dot_v1_dot_game__service__pb2.RematchResponse:
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="Rematch",
+                service_name="tricktable.v1.GameService",
+                input=tricktable_dot_v1_dot_game__service__pb2.RematchRequest,
+                output=tricktable_dot_v1_dot_game__service__pb2.RematchResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
             ),
             headers=headers,

@@ -38,6 +38,30 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _Visibility:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _VisibilityEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Visibility.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    VISIBILITY_UNSPECIFIED: _Visibility.ValueType  # 0
+    """As VISIBILITY_PUBLIC."""
+    VISIBILITY_PUBLIC: _Visibility.ValueType  # 1
+    """Listed by ListGames; anyone may join its open seats."""
+    VISIBILITY_UNLISTED: _Visibility.ValueType  # 2
+    """Not listed; joined only with the invite code its creator received."""
+
+class Visibility(_Visibility, metaclass=_VisibilityEnumTypeWrapper):
+    """Who finds a game in the lobby."""
+
+VISIBILITY_UNSPECIFIED: Visibility.ValueType  # 0
+"""As VISIBILITY_PUBLIC."""
+VISIBILITY_PUBLIC: Visibility.ValueType  # 1
+"""Listed by ListGames; anyone may join its open seats."""
+VISIBILITY_UNLISTED: Visibility.ValueType  # 2
+"""Not listed; joined only with the invite code its creator received."""
+Global___Visibility: _TypeAlias = Visibility  # noqa: Y015
+
 class _GameStatus:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -67,6 +91,29 @@ GAME_STATUS_FINISHED: GameStatus.ValueType  # 3
 GAME_STATUS_ABANDONED: GameStatus.ValueType  # 4
 """A player resigned; no more moves."""
 Global___GameStatus: _TypeAlias = GameStatus  # noqa: Y015
+
+@_typing.final
+class SeatReservation(_message.Message):
+    """A seat kept for one invitee: it is taken only with the invite code made for it (returned
+    in CreateGameResponse.seat_invite_codes).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatReservation: _TypeAlias = SeatReservation  # noqa: Y015
 
 @_typing.final
 class SeatStatus(_message.Message):
@@ -137,6 +184,8 @@ class GameSummary(_message.Message):
     CREATED_AT_MS_FIELD_NUMBER: _builtins.int
     RESIGNED_SEAT_FIELD_NUMBER: _builtins.int
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
+    VISIBILITY_FIELD_NUMBER: _builtins.int
+    RESERVED_SEATS_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     game_type: _builtins.str
     status: Global___GameStatus.ValueType
@@ -146,6 +195,7 @@ class GameSummary(_message.Message):
     """Milliseconds since the Unix epoch."""
     resigned_seat: _builtins.int
     """The seat that resigned, when the game was abandoned."""
+    visibility: Global___Visibility.ValueType
     @_builtins.property
     def options(self) -> _containers.MessageMap[_builtins.str, _game_types_pb2.OptionValue]:
         """Every option's value (the defaults filled in)."""
@@ -155,6 +205,10 @@ class GameSummary(_message.Message):
     @_builtins.property
     def time_control(self) -> _clocks_pb2.TimeControl:
         """The game's time control; absent when the game has no clock."""
+
+    @_builtins.property
+    def reserved_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Seats kept for invitees (taken only with their code) while they are open."""
 
     def __init__(
         self,
@@ -168,10 +222,12 @@ class GameSummary(_message.Message):
         created_at_ms: _builtins.int = ...,
         resigned_seat: _builtins.int | None = ...,
         time_control: _clocks_pb2.TimeControl | None = ...,
+        visibility: Global___Visibility.ValueType = ...,
+        reserved_seats: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_resigned_seat", b"_resigned_seat", "resigned_seat", b"resigned_seat", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_resigned_seat", b"_resigned_seat", "created_at_ms", b"created_at_ms", "game_id", b"game_id", "game_type", b"game_type", "options", b"options", "resigned_seat", b"resigned_seat", "seats", b"seats", "status", b"status", "time_control", b"time_control", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_resigned_seat", b"_resigned_seat", "created_at_ms", b"created_at_ms", "game_id", b"game_id", "game_type", b"game_type", "options", b"options", "reserved_seats", b"reserved_seats", "resigned_seat", b"resigned_seat", "seats", b"seats", "status", b"status", "time_control", b"time_control", "version", b"version", "visibility", b"visibility"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__resigned_seat: _TypeAlias = _typing.Literal["resigned_seat"]  # noqa: Y015
     _WhichOneofArgType__resigned_seat: _TypeAlias = _typing.Literal["_resigned_seat", b"_resigned_seat"]  # noqa: Y015
@@ -264,12 +320,16 @@ class CreateGameRequest(_message.Message):
     SEED_FIELD_NUMBER: _builtins.int
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
     BOT_SEATS_FIELD_NUMBER: _builtins.int
+    VISIBILITY_FIELD_NUMBER: _builtins.int
+    RESERVED_SEATS_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """A GameType name."""
     seed: _builtins.bytes
     """Optional secret seed (1 to 64 bytes): the same seed deals the same cards (tournaments,
     tests). Without one the server draws a random seed. Never shown while the game runs.
     """
+    visibility: Global___Visibility.ValueType
+    """VISIBILITY_UNLISTED: the game is not in ListGames and is joined with the invite code."""
     @_builtins.property
     def options(self) -> _containers.MessageMap[_builtins.str, _game_types_pb2.OptionValue]:
         """Options by name; unnamed options take their defaults."""
@@ -288,6 +348,10 @@ class CreateGameRequest(_message.Message):
         seat is a game for one person.
         """
 
+    @_builtins.property
+    def reserved_seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatReservation]:
+        """Seats kept for named invitees, each taken only with its own code."""
+
     def __init__(
         self,
         *,
@@ -296,10 +360,12 @@ class CreateGameRequest(_message.Message):
         seed: _builtins.bytes = ...,
         time_control: _clocks_pb2.TimeControl | None = ...,
         bot_seats: _abc.Mapping[_builtins.int, _builtins.str] | None = ...,
+        visibility: Global___Visibility.ValueType = ...,
+        reserved_seats: _abc.Iterable[Global___SeatReservation] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_seats", b"bot_seats", "game_type", b"game_type", "options", b"options", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_seats", b"bot_seats", "game_type", b"game_type", "options", b"options", "reserved_seats", b"reserved_seats", "seed", b"seed", "time_control", b"time_control", "visibility", b"visibility"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -309,17 +375,49 @@ Global___CreateGameRequest: _TypeAlias = CreateGameRequest  # noqa: Y015
 class CreateGameResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class SeatInviteCodesEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.int
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.int = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     GAME_FIELD_NUMBER: _builtins.int
+    INVITE_CODE_FIELD_NUMBER: _builtins.int
+    SEAT_INVITE_CODES_FIELD_NUMBER: _builtins.int
+    invite_code: _builtins.str
+    """An unlisted game's invite code (22+ characters, 128 bits): shown only here, to the creator;
+    the server keeps only its hash. Empty for a public game.
+    """
     @_builtins.property
     def game(self) -> Global___GameSummary: ...
+    @_builtins.property
+    def seat_invite_codes(self) -> _containers.ScalarMap[_builtins.int, _builtins.str]:
+        """The invite code of each reserved seat, by seat."""
+
     def __init__(
         self,
         *,
         game: Global___GameSummary | None = ...,
+        invite_code: _builtins.str = ...,
+        seat_invite_codes: _abc.Mapping[_builtins.int, _builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "invite_code", b"invite_code", "seat_invite_codes", b"seat_invite_codes"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -384,21 +482,25 @@ class JoinGameRequest(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     PLAYER_NAME_FIELD_NUMBER: _builtins.int
+    INVITE_CODE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     seat: _builtins.int
     """The seat to take; absent for the first open seat."""
     player_name: _builtins.str
     """How other players see this player (at most 64 characters)."""
+    invite_code: _builtins.str
+    """An unlisted game's invite code, or a reserved seat's (which takes that seat)."""
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         seat: _builtins.int | None = ...,
         player_name: _builtins.str = ...,
+        invite_code: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_id", b"game_id", "player_name", b"player_name", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_id", b"game_id", "invite_code", b"invite_code", "player_name", b"player_name", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -627,6 +729,7 @@ class StreamEventsResponse(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
     RESIGNED_SEAT_FIELD_NUMBER: _builtins.int
+    REMATCH_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     seat: _builtins.int
     """The seat whose move this was; absent for the opening."""
@@ -634,6 +737,10 @@ class StreamEventsResponse(_message.Message):
     """Set when this version is a seat's resignation."""
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[_events_pb2.Event]: ...
+    @_builtins.property
+    def rematch(self) -> Global___RematchOffer:
+        """Set when this version is a seat of the ended game accepting a rematch (see Rematch)."""
+
     def __init__(
         self,
         *,
@@ -641,10 +748,11 @@ class StreamEventsResponse(_message.Message):
         seat: _builtins.int | None = ...,
         events: _abc.Iterable[_events_pb2.Event] | None = ...,
         resigned_seat: _builtins.int | None = ...,
+        rematch: Global___RematchOffer | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_resigned_seat", b"_resigned_seat", "_seat", b"_seat", "resigned_seat", b"resigned_seat", "seat", b"seat"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_resigned_seat", b"_resigned_seat", "_seat", b"_seat", "rematch", b"rematch", "resigned_seat", b"resigned_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_resigned_seat", b"_resigned_seat", "_seat", b"_seat", "events", b"events", "resigned_seat", b"resigned_seat", "seat", b"seat", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_resigned_seat", b"_resigned_seat", "_seat", b"_seat", "events", b"events", "rematch", b"rematch", "resigned_seat", b"resigned_seat", "seat", b"seat", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__resigned_seat: _TypeAlias = _typing.Literal["resigned_seat"]  # noqa: Y015
     _WhichOneofArgType__resigned_seat: _TypeAlias = _typing.Literal["_resigned_seat", b"_resigned_seat"]  # noqa: Y015
@@ -1221,3 +1329,302 @@ class PlayView(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___PlayView: _TypeAlias = PlayView  # noqa: Y015
+
+@_typing.final
+class QuickPlayRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class OptionsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> _game_types_pb2.OptionValue: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _game_types_pb2.OptionValue | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    GAME_TYPE_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    TIME_CONTROL_FIELD_NUMBER: _builtins.int
+    PLAYER_NAME_FIELD_NUMBER: _builtins.int
+    TICKET_FIELD_NUMBER: _builtins.int
+    BOT_WAIT_MS_FIELD_NUMBER: _builtins.int
+    game_type: _builtins.str
+    """A GameType name; its options (defaults filled in) and the time control (absent: no clock)
+    choose the queue. Ignored when resuming with a ticket.
+    """
+    player_name: _builtins.str
+    """How other players see this player (at most 64 characters)."""
+    ticket: _builtins.str
+    """A ticket from an earlier QuickPlay: resume waiting (or learn the seat taken meanwhile)."""
+    bot_wait_ms: _builtins.int
+    """With it, the seats still empty this many milliseconds after queueing go to server bots
+    (heuristic); 0: wait for people only. At most 600000.
+    """
+    @_builtins.property
+    def options(self) -> _containers.MessageMap[_builtins.str, _game_types_pb2.OptionValue]: ...
+    @_builtins.property
+    def time_control(self) -> _clocks_pb2.TimeControl: ...
+    def __init__(
+        self,
+        *,
+        game_type: _builtins.str = ...,
+        options: _abc.Mapping[_builtins.str, _game_types_pb2.OptionValue] | None = ...,
+        time_control: _clocks_pb2.TimeControl | None = ...,
+        player_name: _builtins.str = ...,
+        ticket: _builtins.str = ...,
+        bot_wait_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["time_control", b"time_control"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_wait_ms", b"bot_wait_ms", "game_type", b"game_type", "options", b"options", "player_name", b"player_name", "ticket", b"ticket", "time_control", b"time_control"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___QuickPlayRequest: _TypeAlias = QuickPlayRequest  # noqa: Y015
+
+@_typing.final
+class QuickPlayResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    QUEUED_FIELD_NUMBER: _builtins.int
+    MATCHED_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def queued(self) -> Global___QuickPlayQueued: ...
+    @_builtins.property
+    def matched(self) -> Global___QuickPlayMatched: ...
+    def __init__(
+        self,
+        *,
+        queued: Global___QuickPlayQueued | None = ...,
+        matched: Global___QuickPlayMatched | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "matched", b"matched", "queued", b"queued"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "matched", b"matched", "queued", b"queued"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["queued", "matched"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___QuickPlayResponse: _TypeAlias = QuickPlayResponse  # noqa: Y015
+
+@_typing.final
+class QuickPlayQueued(_message.Message):
+    """The player waits in the queue."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TICKET_FIELD_NUMBER: _builtins.int
+    WAITING_FIELD_NUMBER: _builtins.int
+    ticket: _builtins.str
+    """The ticket's secret: resume with it, or cancel with it. Sent first, then when it changes."""
+    waiting: _builtins.int
+    """How many players wait in this queue, this one included."""
+    def __init__(
+        self,
+        *,
+        ticket: _builtins.str = ...,
+        waiting: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ticket", b"ticket", "waiting", b"waiting"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___QuickPlayQueued: _TypeAlias = QuickPlayQueued  # noqa: Y015
+
+@_typing.final
+class QuickPlayMatched(_message.Message):
+    """A game was made: the seat is the player's, with its token (as JoinGame's)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    seat: _builtins.int
+    seat_token: _builtins.str
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        seat_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___QuickPlayMatched: _TypeAlias = QuickPlayMatched  # noqa: Y015
+
+@_typing.final
+class CancelQuickPlayRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TICKET_FIELD_NUMBER: _builtins.int
+    ticket: _builtins.str
+    def __init__(
+        self,
+        *,
+        ticket: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ticket", b"ticket"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CancelQuickPlayRequest: _TypeAlias = CancelQuickPlayRequest  # noqa: Y015
+
+@_typing.final
+class CancelQuickPlayResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CANCELLED_FIELD_NUMBER: _builtins.int
+    cancelled: _builtins.bool
+    """True: the ticket left the queue and will never be seated. False: it had been seated."""
+    def __init__(
+        self,
+        *,
+        cancelled: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cancelled", b"cancelled"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CancelQuickPlayResponse: _TypeAlias = CancelQuickPlayResponse  # noqa: Y015
+
+@_typing.final
+class RevokeInviteRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    INVITE_CODE_FIELD_NUMBER: _builtins.int
+    REISSUE_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    invite_code: _builtins.str
+    reissue: _builtins.bool
+    """Replace the code with a new one (returned)."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        invite_code: _builtins.str = ...,
+        reissue: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "invite_code", b"invite_code", "reissue", b"reissue"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevokeInviteRequest: _TypeAlias = RevokeInviteRequest  # noqa: Y015
+
+@_typing.final
+class RevokeInviteResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    INVITE_CODE_FIELD_NUMBER: _builtins.int
+    invite_code: _builtins.str
+    """The new code, with reissue; else empty."""
+    def __init__(
+        self,
+        *,
+        invite_code: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["invite_code", b"invite_code"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevokeInviteResponse: _TypeAlias = RevokeInviteResponse  # noqa: Y015
+
+@_typing.final
+class RematchRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The ended game (the caller's seat token in the metadata)."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RematchRequest: _TypeAlias = RematchRequest  # noqa: Y015
+
+@_typing.final
+class RematchResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REMATCH_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def rematch(self) -> Global___RematchOffer: ...
+    def __init__(
+        self,
+        *,
+        rematch: Global___RematchOffer | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rematch", b"rematch"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["rematch", b"rematch"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RematchResponse: _TypeAlias = RematchResponse  # noqa: Y015
+
+@_typing.final
+class RematchOffer(_message.Message):
+    """A rematch of an ended game: who has accepted, and once every human seat has, the new game."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCEPTED_FIELD_NUMBER: _builtins.int
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The next game, once it has started; empty until then. Seat s of the ended game is seat
+    (s + 1) % seat_count there, with the same token.
+    """
+    @_builtins.property
+    def accepted(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seats of the ended game that have accepted, in order."""
+
+    def __init__(
+        self,
+        *,
+        accepted: _abc.Iterable[_builtins.int] | None = ...,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepted", b"accepted", "game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RematchOffer: _TypeAlias = RematchOffer  # noqa: Y015

@@ -93,6 +93,26 @@ class GameServiceStub:
                 request_serializer=tricktable_dot_v1_dot_game__service__pb2.PlayRequest.SerializeToString,
                 response_deserializer=tricktable_dot_v1_dot_game__service__pb2.PlayResponse.FromString,
                 _registered_method=True)
+        self.QuickPlay = channel.unary_stream(
+                '/tricktable.v1.GameService/QuickPlay',
+                request_serializer=tricktable_dot_v1_dot_game__service__pb2.QuickPlayRequest.SerializeToString,
+                response_deserializer=tricktable_dot_v1_dot_game__service__pb2.QuickPlayResponse.FromString,
+                _registered_method=True)
+        self.CancelQuickPlay = channel.unary_unary(
+                '/tricktable.v1.GameService/CancelQuickPlay',
+                request_serializer=tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayRequest.SerializeToString,
+                response_deserializer=tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayResponse.FromString,
+                _registered_method=True)
+        self.RevokeInvite = channel.unary_unary(
+                '/tricktable.v1.GameService/RevokeInvite',
+                request_serializer=tricktable_dot_v1_dot_game__service__pb2.RevokeInviteRequest.SerializeToString,
+                response_deserializer=tricktable_dot_v1_dot_game__service__pb2.RevokeInviteResponse.FromString,
+                _registered_method=True)
+        self.Rematch = channel.unary_unary(
+                '/tricktable.v1.GameService/Rematch',
+                request_serializer=tricktable_dot_v1_dot_game__service__pb2.RematchRequest.SerializeToString,
+                response_deserializer=tricktable_dot_v1_dot_game__service__pb2.RematchResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -192,6 +212,45 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def QuickPlay(self, request, context):
+        """Quick play: queue for a game of a type, options and time control. The stream first says
+        the ticket (keep it: a later QuickPlay with only the ticket resumes the wait, on any
+        replica), then, once enough players wait, the game and the seat taken with its token, and
+        ends. With bot_wait_ms, the seats still empty that long after queueing go to server bots.
+        A ticket whose stream is gone longer than the server's grace time (or cancelled) leaves
+        the queue and is never seated.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CancelQuickPlay(self, request, context):
+        """Leave the quick play queue now. Answers whether the ticket was still waiting (false: it
+        had a seat already, and the game is the player's to play or leave).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeInvite(self, request, context):
+        """Revoke an invite code of an unlisted game, or of a reserved seat (whoever holds the code
+        may revoke it); with reissue, a new code replaces it and is returned.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Rematch(self, request, context):
+        """From a seat of an ended game (its token in the metadata): accept playing again, with the
+        same options and time control and each player one seat on (seat s sits at s + 1, with
+        the same seat token). The next game starts when every human seat has accepted; each
+        acceptance is a version of the ended game, whose StreamEvents (opened after its last
+        batch) carries the offer and, at the end, the new game's id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -244,6 +303,26 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.Play,
                     request_deserializer=tricktable_dot_v1_dot_game__service__pb2.PlayRequest.FromString,
                     response_serializer=tricktable_dot_v1_dot_game__service__pb2.PlayResponse.SerializeToString,
+            ),
+            'QuickPlay': grpc.unary_stream_rpc_method_handler(
+                    servicer.QuickPlay,
+                    request_deserializer=tricktable_dot_v1_dot_game__service__pb2.QuickPlayRequest.FromString,
+                    response_serializer=tricktable_dot_v1_dot_game__service__pb2.QuickPlayResponse.SerializeToString,
+            ),
+            'CancelQuickPlay': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelQuickPlay,
+                    request_deserializer=tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayRequest.FromString,
+                    response_serializer=tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayResponse.SerializeToString,
+            ),
+            'RevokeInvite': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeInvite,
+                    request_deserializer=tricktable_dot_v1_dot_game__service__pb2.RevokeInviteRequest.FromString,
+                    response_serializer=tricktable_dot_v1_dot_game__service__pb2.RevokeInviteResponse.SerializeToString,
+            ),
+            'Rematch': grpc.unary_unary_rpc_method_handler(
+                    servicer.Rematch,
+                    request_deserializer=tricktable_dot_v1_dot_game__service__pb2.RematchRequest.FromString,
+                    response_serializer=tricktable_dot_v1_dot_game__service__pb2.RematchResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -525,6 +604,114 @@ class GameService:
             '/tricktable.v1.GameService/Play',
             tricktable_dot_v1_dot_game__service__pb2.PlayRequest.SerializeToString,
             tricktable_dot_v1_dot_game__service__pb2.PlayResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def QuickPlay(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/tricktable.v1.GameService/QuickPlay',
+            tricktable_dot_v1_dot_game__service__pb2.QuickPlayRequest.SerializeToString,
+            tricktable_dot_v1_dot_game__service__pb2.QuickPlayResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelQuickPlay(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tricktable.v1.GameService/CancelQuickPlay',
+            tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayRequest.SerializeToString,
+            tricktable_dot_v1_dot_game__service__pb2.CancelQuickPlayResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeInvite(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tricktable.v1.GameService/RevokeInvite',
+            tricktable_dot_v1_dot_game__service__pb2.RevokeInviteRequest.SerializeToString,
+            tricktable_dot_v1_dot_game__service__pb2.RevokeInviteResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Rematch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tricktable.v1.GameService/Rematch',
+            tricktable_dot_v1_dot_game__service__pb2.RematchRequest.SerializeToString,
+            tricktable_dot_v1_dot_game__service__pb2.RematchResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -87,6 +87,29 @@ class GameServiceStub:
     left unanswered with its request id). It ends with OK after the game's last event and the
     seat's final view.
     """
+    QuickPlay: _grpc.UnaryStreamMultiCallable[_game_service_pb2.QuickPlayRequest, _game_service_pb2.QuickPlayResponse]
+    """Quick play: queue for a game of a type, options and time control. The stream first says
+    the ticket (keep it: a later QuickPlay with only the ticket resumes the wait, on any
+    replica), then, once enough players wait, the game and the seat taken with its token, and
+    ends. With bot_wait_ms, the seats still empty that long after queueing go to server bots.
+    A ticket whose stream is gone longer than the server's grace time (or cancelled) leaves
+    the queue and is never seated.
+    """
+    CancelQuickPlay: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.CancelQuickPlayRequest, _game_service_pb2.CancelQuickPlayResponse]
+    """Leave the quick play queue now. Answers whether the ticket was still waiting (false: it
+    had a seat already, and the game is the player's to play or leave).
+    """
+    RevokeInvite: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.RevokeInviteRequest, _game_service_pb2.RevokeInviteResponse]
+    """Revoke an invite code of an unlisted game, or of a reserved seat (whoever holds the code
+    may revoke it); with reissue, a new code replaces it and is returned.
+    """
+    Rematch: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.RematchRequest, _game_service_pb2.RematchResponse]
+    """From a seat of an ended game (its token in the metadata): accept playing again, with the
+    same options and time control and each player one seat on (seat s sits at s + 1, with
+    the same seat token). The next game starts when every human seat has accepted; each
+    acceptance is a version of the ended game, whose StreamEvents (opened after its last
+    batch) carries the offer and, at the end, the new game's id.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -139,6 +162,29 @@ class GameServiceAsyncStub(GameServiceStub):
     shuts down: reconnect with from_version = the last version seen + 1 and resend any move
     left unanswered with its request id). It ends with OK after the game's last event and the
     seat's final view.
+    """
+    QuickPlay: _aio.UnaryStreamMultiCallable[_game_service_pb2.QuickPlayRequest, _game_service_pb2.QuickPlayResponse]  # type: ignore[assignment]
+    """Quick play: queue for a game of a type, options and time control. The stream first says
+    the ticket (keep it: a later QuickPlay with only the ticket resumes the wait, on any
+    replica), then, once enough players wait, the game and the seat taken with its token, and
+    ends. With bot_wait_ms, the seats still empty that long after queueing go to server bots.
+    A ticket whose stream is gone longer than the server's grace time (or cancelled) leaves
+    the queue and is never seated.
+    """
+    CancelQuickPlay: _aio.UnaryUnaryMultiCallable[_game_service_pb2.CancelQuickPlayRequest, _game_service_pb2.CancelQuickPlayResponse]  # type: ignore[assignment]
+    """Leave the quick play queue now. Answers whether the ticket was still waiting (false: it
+    had a seat already, and the game is the player's to play or leave).
+    """
+    RevokeInvite: _aio.UnaryUnaryMultiCallable[_game_service_pb2.RevokeInviteRequest, _game_service_pb2.RevokeInviteResponse]  # type: ignore[assignment]
+    """Revoke an invite code of an unlisted game, or of a reserved seat (whoever holds the code
+    may revoke it); with reissue, a new code replaces it and is returned.
+    """
+    Rematch: _aio.UnaryUnaryMultiCallable[_game_service_pb2.RematchRequest, _game_service_pb2.RematchResponse]  # type: ignore[assignment]
+    """From a seat of an ended game (its token in the metadata): accept playing again, with the
+    same options and time control and each player one seat on (seat s sits at s + 1, with
+    the same seat token). The next game starts when every human seat has accepted; each
+    acceptance is a version of the ended game, whose StreamEvents (opened after its last
+    batch) carries the offer and, at the end, the new game's id.
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -249,6 +295,53 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         shuts down: reconnect with from_version = the last version seen + 1 and resend any move
         left unanswered with its request id). It ends with OK after the game's last event and the
         seat's final view.
+        """
+
+    @_abc_1.abstractmethod
+    def QuickPlay(
+        self,
+        request: _game_service_pb2.QuickPlayRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_game_service_pb2.QuickPlayResponse], _abc.AsyncIterator[_game_service_pb2.QuickPlayResponse]]:
+        """Quick play: queue for a game of a type, options and time control. The stream first says
+        the ticket (keep it: a later QuickPlay with only the ticket resumes the wait, on any
+        replica), then, once enough players wait, the game and the seat taken with its token, and
+        ends. With bot_wait_ms, the seats still empty that long after queueing go to server bots.
+        A ticket whose stream is gone longer than the server's grace time (or cancelled) leaves
+        the queue and is never seated.
+        """
+
+    @_abc_1.abstractmethod
+    def CancelQuickPlay(
+        self,
+        request: _game_service_pb2.CancelQuickPlayRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.CancelQuickPlayResponse, _abc.Awaitable[_game_service_pb2.CancelQuickPlayResponse]]:
+        """Leave the quick play queue now. Answers whether the ticket was still waiting (false: it
+        had a seat already, and the game is the player's to play or leave).
+        """
+
+    @_abc_1.abstractmethod
+    def RevokeInvite(
+        self,
+        request: _game_service_pb2.RevokeInviteRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.RevokeInviteResponse, _abc.Awaitable[_game_service_pb2.RevokeInviteResponse]]:
+        """Revoke an invite code of an unlisted game, or of a reserved seat (whoever holds the code
+        may revoke it); with reissue, a new code replaces it and is returned.
+        """
+
+    @_abc_1.abstractmethod
+    def Rematch(
+        self,
+        request: _game_service_pb2.RematchRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.RematchResponse, _abc.Awaitable[_game_service_pb2.RematchResponse]]:
+        """From a seat of an ended game (its token in the metadata): accept playing again, with the
+        same options and time control and each player one seat on (seat s sits at s + 1, with
+        the same seat token). The next game starts when every human seat has accepted; each
+        acceptance is a version of the ended game, whose StreamEvents (opened after its last
+        batch) carries the offer and, at the end, the new game's id.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -24,7 +24,27 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tricktable/v1/game_service.proto.
  */
 export const file_tricktable_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("CiB0cmlja3RhYmxlL3YxL2dhbWVfc2VydmljZS5wcm90bxINdHJpY2t0YWJsZS52MSJLCgpTZWF0U3RhdHVzEgwKBHNlYXQYASABKAUSDQoFdGFrZW4YAiABKAgSEwoLcGxheWVyX25hbWUYAyABKAkSCwoDYm90GAQgASgJIpQDCgtHYW1lU3VtbWFyeRIPCgdnYW1lX2lkGAEgASgJEhEKCWdhbWVfdHlwZRgCIAEoCRI4CgdvcHRpb25zGAMgAygLMicudHJpY2t0YWJsZS52MS5HYW1lU3VtbWFyeS5PcHRpb25zRW50cnkSKAoFc2VhdHMYBCADKAsyGS50cmlja3RhYmxlLnYxLlNlYXRTdGF0dXMSKQoGc3RhdHVzGAUgASgOMhkudHJpY2t0YWJsZS52MS5HYW1lU3RhdHVzEg8KB3ZlcnNpb24YBiABKAMSFQoNY3JlYXRlZF9hdF9tcxgHIAEoAxIaCg1yZXNpZ25lZF9zZWF0GAggASgFSACIAQESMAoMdGltZV9jb250cm9sGAkgASgLMhoudHJpY2t0YWJsZS52MS5UaW1lQ29udHJvbBpKCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEikKBXZhbHVlGAIgASgLMhoudHJpY2t0YWJsZS52MS5PcHRpb25WYWx1ZToCOAFCEAoOX3Jlc2lnbmVkX3NlYXQiFgoUTGlzdEdhbWVUeXBlc1JlcXVlc3QiRAoVTGlzdEdhbWVUeXBlc1Jlc3BvbnNlEisKCmdhbWVfdHlwZXMYASADKAsyFy50cmlja3RhYmxlLnYxLkdhbWVUeXBlIuYCChFDcmVhdGVHYW1lUmVxdWVzdBIRCglnYW1lX3R5cGUYASABKAkSPgoHb3B0aW9ucxgCIAMoCzItLnRyaWNrdGFibGUudjEuQ3JlYXRlR2FtZVJlcXVlc3QuT3B0aW9uc0VudHJ5EgwKBHNlZWQYAyABKAwSMAoMdGltZV9jb250cm9sGAQgASgLMhoudHJpY2t0YWJsZS52MS5UaW1lQ29udHJvbBJBCglib3Rfc2VhdHMYBSADKAsyLi50cmlja3RhYmxlLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0LkJvdFNlYXRzRW50cnkaSgoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIpCgV2YWx1ZRgCIAEoCzIaLnRyaWNrdGFibGUudjEuT3B0aW9uVmFsdWU6AjgBGi8KDUJvdFNlYXRzRW50cnkSCwoDa2V5GAEgASgFEg0KBXZhbHVlGAIgASgJOgI4ASI+ChJDcmVhdGVHYW1lUmVzcG9uc2USKAoEZ2FtZRgBIAEoCzIaLnRyaWNrdGFibGUudjEuR2FtZVN1bW1hcnkiTAoQTGlzdEdhbWVzUmVxdWVzdBIRCglnYW1lX3R5cGUYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiVwoRTGlzdEdhbWVzUmVzcG9uc2USKQoFZ2FtZXMYASADKAsyGi50cmlja3RhYmxlLnYxLkdhbWVTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJTCg9Kb2luR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIRCgRzZWF0GAIgASgFSACIAQESEwoLcGxheWVyX25hbWUYAyABKAlCBwoFX3NlYXQiXgoQSm9pbkdhbWVSZXNwb25zZRIMCgRzZWF0GAEgASgFEhIKCnNlYXRfdG9rZW4YAiABKAkSKAoEZ2FtZRgDIAEoCzIaLnRyaWNrdGFibGUudjEuR2FtZVN1bW1hcnkigQEKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFQoNd2FpdF9mb3JfdHVybhgCIAEoCBIaCg1hZnRlcl92ZXJzaW9uGAMgASgDSACIAQESGQoRY29tcGFjdF9sYXlfYXNpZGUYBCABKAhCEAoOX2FmdGVyX3ZlcnNpb24iXgoPR2V0R2FtZVJlc3BvbnNlEigKBGdhbWUYASABKAsyGi50cmlja3RhYmxlLnYxLkdhbWVTdW1tYXJ5EiEKBHZpZXcYAiABKAsyEy50cmlja3RhYmxlLnYxLlZpZXciwwEKEVN1Ym1pdE1vdmVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSIQoEbW92ZRgCIAEoCzITLnRyaWNrdGFibGUudjEuTW92ZRIYChBleHBlY3RlZF92ZXJzaW9uGAMgASgDEhIKCnJlcXVlc3RfaWQYBCABKAkSEQoEc2VhdBgFIAEoBUgAiAEBEhUKDXdhaXRfZm9yX3R1cm4YBiABKAgSGQoRY29tcGFjdF9sYXlfYXNpZGUYByABKAhCBwoFX3NlYXQihAEKElN1Ym1pdE1vdmVSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEiQKBmV2ZW50cxgCIAMoCzIULnRyaWNrdGFibGUudjEuRXZlbnQSIQoEdmlldxgDIAEoCzITLnRyaWNrdGFibGUudjEuVmlldxIUCgx2aWV3X3ZlcnNpb24YBCABKAMiPAoTU3RyZWFtRXZlbnRzUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoAyKXAQoUU3RyZWFtRXZlbnRzUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIRCgRzZWF0GAIgASgFSACIAQESJAoGZXZlbnRzGAMgAygLMhQudHJpY2t0YWJsZS52MS5FdmVudBIaCg1yZXNpZ25lZF9zZWF0GAQgASgFSAGIAQFCBwoFX3NlYXRCEAoOX3Jlc2lnbmVkX3NlYXQiIwoQTGVhdmVHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIj0KEUxlYXZlR2FtZVJlc3BvbnNlEigKBGdhbWUYASABKAsyGi50cmlja3RhYmxlLnYxLkdhbWVTdW1tYXJ5IicKFEdldEdhbWVSZWNvcmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiQgoVR2V0R2FtZVJlY29yZFJlc3BvbnNlEikKBnJlY29yZBgBIAEoCzIZLnRyaWNrdGFibGUudjEuR2FtZVJlY29yZCLvAwoKR2FtZVJlY29yZBIPCgdnYW1lX2lkGAEgASgJEhEKCWdhbWVfdHlwZRgCIAEoCRI3CgdvcHRpb25zGAMgAygLMiYudHJpY2t0YWJsZS52MS5HYW1lUmVjb3JkLk9wdGlvbnNFbnRyeRIoCgVzZWF0cxgEIAMoCzIZLnRyaWNrdGFibGUudjEuU2VhdFN0YXR1cxIpCgZzdGF0dXMYBSABKA4yGS50cmlja3RhYmxlLnYxLkdhbWVTdGF0dXMSFQoNY3JlYXRlZF9hdF9tcxgGIAEoAxIsCgZjaGFuY2UYByADKAsyHC50cmlja3RhYmxlLnYxLkNoYW5jZU91dGNvbWUSJwoFZGVhbHMYCCADKAsyGC50cmlja3RhYmxlLnYxLkRlYWx0UGFjaxImCgVzdGVwcxgJIAMoCzIXLnRyaWNrdGFibGUudjEuR2FtZVN0ZXASDgoGdG90YWxzGAogAygFEg8KB3dpbm5lcnMYCyADKAUSGgoNcmVzaWduZWRfc2VhdBgMIAEoBUgAiAEBGkoKDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSKQoFdmFsdWUYAiABKAsyGi50cmlja3RhYmxlLnYxLk9wdGlvblZhbHVlOgI4AUIQCg5fcmVzaWduZWRfc2VhdCJkCg1DaGFuY2VPdXRjb21lEg0KBWxhYmVsGAEgASgJEicKBHBhY2sYAiABKAsyFy50cmlja3RhYmxlLnYxLkNhcmRMaXN0SAASEAoGbnVtYmVyGAMgASgFSABCCQoHb3V0Y29tZSJACglEZWFsdFBhY2sSDwoHZGVhbF9ubxgBIAEoBRIiCgVjYXJkcxgCIAMoCzITLnRyaWNrdGFibGUudjEuQ2FyZCKuAQoIR2FtZVN0ZXASDwoHdmVyc2lvbhgBIAEoAxIRCgRzZWF0GAIgASgFSACIAQESIQoEbW92ZRgDIAEoCzITLnRyaWNrdGFibGUudjEuTW92ZRIkCgZldmVudHMYBCADKAsyFC50cmlja3RhYmxlLnYxLkV2ZW50EhoKDXJlc2lnbmVkX3NlYXQYBSABKAVIAYgBAUIHCgVfc2VhdEIQCg5fcmVzaWduZWRfc2VhdCJnCgtQbGF5UmVxdWVzdBInCgRvcGVuGAEgASgLMhcudHJpY2t0YWJsZS52MS5QbGF5T3BlbkgAEicKBG1vdmUYAiABKAsyFy50cmlja3RhYmxlLnYxLlBsYXlNb3ZlSABCBgoEa2luZCJjCghQbGF5T3BlbhIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoAxIZChFjb21wYWN0X2xheV9hc2lkZRgDIAEoCBIVCg13YWl0X2Zvcl90dXJuGAQgASgIIlsKCFBsYXlNb3ZlEiEKBG1vdmUYASABKAsyEy50cmlja3RhYmxlLnYxLk1vdmUSGAoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoAxISCgpyZXF1ZXN0X2lkGAMgASgJItwBCgxQbGF5UmVzcG9uc2USMwoGcmVzdWx0GAEgASgLMh0udHJpY2t0YWJsZS52MS5QbGF5TW92ZVJlc3VsdEICGAFIABI5CgZldmVudHMYAiABKAsyIy50cmlja3RhYmxlLnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlQgIYAUgAEisKBHZpZXcYAyABKAsyFy50cmlja3RhYmxlLnYxLlBsYXlWaWV3QgIYAUgAEicKBHN0ZXAYBCABKAsyFy50cmlja3RhYmxlLnYxLlBsYXlTdGVwSABCBgoEa2luZCKVAQoIUGxheVN0ZXASLQoGcmVzdWx0GAEgASgLMh0udHJpY2t0YWJsZS52MS5QbGF5TW92ZVJlc3VsdBIzCgZldmVudHMYAiADKAsyIy50cmlja3RhYmxlLnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlEiUKBHZpZXcYAyABKAsyFy50cmlja3RhYmxlLnYxLlBsYXlWaWV3Im0KDlBsYXlNb3ZlUmVzdWx0EhIKCnJlcXVlc3RfaWQYASABKAkSEQoHdmVyc2lvbhgCIAEoA0gAEikKBWVycm9yGAMgASgLMhgudHJpY2t0YWJsZS52MS5QbGF5RXJyb3JIAEIJCgdvdXRjb21lIlEKCVBsYXlFcnJvchIMCgRjb2RlGAEgASgFEg8KB21lc3NhZ2UYAiABKAkSJQoHZGV0YWlscxgDIAMoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkiPgoIUGxheVZpZXcSDwoHdmVyc2lvbhgBIAEoAxIhCgR2aWV3GAIgASgLMhMudHJpY2t0YWJsZS52MS5WaWV3KpABCgpHYW1lU3RhdHVzEhsKF0dBTUVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFwoTR0FNRV9TVEFUVVNfV0FJVElORxABEhcKE0dBTUVfU1RBVFVTX1BMQVlJTkcQAhIYChRHQU1FX1NUQVRVU19GSU5JU0hFRBADEhkKFUdBTUVfU1RBVFVTX0FCQU5ET05FRBAEMsIGCgtHYW1lU2VydmljZRJaCg1MaXN0R2FtZVR5cGVzEiMudHJpY2t0YWJsZS52MS5MaXN0R2FtZVR5cGVzUmVxdWVzdBokLnRyaWNrdGFibGUudjEuTGlzdEdhbWVUeXBlc1Jlc3BvbnNlElEKCkNyZWF0ZUdhbWUSIC50cmlja3RhYmxlLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0GiEudHJpY2t0YWJsZS52MS5DcmVhdGVHYW1lUmVzcG9uc2USTgoJTGlzdEdhbWVzEh8udHJpY2t0YWJsZS52MS5MaXN0R2FtZXNSZXF1ZXN0GiAudHJpY2t0YWJsZS52MS5MaXN0R2FtZXNSZXNwb25zZRJLCghKb2luR2FtZRIeLnRyaWNrdGFibGUudjEuSm9pbkdhbWVSZXF1ZXN0Gh8udHJpY2t0YWJsZS52MS5Kb2luR2FtZVJlc3BvbnNlEkgKB0dldEdhbWUSHS50cmlja3RhYmxlLnYxLkdldEdhbWVSZXF1ZXN0Gh4udHJpY2t0YWJsZS52MS5HZXRHYW1lUmVzcG9uc2USUQoKU3VibWl0TW92ZRIgLnRyaWNrdGFibGUudjEuU3VibWl0TW92ZVJlcXVlc3QaIS50cmlja3RhYmxlLnYxLlN1Ym1pdE1vdmVSZXNwb25zZRJZCgxTdHJlYW1FdmVudHMSIi50cmlja3RhYmxlLnYxLlN0cmVhbUV2ZW50c1JlcXVlc3QaIy50cmlja3RhYmxlLnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlMAESTgoJTGVhdmVHYW1lEh8udHJpY2t0YWJsZS52MS5MZWF2ZUdhbWVSZXF1ZXN0GiAudHJpY2t0YWJsZS52MS5MZWF2ZUdhbWVSZXNwb25zZRJaCg1HZXRHYW1lUmVjb3JkEiMudHJpY2t0YWJsZS52MS5HZXRHYW1lUmVjb3JkUmVxdWVzdBokLnRyaWNrdGFibGUudjEuR2V0R2FtZVJlY29yZFJlc3BvbnNlEkMKBFBsYXkSGi50cmlja3RhYmxlLnYxLlBsYXlSZXF1ZXN0GhsudHJpY2t0YWJsZS52MS5QbGF5UmVzcG9uc2UoATABUAJiBnByb3RvMw", [file_google_protobuf_any, file_tricktable_v1_cards, file_tricktable_v1_clocks, file_tricktable_v1_events, file_tricktable_v1_game_types, file_tricktable_v1_moves, file_tricktable_v1_views]);
+  fileDesc("CiB0cmlja3RhYmxlL3YxL2dhbWVfc2VydmljZS5wcm90bxINdHJpY2t0YWJsZS52MSIfCg9TZWF0UmVzZXJ2YXRpb24SDAoEc2VhdBgBIAEoBSJLCgpTZWF0U3RhdHVzEgwKBHNlYXQYASABKAUSDQoFdGFrZW4YAiABKAgSEwoLcGxheWVyX25hbWUYAyABKAkSCwoDYm90GAQgASgJItsDCgtHYW1lU3VtbWFyeRIPCgdnYW1lX2lkGAEgASgJEhEKCWdhbWVfdHlwZRgCIAEoCRI4CgdvcHRpb25zGAMgAygLMicudHJpY2t0YWJsZS52MS5HYW1lU3VtbWFyeS5PcHRpb25zRW50cnkSKAoFc2VhdHMYBCADKAsyGS50cmlja3RhYmxlLnYxLlNlYXRTdGF0dXMSKQoGc3RhdHVzGAUgASgOMhkudHJpY2t0YWJsZS52MS5HYW1lU3RhdHVzEg8KB3ZlcnNpb24YBiABKAMSFQoNY3JlYXRlZF9hdF9tcxgHIAEoAxIaCg1yZXNpZ25lZF9zZWF0GAggASgFSACIAQESMAoMdGltZV9jb250cm9sGAkgASgLMhoudHJpY2t0YWJsZS52MS5UaW1lQ29udHJvbBItCgp2aXNpYmlsaXR5GAogASgOMhkudHJpY2t0YWJsZS52MS5WaXNpYmlsaXR5EhYKDnJlc2VydmVkX3NlYXRzGAsgAygFGkoKDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSKQoFdmFsdWUYAiABKAsyGi50cmlja3RhYmxlLnYxLk9wdGlvblZhbHVlOgI4AUIQCg5fcmVzaWduZWRfc2VhdCIWChRMaXN0R2FtZVR5cGVzUmVxdWVzdCJEChVMaXN0R2FtZVR5cGVzUmVzcG9uc2USKwoKZ2FtZV90eXBlcxgBIAMoCzIXLnRyaWNrdGFibGUudjEuR2FtZVR5cGUizQMKEUNyZWF0ZUdhbWVSZXF1ZXN0EhEKCWdhbWVfdHlwZRgBIAEoCRI+CgdvcHRpb25zGAIgAygLMi0udHJpY2t0YWJsZS52MS5DcmVhdGVHYW1lUmVxdWVzdC5PcHRpb25zRW50cnkSDAoEc2VlZBgDIAEoDBIwCgx0aW1lX2NvbnRyb2wYBCABKAsyGi50cmlja3RhYmxlLnYxLlRpbWVDb250cm9sEkEKCWJvdF9zZWF0cxgFIAMoCzIuLnRyaWNrdGFibGUudjEuQ3JlYXRlR2FtZVJlcXVlc3QuQm90U2VhdHNFbnRyeRItCgp2aXNpYmlsaXR5GAYgASgOMhkudHJpY2t0YWJsZS52MS5WaXNpYmlsaXR5EjYKDnJlc2VydmVkX3NlYXRzGAcgAygLMh4udHJpY2t0YWJsZS52MS5TZWF0UmVzZXJ2YXRpb24aSgoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIpCgV2YWx1ZRgCIAEoCzIaLnRyaWNrdGFibGUudjEuT3B0aW9uVmFsdWU6AjgBGi8KDUJvdFNlYXRzRW50cnkSCwoDa2V5GAEgASgFEg0KBXZhbHVlGAIgASgJOgI4ASLeAQoSQ3JlYXRlR2FtZVJlc3BvbnNlEigKBGdhbWUYASABKAsyGi50cmlja3RhYmxlLnYxLkdhbWVTdW1tYXJ5EhMKC2ludml0ZV9jb2RlGAIgASgJElEKEXNlYXRfaW52aXRlX2NvZGVzGAMgAygLMjYudHJpY2t0YWJsZS52MS5DcmVhdGVHYW1lUmVzcG9uc2UuU2VhdEludml0ZUNvZGVzRW50cnkaNgoUU2VhdEludml0ZUNvZGVzRW50cnkSCwoDa2V5GAEgASgFEg0KBXZhbHVlGAIgASgJOgI4ASJMChBMaXN0R2FtZXNSZXF1ZXN0EhEKCWdhbWVfdHlwZRgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJXChFMaXN0R2FtZXNSZXNwb25zZRIpCgVnYW1lcxgBIAMoCzIaLnRyaWNrdGFibGUudjEuR2FtZVN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJImgKD0pvaW5HYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhEKBHNlYXQYAiABKAVIAIgBARITCgtwbGF5ZXJfbmFtZRgDIAEoCRITCgtpbnZpdGVfY29kZRgEIAEoCUIHCgVfc2VhdCJeChBKb2luR2FtZVJlc3BvbnNlEgwKBHNlYXQYASABKAUSEgoKc2VhdF90b2tlbhgCIAEoCRIoCgRnYW1lGAMgASgLMhoudHJpY2t0YWJsZS52MS5HYW1lU3VtbWFyeSKBAQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIVCg13YWl0X2Zvcl90dXJuGAIgASgIEhoKDWFmdGVyX3ZlcnNpb24YAyABKANIAIgBARIZChFjb21wYWN0X2xheV9hc2lkZRgEIAEoCEIQCg5fYWZ0ZXJfdmVyc2lvbiJeCg9HZXRHYW1lUmVzcG9uc2USKAoEZ2FtZRgBIAEoCzIaLnRyaWNrdGFibGUudjEuR2FtZVN1bW1hcnkSIQoEdmlldxgCIAEoCzITLnRyaWNrdGFibGUudjEuVmlldyLDAQoRU3VibWl0TW92ZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIhCgRtb3ZlGAIgASgLMhMudHJpY2t0YWJsZS52MS5Nb3ZlEhgKEGV4cGVjdGVkX3ZlcnNpb24YAyABKAMSEgoKcmVxdWVzdF9pZBgEIAEoCRIRCgRzZWF0GAUgASgFSACIAQESFQoNd2FpdF9mb3JfdHVybhgGIAEoCBIZChFjb21wYWN0X2xheV9hc2lkZRgHIAEoCEIHCgVfc2VhdCKEAQoSU3VibWl0TW92ZVJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSJAoGZXZlbnRzGAIgAygLMhQudHJpY2t0YWJsZS52MS5FdmVudBIhCgR2aWV3GAMgASgLMhMudHJpY2t0YWJsZS52MS5WaWV3EhQKDHZpZXdfdmVyc2lvbhgEIAEoAyI8ChNTdHJlYW1FdmVudHNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgDIsUBChRTdHJlYW1FdmVudHNSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEhEKBHNlYXQYAiABKAVIAIgBARIkCgZldmVudHMYAyADKAsyFC50cmlja3RhYmxlLnYxLkV2ZW50EhoKDXJlc2lnbmVkX3NlYXQYBCABKAVIAYgBARIsCgdyZW1hdGNoGAUgASgLMhsudHJpY2t0YWJsZS52MS5SZW1hdGNoT2ZmZXJCBwoFX3NlYXRCEAoOX3Jlc2lnbmVkX3NlYXQiIwoQTGVhdmVHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIj0KEUxlYXZlR2FtZVJlc3BvbnNlEigKBGdhbWUYASABKAsyGi50cmlja3RhYmxlLnYxLkdhbWVTdW1tYXJ5IicKFEdldEdhbWVSZWNvcmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiQgoVR2V0R2FtZVJlY29yZFJlc3BvbnNlEikKBnJlY29yZBgBIAEoCzIZLnRyaWNrdGFibGUudjEuR2FtZVJlY29yZCLvAwoKR2FtZVJlY29yZBIPCgdnYW1lX2lkGAEgASgJEhEKCWdhbWVfdHlwZRgCIAEoCRI3CgdvcHRpb25zGAMgAygLMiYudHJpY2t0YWJsZS52MS5HYW1lUmVjb3JkLk9wdGlvbnNFbnRyeRIoCgVzZWF0cxgEIAMoCzIZLnRyaWNrdGFibGUudjEuU2VhdFN0YXR1cxIpCgZzdGF0dXMYBSABKA4yGS50cmlja3RhYmxlLnYxLkdhbWVTdGF0dXMSFQoNY3JlYXRlZF9hdF9tcxgGIAEoAxIsCgZjaGFuY2UYByADKAsyHC50cmlja3RhYmxlLnYxLkNoYW5jZU91dGNvbWUSJwoFZGVhbHMYCCADKAsyGC50cmlja3RhYmxlLnYxLkRlYWx0UGFjaxImCgVzdGVwcxgJIAMoCzIXLnRyaWNrdGFibGUudjEuR2FtZVN0ZXASDgoGdG90YWxzGAogAygFEg8KB3dpbm5lcnMYCyADKAUSGgoNcmVzaWduZWRfc2VhdBgMIAEoBUgAiAEBGkoKDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSKQoFdmFsdWUYAiABKAsyGi50cmlja3RhYmxlLnYxLk9wdGlvblZhbHVlOgI4AUIQCg5fcmVzaWduZWRfc2VhdCJkCg1DaGFuY2VPdXRjb21lEg0KBWxhYmVsGAEgASgJEicKBHBhY2sYAiABKAsyFy50cmlja3RhYmxlLnYxLkNhcmRMaXN0SAASEAoGbnVtYmVyGAMgASgFSABCCQoHb3V0Y29tZSJACglEZWFsdFBhY2sSDwoHZGVhbF9ubxgBIAEoBRIiCgVjYXJkcxgCIAMoCzITLnRyaWNrdGFibGUudjEuQ2FyZCKuAQoIR2FtZVN0ZXASDwoHdmVyc2lvbhgBIAEoAxIRCgRzZWF0GAIgASgFSACIAQESIQoEbW92ZRgDIAEoCzITLnRyaWNrdGFibGUudjEuTW92ZRIkCgZldmVudHMYBCADKAsyFC50cmlja3RhYmxlLnYxLkV2ZW50EhoKDXJlc2lnbmVkX3NlYXQYBSABKAVIAYgBAUIHCgVfc2VhdEIQCg5fcmVzaWduZWRfc2VhdCJnCgtQbGF5UmVxdWVzdBInCgRvcGVuGAEgASgLMhcudHJpY2t0YWJsZS52MS5QbGF5T3BlbkgAEicKBG1vdmUYAiABKAsyFy50cmlja3RhYmxlLnYxLlBsYXlNb3ZlSABCBgoEa2luZCJjCghQbGF5T3BlbhIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoAxIZChFjb21wYWN0X2xheV9hc2lkZRgDIAEoCBIVCg13YWl0X2Zvcl90dXJuGAQgASgIIlsKCFBsYXlNb3ZlEiEKBG1vdmUYASABKAsyEy50cmlja3RhYmxlLnYxLk1vdmUSGAoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoAxISCgpyZXF1ZXN0X2lkGAMgASgJItwBCgxQbGF5UmVzcG9uc2USMwoGcmVzdWx0GAEgASgLMh0udHJpY2t0YWJsZS52MS5QbGF5TW92ZVJlc3VsdEICGAFIABI5CgZldmVudHMYAiABKAsyIy50cmlja3RhYmxlLnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlQgIYAUgAEisKBHZpZXcYAyABKAsyFy50cmlja3RhYmxlLnYxLlBsYXlWaWV3QgIYAUgAEicKBHN0ZXAYBCABKAsyFy50cmlja3RhYmxlLnYxLlBsYXlTdGVwSABCBgoEa2luZCKVAQoIUGxheVN0ZXASLQoGcmVzdWx0GAEgASgLMh0udHJpY2t0YWJsZS52MS5QbGF5TW92ZVJlc3VsdBIzCgZldmVudHMYAiADKAsyIy50cmlja3RhYmxlLnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlEiUKBHZpZXcYAyABKAsyFy50cmlja3RhYmxlLnYxLlBsYXlWaWV3Im0KDlBsYXlNb3ZlUmVzdWx0EhIKCnJlcXVlc3RfaWQYASABKAkSEQoHdmVyc2lvbhgCIAEoA0gAEikKBWVycm9yGAMgASgLMhgudHJpY2t0YWJsZS52MS5QbGF5RXJyb3JIAEIJCgdvdXRjb21lIlEKCVBsYXlFcnJvchIMCgRjb2RlGAEgASgFEg8KB21lc3NhZ2UYAiABKAkSJQoHZGV0YWlscxgDIAMoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkiPgoIUGxheVZpZXcSDwoHdmVyc2lvbhgBIAEoAxIhCgR2aWV3GAIgASgLMhMudHJpY2t0YWJsZS52MS5WaWV3IpwCChBRdWlja1BsYXlSZXF1ZXN0EhEKCWdhbWVfdHlwZRgBIAEoCRI9CgdvcHRpb25zGAIgAygLMiwudHJpY2t0YWJsZS52MS5RdWlja1BsYXlSZXF1ZXN0Lk9wdGlvbnNFbnRyeRIwCgx0aW1lX2NvbnRyb2wYAyABKAsyGi50cmlja3RhYmxlLnYxLlRpbWVDb250cm9sEhMKC3BsYXllcl9uYW1lGAQgASgJEg4KBnRpY2tldBgFIAEoCRITCgtib3Rfd2FpdF9tcxgGIAEoDRpKCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEikKBXZhbHVlGAIgASgLMhoudHJpY2t0YWJsZS52MS5PcHRpb25WYWx1ZToCOAEigQEKEVF1aWNrUGxheVJlc3BvbnNlEjAKBnF1ZXVlZBgBIAEoCzIeLnRyaWNrdGFibGUudjEuUXVpY2tQbGF5UXVldWVkSAASMgoHbWF0Y2hlZBgCIAEoCzIfLnRyaWNrdGFibGUudjEuUXVpY2tQbGF5TWF0Y2hlZEgAQgYKBGtpbmQiMgoPUXVpY2tQbGF5UXVldWVkEg4KBnRpY2tldBgBIAEoCRIPCgd3YWl0aW5nGAIgASgFIkUKEFF1aWNrUGxheU1hdGNoZWQSDwoHZ2FtZV9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEhIKCnNlYXRfdG9rZW4YAyABKAkiKAoWQ2FuY2VsUXVpY2tQbGF5UmVxdWVzdBIOCgZ0aWNrZXQYASABKAkiLAoXQ2FuY2VsUXVpY2tQbGF5UmVzcG9uc2USEQoJY2FuY2VsbGVkGAEgASgIIkwKE1Jldm9rZUludml0ZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRITCgtpbnZpdGVfY29kZRgCIAEoCRIPCgdyZWlzc3VlGAMgASgIIisKFFJldm9rZUludml0ZVJlc3BvbnNlEhMKC2ludml0ZV9jb2RlGAEgASgJIiEKDlJlbWF0Y2hSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiPwoPUmVtYXRjaFJlc3BvbnNlEiwKB3JlbWF0Y2gYASABKAsyGy50cmlja3RhYmxlLnYxLlJlbWF0Y2hPZmZlciIxCgxSZW1hdGNoT2ZmZXISEAoIYWNjZXB0ZWQYASADKAUSDwoHZ2FtZV9pZBgCIAEoCSpYCgpWaXNpYmlsaXR5EhoKFlZJU0lCSUxJVFlfVU5TUEVDSUZJRUQQABIVChFWSVNJQklMSVRZX1BVQkxJQxABEhcKE1ZJU0lCSUxJVFlfVU5MSVNURUQQAiqQAQoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEhcKE0dBTUVfU1RBVFVTX1dBSVRJTkcQARIXChNHQU1FX1NUQVRVU19QTEFZSU5HEAISGAoUR0FNRV9TVEFUVVNfRklOSVNIRUQQAxIZChVHQU1FX1NUQVRVU19BQkFORE9ORUQQBDKZCQoLR2FtZVNlcnZpY2USWgoNTGlzdEdhbWVUeXBlcxIjLnRyaWNrdGFibGUudjEuTGlzdEdhbWVUeXBlc1JlcXVlc3QaJC50cmlja3RhYmxlLnYxLkxpc3RHYW1lVHlwZXNSZXNwb25zZRJRCgpDcmVhdGVHYW1lEiAudHJpY2t0YWJsZS52MS5DcmVhdGVHYW1lUmVxdWVzdBohLnRyaWNrdGFibGUudjEuQ3JlYXRlR2FtZVJlc3BvbnNlEk4KCUxpc3RHYW1lcxIfLnRyaWNrdGFibGUudjEuTGlzdEdhbWVzUmVxdWVzdBogLnRyaWNrdGFibGUudjEuTGlzdEdhbWVzUmVzcG9uc2USSwoISm9pbkdhbWUSHi50cmlja3RhYmxlLnYxLkpvaW5HYW1lUmVxdWVzdBofLnRyaWNrdGFibGUudjEuSm9pbkdhbWVSZXNwb25zZRJICgdHZXRHYW1lEh0udHJpY2t0YWJsZS52MS5HZXRHYW1lUmVxdWVzdBoeLnRyaWNrdGFibGUudjEuR2V0R2FtZVJlc3BvbnNlElEKClN1Ym1pdE1vdmUSIC50cmlja3RhYmxlLnYxLlN1Ym1pdE1vdmVSZXF1ZXN0GiEudHJpY2t0YWJsZS52MS5TdWJtaXRNb3ZlUmVzcG9uc2USWQoMU3RyZWFtRXZlbnRzEiIudHJpY2t0YWJsZS52MS5TdHJlYW1FdmVudHNSZXF1ZXN0GiMudHJpY2t0YWJsZS52MS5TdHJlYW1FdmVudHNSZXNwb25zZTABEk4KCUxlYXZlR2FtZRIfLnRyaWNrdGFibGUudjEuTGVhdmVHYW1lUmVxdWVzdBogLnRyaWNrdGFibGUudjEuTGVhdmVHYW1lUmVzcG9uc2USWgoNR2V0R2FtZVJlY29yZBIjLnRyaWNrdGFibGUudjEuR2V0R2FtZVJlY29yZFJlcXVlc3QaJC50cmlja3RhYmxlLnYxLkdldEdhbWVSZWNvcmRSZXNwb25zZRJDCgRQbGF5EhoudHJpY2t0YWJsZS52MS5QbGF5UmVxdWVzdBobLnRyaWNrdGFibGUudjEuUGxheVJlc3BvbnNlKAEwARJQCglRdWlja1BsYXkSHy50cmlja3RhYmxlLnYxLlF1aWNrUGxheVJlcXVlc3QaIC50cmlja3RhYmxlLnYxLlF1aWNrUGxheVJlc3BvbnNlMAESYAoPQ2FuY2VsUXVpY2tQbGF5EiUudHJpY2t0YWJsZS52MS5DYW5jZWxRdWlja1BsYXlSZXF1ZXN0GiYudHJpY2t0YWJsZS52MS5DYW5jZWxRdWlja1BsYXlSZXNwb25zZRJXCgxSZXZva2VJbnZpdGUSIi50cmlja3RhYmxlLnYxLlJldm9rZUludml0ZVJlcXVlc3QaIy50cmlja3RhYmxlLnYxLlJldm9rZUludml0ZVJlc3BvbnNlEkgKB1JlbWF0Y2gSHS50cmlja3RhYmxlLnYxLlJlbWF0Y2hSZXF1ZXN0Gh4udHJpY2t0YWJsZS52MS5SZW1hdGNoUmVzcG9uc2VQAmIGcHJvdG8z", [file_google_protobuf_any, file_tricktable_v1_cards, file_tricktable_v1_clocks, file_tricktable_v1_events, file_tricktable_v1_game_types, file_tricktable_v1_moves, file_tricktable_v1_views]);
+
+/**
+ * A seat kept for one invitee: it is taken only with the invite code made for it (returned
+ * in CreateGameResponse.seat_invite_codes).
+ *
+ * @generated from message tricktable.v1.SeatReservation
+ */
+export type SeatReservation = Message<"tricktable.v1.SeatReservation"> & {
+  /**
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+};
+
+/**
+ * Describes the message tricktable.v1.SeatReservation.
+ * Use `create(SeatReservationSchema)` to create a new message.
+ */
+export const SeatReservationSchema: GenMessage<SeatReservation> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 0);
 
 /**
  * A seat at a game, as the lobby shows it.
@@ -61,7 +81,7 @@ export type SeatStatus = Message<"tricktable.v1.SeatStatus"> & {
  * Use `create(SeatStatusSchema)` to create a new message.
  */
 export const SeatStatusSchema: GenMessage<SeatStatus> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 0);
+  messageDesc(file_tricktable_v1_game_service, 1);
 
 /**
  * A game as the lobby shows it. The seed is never part of it.
@@ -123,6 +143,18 @@ export type GameSummary = Message<"tricktable.v1.GameSummary"> & {
    * @generated from field: tricktable.v1.TimeControl time_control = 9;
    */
   timeControl?: TimeControl | undefined;
+
+  /**
+   * @generated from field: tricktable.v1.Visibility visibility = 10;
+   */
+  visibility: Visibility;
+
+  /**
+   * Seats kept for invitees (taken only with their code) while they are open.
+   *
+   * @generated from field: repeated int32 reserved_seats = 11;
+   */
+  reservedSeats: number[];
 };
 
 /**
@@ -130,7 +162,7 @@ export type GameSummary = Message<"tricktable.v1.GameSummary"> & {
  * Use `create(GameSummarySchema)` to create a new message.
  */
 export const GameSummarySchema: GenMessage<GameSummary> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 1);
+  messageDesc(file_tricktable_v1_game_service, 2);
 
 /**
  * @generated from message tricktable.v1.ListGameTypesRequest
@@ -143,7 +175,7 @@ export type ListGameTypesRequest = Message<"tricktable.v1.ListGameTypesRequest">
  * Use `create(ListGameTypesRequestSchema)` to create a new message.
  */
 export const ListGameTypesRequestSchema: GenMessage<ListGameTypesRequest> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 2);
+  messageDesc(file_tricktable_v1_game_service, 3);
 
 /**
  * @generated from message tricktable.v1.ListGameTypesResponse
@@ -160,7 +192,7 @@ export type ListGameTypesResponse = Message<"tricktable.v1.ListGameTypesResponse
  * Use `create(ListGameTypesResponseSchema)` to create a new message.
  */
 export const ListGameTypesResponseSchema: GenMessage<ListGameTypesResponse> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 3);
+  messageDesc(file_tricktable_v1_game_service, 4);
 
 /**
  * @generated from message tricktable.v1.CreateGameRequest
@@ -205,6 +237,20 @@ export type CreateGameRequest = Message<"tricktable.v1.CreateGameRequest"> & {
    * @generated from field: map<int32, string> bot_seats = 5;
    */
   botSeats: { [key: number]: string };
+
+  /**
+   * VISIBILITY_UNLISTED: the game is not in ListGames and is joined with the invite code.
+   *
+   * @generated from field: tricktable.v1.Visibility visibility = 6;
+   */
+  visibility: Visibility;
+
+  /**
+   * Seats kept for named invitees, each taken only with its own code.
+   *
+   * @generated from field: repeated tricktable.v1.SeatReservation reserved_seats = 7;
+   */
+  reservedSeats: SeatReservation[];
 };
 
 /**
@@ -212,7 +258,7 @@ export type CreateGameRequest = Message<"tricktable.v1.CreateGameRequest"> & {
  * Use `create(CreateGameRequestSchema)` to create a new message.
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 4);
+  messageDesc(file_tricktable_v1_game_service, 5);
 
 /**
  * @generated from message tricktable.v1.CreateGameResponse
@@ -222,6 +268,21 @@ export type CreateGameResponse = Message<"tricktable.v1.CreateGameResponse"> & {
    * @generated from field: tricktable.v1.GameSummary game = 1;
    */
   game?: GameSummary | undefined;
+
+  /**
+   * An unlisted game's invite code (22+ characters, 128 bits): shown only here, to the creator;
+   * the server keeps only its hash. Empty for a public game.
+   *
+   * @generated from field: string invite_code = 2;
+   */
+  inviteCode: string;
+
+  /**
+   * The invite code of each reserved seat, by seat.
+   *
+   * @generated from field: map<int32, string> seat_invite_codes = 3;
+   */
+  seatInviteCodes: { [key: number]: string };
 };
 
 /**
@@ -229,7 +290,7 @@ export type CreateGameResponse = Message<"tricktable.v1.CreateGameResponse"> & {
  * Use `create(CreateGameResponseSchema)` to create a new message.
  */
 export const CreateGameResponseSchema: GenMessage<CreateGameResponse> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 5);
+  messageDesc(file_tricktable_v1_game_service, 6);
 
 /**
  * @generated from message tricktable.v1.ListGamesRequest
@@ -262,7 +323,7 @@ export type ListGamesRequest = Message<"tricktable.v1.ListGamesRequest"> & {
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 6);
+  messageDesc(file_tricktable_v1_game_service, 7);
 
 /**
  * @generated from message tricktable.v1.ListGamesResponse
@@ -286,7 +347,7 @@ export type ListGamesResponse = Message<"tricktable.v1.ListGamesResponse"> & {
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 7);
+  messageDesc(file_tricktable_v1_game_service, 8);
 
 /**
  * @generated from message tricktable.v1.JoinGameRequest
@@ -310,6 +371,13 @@ export type JoinGameRequest = Message<"tricktable.v1.JoinGameRequest"> & {
    * @generated from field: string player_name = 3;
    */
   playerName: string;
+
+  /**
+   * An unlisted game's invite code, or a reserved seat's (which takes that seat).
+   *
+   * @generated from field: string invite_code = 4;
+   */
+  inviteCode: string;
 };
 
 /**
@@ -317,7 +385,7 @@ export type JoinGameRequest = Message<"tricktable.v1.JoinGameRequest"> & {
  * Use `create(JoinGameRequestSchema)` to create a new message.
  */
 export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 8);
+  messageDesc(file_tricktable_v1_game_service, 9);
 
 /**
  * @generated from message tricktable.v1.JoinGameResponse
@@ -346,7 +414,7 @@ export type JoinGameResponse = Message<"tricktable.v1.JoinGameResponse"> & {
  * Use `create(JoinGameResponseSchema)` to create a new message.
  */
 export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 9);
+  messageDesc(file_tricktable_v1_game_service, 10);
 
 /**
  * @generated from message tricktable.v1.GetGameRequest
@@ -389,7 +457,7 @@ export type GetGameRequest = Message<"tricktable.v1.GetGameRequest"> & {
  * Use `create(GetGameRequestSchema)` to create a new message.
  */
 export const GetGameRequestSchema: GenMessage<GetGameRequest> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 10);
+  messageDesc(file_tricktable_v1_game_service, 11);
 
 /**
  * @generated from message tricktable.v1.GetGameResponse
@@ -411,7 +479,7 @@ export type GetGameResponse = Message<"tricktable.v1.GetGameResponse"> & {
  * Use `create(GetGameResponseSchema)` to create a new message.
  */
 export const GetGameResponseSchema: GenMessage<GetGameResponse> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 11);
+  messageDesc(file_tricktable_v1_game_service, 12);
 
 /**
  * @generated from message tricktable.v1.SubmitMoveRequest
@@ -473,7 +541,7 @@ export type SubmitMoveRequest = Message<"tricktable.v1.SubmitMoveRequest"> & {
  * Use `create(SubmitMoveRequestSchema)` to create a new message.
  */
 export const SubmitMoveRequestSchema: GenMessage<SubmitMoveRequest> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 12);
+  messageDesc(file_tricktable_v1_game_service, 13);
 
 /**
  * @generated from message tricktable.v1.SubmitMoveResponse
@@ -514,7 +582,7 @@ export type SubmitMoveResponse = Message<"tricktable.v1.SubmitMoveResponse"> & {
  * Use `create(SubmitMoveResponseSchema)` to create a new message.
  */
 export const SubmitMoveResponseSchema: GenMessage<SubmitMoveResponse> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 13);
+  messageDesc(file_tricktable_v1_game_service, 14);
 
 /**
  * @generated from message tricktable.v1.StreamEventsRequest
@@ -539,7 +607,7 @@ export type StreamEventsRequest = Message<"tricktable.v1.StreamEventsRequest"> &
  * Use `create(StreamEventsRequestSchema)` to create a new message.
  */
 export const StreamEventsRequestSchema: GenMessage<StreamEventsRequest> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 14);
+  messageDesc(file_tricktable_v1_game_service, 15);
 
 /**
  * The events of one version: the game's opening (version 0), one accepted move, or a
@@ -571,6 +639,13 @@ export type StreamEventsResponse = Message<"tricktable.v1.StreamEventsResponse">
    * @generated from field: optional int32 resigned_seat = 4;
    */
   resignedSeat?: number | undefined;
+
+  /**
+   * Set when this version is a seat of the ended game accepting a rematch (see Rematch).
+   *
+   * @generated from field: tricktable.v1.RematchOffer rematch = 5;
+   */
+  rematch?: RematchOffer | undefined;
 };
 
 /**
@@ -578,7 +653,7 @@ export type StreamEventsResponse = Message<"tricktable.v1.StreamEventsResponse">
  * Use `create(StreamEventsResponseSchema)` to create a new message.
  */
 export const StreamEventsResponseSchema: GenMessage<StreamEventsResponse> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 15);
+  messageDesc(file_tricktable_v1_game_service, 16);
 
 /**
  * @generated from message tricktable.v1.LeaveGameRequest
@@ -595,7 +670,7 @@ export type LeaveGameRequest = Message<"tricktable.v1.LeaveGameRequest"> & {
  * Use `create(LeaveGameRequestSchema)` to create a new message.
  */
 export const LeaveGameRequestSchema: GenMessage<LeaveGameRequest> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 16);
+  messageDesc(file_tricktable_v1_game_service, 17);
 
 /**
  * @generated from message tricktable.v1.LeaveGameResponse
@@ -612,7 +687,7 @@ export type LeaveGameResponse = Message<"tricktable.v1.LeaveGameResponse"> & {
  * Use `create(LeaveGameResponseSchema)` to create a new message.
  */
 export const LeaveGameResponseSchema: GenMessage<LeaveGameResponse> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 17);
+  messageDesc(file_tricktable_v1_game_service, 18);
 
 /**
  * @generated from message tricktable.v1.GetGameRecordRequest
@@ -629,7 +704,7 @@ export type GetGameRecordRequest = Message<"tricktable.v1.GetGameRecordRequest">
  * Use `create(GetGameRecordRequestSchema)` to create a new message.
  */
 export const GetGameRecordRequestSchema: GenMessage<GetGameRecordRequest> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 18);
+  messageDesc(file_tricktable_v1_game_service, 19);
 
 /**
  * @generated from message tricktable.v1.GetGameRecordResponse
@@ -646,7 +721,7 @@ export type GetGameRecordResponse = Message<"tricktable.v1.GetGameRecordResponse
  * Use `create(GetGameRecordResponseSchema)` to create a new message.
  */
 export const GetGameRecordResponseSchema: GenMessage<GetGameRecordResponse> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 19);
+  messageDesc(file_tricktable_v1_game_service, 20);
 
 /**
  * Everything needed to re-play an ended game through the rules and check it: the options,
@@ -735,7 +810,7 @@ export type GameRecord = Message<"tricktable.v1.GameRecord"> & {
  * Use `create(GameRecordSchema)` to create a new message.
  */
 export const GameRecordSchema: GenMessage<GameRecord> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 20);
+  messageDesc(file_tricktable_v1_game_service, 21);
 
 /**
  * One draw of chance, by the label the rules draw it under: "pack:N" is deal N's shuffled pack
@@ -773,7 +848,7 @@ export type ChanceOutcome = Message<"tricktable.v1.ChanceOutcome"> & {
  * Use `create(ChanceOutcomeSchema)` to create a new message.
  */
 export const ChanceOutcomeSchema: GenMessage<ChanceOutcome> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 21);
+  messageDesc(file_tricktable_v1_game_service, 22);
 
 /**
  * A deal's pack in the order it was dealt from (top card first): a shuffled pack, or a pack
@@ -798,7 +873,7 @@ export type DealtPack = Message<"tricktable.v1.DealtPack"> & {
  * Use `create(DealtPackSchema)` to create a new message.
  */
 export const DealtPackSchema: GenMessage<DealtPack> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 22);
+  messageDesc(file_tricktable_v1_game_service, 23);
 
 /**
  * One version of the game: the opening (version 0: no seat, no move), an accepted move, or a
@@ -838,7 +913,7 @@ export type GameStep = Message<"tricktable.v1.GameStep"> & {
  * Use `create(GameStepSchema)` to create a new message.
  */
 export const GameStepSchema: GenMessage<GameStep> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 23);
+  messageDesc(file_tricktable_v1_game_service, 24);
 
 /**
  * What a seat sends on its play stream: `open` first, then any number of `move`s.
@@ -869,7 +944,7 @@ export type PlayRequest = Message<"tricktable.v1.PlayRequest"> & {
  * Use `create(PlayRequestSchema)` to create a new message.
  */
 export const PlayRequestSchema: GenMessage<PlayRequest> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 24);
+  messageDesc(file_tricktable_v1_game_service, 25);
 
 /**
  * Opens a seat's play stream on a game whose every seat is taken.
@@ -915,7 +990,7 @@ export type PlayOpen = Message<"tricktable.v1.PlayOpen"> & {
  * Use `create(PlayOpenSchema)` to create a new message.
  */
 export const PlayOpenSchema: GenMessage<PlayOpen> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 25);
+  messageDesc(file_tricktable_v1_game_service, 26);
 
 /**
  * One move on the play stream: SubmitMoveRequest's fields that the stream does not fix.
@@ -950,7 +1025,7 @@ export type PlayMove = Message<"tricktable.v1.PlayMove"> & {
  * Use `create(PlayMoveSchema)` to create a new message.
  */
 export const PlayMoveSchema: GenMessage<PlayMove> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 26);
+  messageDesc(file_tricktable_v1_game_service, 27);
 
 /**
  * What the play stream sends its seat: a PlayStep per step of the game the seat learns of.
@@ -1001,7 +1076,7 @@ export type PlayResponse = Message<"tricktable.v1.PlayResponse"> & {
  * Use `create(PlayResponseSchema)` to create a new message.
  */
 export const PlayResponseSchema: GenMessage<PlayResponse> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 27);
+  messageDesc(file_tricktable_v1_game_service, 28);
 
 /**
  * One step of the game as the seat learns of it, its parts in this order.
@@ -1038,7 +1113,7 @@ export type PlayStep = Message<"tricktable.v1.PlayStep"> & {
  * Use `create(PlayStepSchema)` to create a new message.
  */
 export const PlayStepSchema: GenMessage<PlayStep> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 28);
+  messageDesc(file_tricktable_v1_game_service, 29);
 
 /**
  * The answer to one PlayMove.
@@ -1081,7 +1156,7 @@ export type PlayMoveResult = Message<"tricktable.v1.PlayMoveResult"> & {
  * Use `create(PlayMoveResultSchema)` to create a new message.
  */
 export const PlayMoveResultSchema: GenMessage<PlayMoveResult> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 29);
+  messageDesc(file_tricktable_v1_game_service, 30);
 
 /**
  * A refused move's status: the fields (and field numbers) of google.rpc.Status, so its bytes
@@ -1115,7 +1190,7 @@ export type PlayError = Message<"tricktable.v1.PlayError"> & {
  * Use `create(PlayErrorSchema)` to create a new message.
  */
 export const PlayErrorSchema: GenMessage<PlayError> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 30);
+  messageDesc(file_tricktable_v1_game_service, 31);
 
 /**
  * The seat's view at a version: what GetGame gives it there.
@@ -1141,7 +1216,328 @@ export type PlayView = Message<"tricktable.v1.PlayView"> & {
  * Use `create(PlayViewSchema)` to create a new message.
  */
 export const PlayViewSchema: GenMessage<PlayView> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 31);
+  messageDesc(file_tricktable_v1_game_service, 32);
+
+/**
+ * @generated from message tricktable.v1.QuickPlayRequest
+ */
+export type QuickPlayRequest = Message<"tricktable.v1.QuickPlayRequest"> & {
+  /**
+   * A GameType name; its options (defaults filled in) and the time control (absent: no clock)
+   * choose the queue. Ignored when resuming with a ticket.
+   *
+   * @generated from field: string game_type = 1;
+   */
+  gameType: string;
+
+  /**
+   * @generated from field: map<string, tricktable.v1.OptionValue> options = 2;
+   */
+  options: { [key: string]: OptionValue };
+
+  /**
+   * @generated from field: tricktable.v1.TimeControl time_control = 3;
+   */
+  timeControl?: TimeControl | undefined;
+
+  /**
+   * How other players see this player (at most 64 characters).
+   *
+   * @generated from field: string player_name = 4;
+   */
+  playerName: string;
+
+  /**
+   * A ticket from an earlier QuickPlay: resume waiting (or learn the seat taken meanwhile).
+   *
+   * @generated from field: string ticket = 5;
+   */
+  ticket: string;
+
+  /**
+   * With it, the seats still empty this many milliseconds after queueing go to server bots
+   * (heuristic); 0: wait for people only. At most 600000.
+   *
+   * @generated from field: uint32 bot_wait_ms = 6;
+   */
+  botWaitMs: number;
+};
+
+/**
+ * Describes the message tricktable.v1.QuickPlayRequest.
+ * Use `create(QuickPlayRequestSchema)` to create a new message.
+ */
+export const QuickPlayRequestSchema: GenMessage<QuickPlayRequest> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 33);
+
+/**
+ * @generated from message tricktable.v1.QuickPlayResponse
+ */
+export type QuickPlayResponse = Message<"tricktable.v1.QuickPlayResponse"> & {
+  /**
+   * @generated from oneof tricktable.v1.QuickPlayResponse.kind
+   */
+  kind: {
+    /**
+     * @generated from field: tricktable.v1.QuickPlayQueued queued = 1;
+     */
+    value: QuickPlayQueued;
+    case: "queued";
+  } | {
+    /**
+     * @generated from field: tricktable.v1.QuickPlayMatched matched = 2;
+     */
+    value: QuickPlayMatched;
+    case: "matched";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message tricktable.v1.QuickPlayResponse.
+ * Use `create(QuickPlayResponseSchema)` to create a new message.
+ */
+export const QuickPlayResponseSchema: GenMessage<QuickPlayResponse> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 34);
+
+/**
+ * The player waits in the queue.
+ *
+ * @generated from message tricktable.v1.QuickPlayQueued
+ */
+export type QuickPlayQueued = Message<"tricktable.v1.QuickPlayQueued"> & {
+  /**
+   * The ticket's secret: resume with it, or cancel with it. Sent first, then when it changes.
+   *
+   * @generated from field: string ticket = 1;
+   */
+  ticket: string;
+
+  /**
+   * How many players wait in this queue, this one included.
+   *
+   * @generated from field: int32 waiting = 2;
+   */
+  waiting: number;
+};
+
+/**
+ * Describes the message tricktable.v1.QuickPlayQueued.
+ * Use `create(QuickPlayQueuedSchema)` to create a new message.
+ */
+export const QuickPlayQueuedSchema: GenMessage<QuickPlayQueued> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 35);
+
+/**
+ * A game was made: the seat is the player's, with its token (as JoinGame's).
+ *
+ * @generated from message tricktable.v1.QuickPlayMatched
+ */
+export type QuickPlayMatched = Message<"tricktable.v1.QuickPlayMatched"> & {
+  /**
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: int32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: string seat_token = 3;
+   */
+  seatToken: string;
+};
+
+/**
+ * Describes the message tricktable.v1.QuickPlayMatched.
+ * Use `create(QuickPlayMatchedSchema)` to create a new message.
+ */
+export const QuickPlayMatchedSchema: GenMessage<QuickPlayMatched> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 36);
+
+/**
+ * @generated from message tricktable.v1.CancelQuickPlayRequest
+ */
+export type CancelQuickPlayRequest = Message<"tricktable.v1.CancelQuickPlayRequest"> & {
+  /**
+   * @generated from field: string ticket = 1;
+   */
+  ticket: string;
+};
+
+/**
+ * Describes the message tricktable.v1.CancelQuickPlayRequest.
+ * Use `create(CancelQuickPlayRequestSchema)` to create a new message.
+ */
+export const CancelQuickPlayRequestSchema: GenMessage<CancelQuickPlayRequest> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 37);
+
+/**
+ * @generated from message tricktable.v1.CancelQuickPlayResponse
+ */
+export type CancelQuickPlayResponse = Message<"tricktable.v1.CancelQuickPlayResponse"> & {
+  /**
+   * True: the ticket left the queue and will never be seated. False: it had been seated.
+   *
+   * @generated from field: bool cancelled = 1;
+   */
+  cancelled: boolean;
+};
+
+/**
+ * Describes the message tricktable.v1.CancelQuickPlayResponse.
+ * Use `create(CancelQuickPlayResponseSchema)` to create a new message.
+ */
+export const CancelQuickPlayResponseSchema: GenMessage<CancelQuickPlayResponse> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 38);
+
+/**
+ * @generated from message tricktable.v1.RevokeInviteRequest
+ */
+export type RevokeInviteRequest = Message<"tricktable.v1.RevokeInviteRequest"> & {
+  /**
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: string invite_code = 2;
+   */
+  inviteCode: string;
+
+  /**
+   * Replace the code with a new one (returned).
+   *
+   * @generated from field: bool reissue = 3;
+   */
+  reissue: boolean;
+};
+
+/**
+ * Describes the message tricktable.v1.RevokeInviteRequest.
+ * Use `create(RevokeInviteRequestSchema)` to create a new message.
+ */
+export const RevokeInviteRequestSchema: GenMessage<RevokeInviteRequest> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 39);
+
+/**
+ * @generated from message tricktable.v1.RevokeInviteResponse
+ */
+export type RevokeInviteResponse = Message<"tricktable.v1.RevokeInviteResponse"> & {
+  /**
+   * The new code, with reissue; else empty.
+   *
+   * @generated from field: string invite_code = 1;
+   */
+  inviteCode: string;
+};
+
+/**
+ * Describes the message tricktable.v1.RevokeInviteResponse.
+ * Use `create(RevokeInviteResponseSchema)` to create a new message.
+ */
+export const RevokeInviteResponseSchema: GenMessage<RevokeInviteResponse> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 40);
+
+/**
+ * @generated from message tricktable.v1.RematchRequest
+ */
+export type RematchRequest = Message<"tricktable.v1.RematchRequest"> & {
+  /**
+   * The ended game (the caller's seat token in the metadata).
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message tricktable.v1.RematchRequest.
+ * Use `create(RematchRequestSchema)` to create a new message.
+ */
+export const RematchRequestSchema: GenMessage<RematchRequest> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 41);
+
+/**
+ * @generated from message tricktable.v1.RematchResponse
+ */
+export type RematchResponse = Message<"tricktable.v1.RematchResponse"> & {
+  /**
+   * @generated from field: tricktable.v1.RematchOffer rematch = 1;
+   */
+  rematch?: RematchOffer | undefined;
+};
+
+/**
+ * Describes the message tricktable.v1.RematchResponse.
+ * Use `create(RematchResponseSchema)` to create a new message.
+ */
+export const RematchResponseSchema: GenMessage<RematchResponse> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 42);
+
+/**
+ * A rematch of an ended game: who has accepted, and once every human seat has, the new game.
+ *
+ * @generated from message tricktable.v1.RematchOffer
+ */
+export type RematchOffer = Message<"tricktable.v1.RematchOffer"> & {
+  /**
+   * The seats of the ended game that have accepted, in order.
+   *
+   * @generated from field: repeated int32 accepted = 1;
+   */
+  accepted: number[];
+
+  /**
+   * The next game, once it has started; empty until then. Seat s of the ended game is seat
+   * (s + 1) % seat_count there, with the same token.
+   *
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message tricktable.v1.RematchOffer.
+ * Use `create(RematchOfferSchema)` to create a new message.
+ */
+export const RematchOfferSchema: GenMessage<RematchOffer> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 43);
+
+/**
+ * Who finds a game in the lobby.
+ *
+ * @generated from enum tricktable.v1.Visibility
+ */
+export enum Visibility {
+  /**
+   * As VISIBILITY_PUBLIC.
+   *
+   * @generated from enum value: VISIBILITY_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Listed by ListGames; anyone may join its open seats.
+   *
+   * @generated from enum value: VISIBILITY_PUBLIC = 1;
+   */
+  PUBLIC = 1,
+
+  /**
+   * Not listed; joined only with the invite code its creator received.
+   *
+   * @generated from enum value: VISIBILITY_UNLISTED = 2;
+   */
+  UNLISTED = 2,
+}
+
+/**
+ * Describes the enum tricktable.v1.Visibility.
+ */
+export const VisibilitySchema: GenEnum<Visibility> = /*@__PURE__*/
+  enumDesc(file_tricktable_v1_game_service, 0);
 
 /**
  * Where a game is in its life.
@@ -1187,7 +1583,7 @@ export enum GameStatus {
  * Describes the enum tricktable.v1.GameStatus.
  */
 export const GameStatusSchema: GenEnum<GameStatus> = /*@__PURE__*/
-  enumDesc(file_tricktable_v1_game_service, 0);
+  enumDesc(file_tricktable_v1_game_service, 1);
 
 /**
  * Tricktable's game service: list game types, create and join games, play and watch them.
@@ -1317,6 +1713,57 @@ export const GameService: GenService<{
     methodKind: "bidi_streaming";
     input: typeof PlayRequestSchema;
     output: typeof PlayResponseSchema;
+  },
+  /**
+   * Quick play: queue for a game of a type, options and time control. The stream first says
+   * the ticket (keep it: a later QuickPlay with only the ticket resumes the wait, on any
+   * replica), then, once enough players wait, the game and the seat taken with its token, and
+   * ends. With bot_wait_ms, the seats still empty that long after queueing go to server bots.
+   * A ticket whose stream is gone longer than the server's grace time (or cancelled) leaves
+   * the queue and is never seated.
+   *
+   * @generated from rpc tricktable.v1.GameService.QuickPlay
+   */
+  quickPlay: {
+    methodKind: "server_streaming";
+    input: typeof QuickPlayRequestSchema;
+    output: typeof QuickPlayResponseSchema;
+  },
+  /**
+   * Leave the quick play queue now. Answers whether the ticket was still waiting (false: it
+   * had a seat already, and the game is the player's to play or leave).
+   *
+   * @generated from rpc tricktable.v1.GameService.CancelQuickPlay
+   */
+  cancelQuickPlay: {
+    methodKind: "unary";
+    input: typeof CancelQuickPlayRequestSchema;
+    output: typeof CancelQuickPlayResponseSchema;
+  },
+  /**
+   * Revoke an invite code of an unlisted game, or of a reserved seat (whoever holds the code
+   * may revoke it); with reissue, a new code replaces it and is returned.
+   *
+   * @generated from rpc tricktable.v1.GameService.RevokeInvite
+   */
+  revokeInvite: {
+    methodKind: "unary";
+    input: typeof RevokeInviteRequestSchema;
+    output: typeof RevokeInviteResponseSchema;
+  },
+  /**
+   * From a seat of an ended game (its token in the metadata): accept playing again, with the
+   * same options and time control and each player one seat on (seat s sits at s + 1, with
+   * the same seat token). The next game starts when every human seat has accepted; each
+   * acceptance is a version of the ended game, whose StreamEvents (opened after its last
+   * batch) carries the offer and, at the end, the new game's id.
+   *
+   * @generated from rpc tricktable.v1.GameService.Rematch
+   */
+  rematch: {
+    methodKind: "unary";
+    input: typeof RematchRequestSchema;
+    output: typeof RematchResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tricktable_v1_game_service, 0);

@@ -42,6 +42,13 @@ def seat_of(token: str, seats: Iterable[SeatRecord | None]) -> int | None:
     digest = token_hash(token)
     found = None
     for seat, record in enumerate(seats):
-        if record is not None and hmac.compare_digest(record.token_hash, digest):
+        if record is None:
+            continue
+        if hmac.compare_digest(record.token_hash, digest):
             found = seat
+        # A seat its player took again from other devices (service.identity) has their
+        # tokens too.
+        for device in record.devices:
+            if hmac.compare_digest(device, digest):
+                found = seat
     return found

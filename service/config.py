@@ -43,6 +43,8 @@ class ServerConfig:
     tls_cert: str | None = None  # PEM certificate chain file: serve TLS (with tls_key)
     tls_key: str | None = None  # its PEM private key file
     reuse_port: bool = False  # share the port with other workers (serve --workers)
+    auth_jwt_secret: str | None = None  # player identity: HS256 secret (service.identity)
+    auth_jwks: str | None = None  # player identity: a JWKS file of RS256/ES256 public keys
 
     @staticmethod
     def redis_cluster_from(flag: bool, environ: Mapping[str, str] = os.environ) -> bool:

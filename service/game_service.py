@@ -29,8 +29,9 @@ from typing import Any
 
 from service.commit import Committer
 from service.deadlines import Deadlines
-from service.errors import ShuttingDown
+from service.errors import ShuttingDown, Unauthenticated
 from service.feed import GameFeed
+from service.identity import Identity
 from service.lobby import Lobby
 from service.matchmaking import Matchmaking
 from service.metrics import Metrics
@@ -96,6 +97,7 @@ class GameService:
         idle_ttl_s: float = 86400.0,
         queue_grace_s: float = 10.0,
         queue_poll_s: float = 0.5,
+        identity: Identity | None = None,
     ) -> None:
         self.store = store
         self.cache = StateCache(cache_games)
@@ -125,6 +127,9 @@ class GameService:
         self.quick_play = matchmaking.quick_play
         self.cancel_quick_play = matchmaking.cancel
         self.rematch = Rematches(tables, committer, lobby).rematch
+        self.my_games = lobby.my_games
+        #: The operator's player tokens' verifier (service.identity); None: no identity.
+        self.identity = identity
         self.list_games = lobby.list_games
         self.join_game = lobby.join_game
         self.leave_game = lobby.leave_game
@@ -144,6 +149,25 @@ class GameService:
         # A seat's play stream (service.play.SeatDesk), with open_seat below.
         self.game_at = tables.at
         self.batches = reads.batches
+
+    def player_of(self, token: str | None, *, needed: bool = False) -> str:
+        """The player id of a call's player token ("" : none, or no identity on this server,
+        where the header is ignored); with ``needed``, none is UNAUTHENTICATED."""
+        if self.identity is None:
+            if needed:
+                raise Unauthenticated(
+                    "this server verifies no player tokens (--auth-jwt-secret, --auth-jwks)",
+                    reason="MISSING_PLAYER_TOKEN",
+                )
+            return ""
+        if token is None:
+            if needed:
+                raise Unauthenticated(
+                    "this call needs a player token (x-player-token)",
+                    reason="MISSING_PLAYER_TOKEN",
+                )
+            return ""
+        return self.identity.player_of(token)
 
     def close_streams(self) -> None:
         """Ask every open stream and wait to end cleanly (graceful shutdown)."""

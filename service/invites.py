@@ -14,6 +14,7 @@ check and the take takes nothing."""
 
 from __future__ import annotations
 
+import dataclasses
 import hmac
 import secrets
 from collections.abc import Iterable, Sequence
@@ -37,23 +38,26 @@ class Invitations:
 
 
 def new_access(
-    unlisted: bool, reserved: Iterable[int], seat_count: int
+    unlisted: bool, reserved: Iterable[tuple[int, str]], seat_count: int
 ) -> tuple[Access | None, Invitations]:
-    """The access of a new game and its codes (None and no codes: an ordinary public game)."""
-    seats = sorted(set(reserved))
-    for seat in seats:
+    """The access of a new game and its codes (None and no codes: an ordinary public game).
+    ``reserved``: (seat, player id) of each seat kept for an invitee; a seat kept for a player
+    identity ("" : none) gets no code, the player's own token takes it."""
+    kept = dict(reserved)
+    for seat in kept:
         if not 0 <= seat < seat_count:
             raise InvalidRequest(
                 f"reserved_seats: the game has seats 0..{seat_count - 1}", reason="UNKNOWN_SEAT"
             )
-    if not unlisted and not seats:
+    if not unlisted and not kept:
         return None, Invitations()
     invite = new_code() if unlisted else ""
-    seat_codes = {seat: new_code() for seat in seats}
+    seat_codes = {seat: new_code() for seat, player in sorted(kept.items()) if not player}
     access = Access(
         unlisted=unlisted,
         invite_hash=token_hash(invite) if invite else "",
         seat_hashes={seat: token_hash(code) for seat, code in seat_codes.items()},
+        seat_players={seat: player for seat, player in kept.items() if player},
     )
     return access, Invitations(invite, seat_codes)
 
@@ -63,14 +67,22 @@ def _matches(stored: str, code_hash: str) -> bool:
 
 
 def seats_open_to(
-    record: GameRecord, code: str, wanted: int | None, open_seats: Sequence[int]
+    record: GameRecord,
+    code: str,
+    wanted: int | None,
+    open_seats: Sequence[int],
+    player_id: str = "",
 ) -> list[int]:
-    """The open seats a join with ``code`` ("" for none) may try, in order; refuses a join the
-    game's access forbids (PERMISSION_DENIED INVALID_INVITE; SEAT_RESERVED)."""
+    """The open seats a join with ``code`` ("" for none) and the caller's player identity
+    ("" : none) may try, in order; refuses a join the game's access forbids
+    (PERMISSION_DENIED INVALID_INVITE; SEAT_RESERVED)."""
     access = record.access
     candidates = [wanted] if wanted is not None else list(open_seats)
     if access is None:
         return candidates
+    for seat, player in access.seat_players.items():
+        if player_id and player == player_id and (wanted is None or wanted == seat):
+            return [seat]  # kept for this player: an unlisted table's code is not needed
     code_hash = token_hash(code) if code else ""
     for seat, stored in access.seat_hashes.items():
         if code_hash and _matches(stored, code_hash):
@@ -85,9 +97,10 @@ def seats_open_to(
             "this table is joined with its invite code (missing, wrong or revoked)",
             reason="INVALID_INVITE",
         )
-    if wanted is not None and wanted in access.seat_hashes:
+    reserved = access.reserved
+    if wanted is not None and wanted in reserved:
         raise SeatUnavailable(f"seat {wanted} is kept for an invitee", reason="SEAT_RESERVED")
-    return [seat for seat in candidates if seat not in access.seat_hashes]
+    return [seat for seat in candidates if seat not in reserved]
 
 
 def revoked(access: Access | None, code: str, reissue: bool) -> tuple[Access, str]:
@@ -98,9 +111,9 @@ def revoked(access: Access | None, code: str, reissue: bool) -> tuple[Access, st
     fresh_hash = token_hash(fresh) if fresh else ""
     if access is not None:
         if _matches(access.invite_hash, code_hash):
-            return Access(access.unlisted, fresh_hash, dict(access.seat_hashes)), fresh
+            return dataclasses.replace(access, invite_hash=fresh_hash), fresh
         for seat, stored in access.seat_hashes.items():
             if _matches(stored, code_hash):
                 seats = {**access.seat_hashes, seat: fresh_hash}
-                return Access(access.unlisted, access.invite_hash, seats), fresh
+                return dataclasses.replace(access, seat_hashes=seats), fresh
     raise PermissionDenied("no such invite code at this game", reason="INVALID_INVITE")

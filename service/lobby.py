@@ -25,7 +25,13 @@ from service.auth import new_token, token_hash
 from service.clocks import TimeControl
 from service.commit import Committer, resigned
 from service.deadlines import Deadlines
-from service.errors import GameNotPlayable, InvalidRequest, SeatUnavailable, Unauthenticated
+from service.errors import (
+    GameNotFound,
+    GameNotPlayable,
+    InvalidRequest,
+    SeatUnavailable,
+    Unauthenticated,
+)
 from service.invites import Invitations, new_access, revoked, seats_open_to
 from service.store.base import (
     ACTIVE,
@@ -143,7 +149,7 @@ class Lobby:
         time_control: TimeControl | None = None,
         bot_seats: Mapping[int, str] | None = None,
         unlisted: bool = False,
-        reserved: Sequence[int] = (),
+        reserved: Sequence[tuple[int, str]] = (),
     ) -> Created:
         """CreateGame: a new game, public or private (unlisted, or with seats kept for named
         invitees), and its invite codes, which only this answer holds."""
@@ -186,10 +192,22 @@ class Lobby:
         return games, f"{last.created_at_ms}-{last.game_id}" if last else ""
 
     async def join_game(
-        self, game_id: str, seat: int | None, player_name: str, invite_code: str = ""
+        self,
+        game_id: str,
+        seat: int | None,
+        player_name: str,
+        invite_code: str = "",
+        player_id: str = "",
     ) -> tuple[int, str, GameRecord]:
+        """JoinGame. With a player identity (service.identity) the seat taken is that
+        player's; a player who holds a seat at the game already takes it again (another
+        device): the same seat, with a new seat token."""
         store = self._tables.store
         record = await store.load(game_id)
+        if player_id:
+            again = await self._take_again(record, player_id)
+            if again is not None:
+                return again
         if record.status != ACTIVE:
             raise SeatUnavailable("the game is over", reason="GAME_OVER")
         if seat is not None and not 0 <= seat < record.seat_count:
@@ -199,9 +217,11 @@ class Lobby:
         open_seats = [i for i, taken in enumerate(record.seats) if taken is None]
         # A private table's seats are taken against the access checked here: a code revoked
         # meanwhile takes nothing (the store compares it in the same step as the take).
-        wanted = seats_open_to(record, invite_code, seat, open_seats)
+        wanted = seats_open_to(record, invite_code, seat, open_seats, player_id)
         token = new_token()
-        claim = SeatRecord(token_hash=token_hash(token), player_name=player_name)
+        claim = SeatRecord(
+            token_hash=token_hash(token), player_name=player_name, player_id=player_id
+        )
         # Written only by the take that fills the table: the clocks start when play can.
         now = self._tables.now_ms()
         filled = Filled(
@@ -212,13 +232,42 @@ class Lobby:
         for candidate in wanted:
             if await store.take_seat(game_id, candidate, claim, filled, record.access):
                 log.info("seat taken", game_id=game_id, seat=candidate)
+                if player_id:
+                    await store.note_game(player_id, game_id, now)
                 return candidate, token, await store.load(game_id)
         if record.access is not None:
             # Refused against the access read: a code revoked since is told as such.
-            seats_open_to(await store.load(game_id), invite_code, seat, open_seats)
+            seats_open_to(await store.load(game_id), invite_code, seat, open_seats, player_id)
         if seat is not None:
             raise SeatUnavailable(f"seat {seat} is taken")
         raise SeatUnavailable("no seat is open", reason="NO_OPEN_SEAT")
+
+    async def _take_again(
+        self, record: GameRecord, player_id: str
+    ) -> tuple[int, str, GameRecord] | None:
+        """The player's seat at the game, taken again with a new token; None if it has none."""
+        for seat, taken in enumerate(record.seats):
+            if taken is not None and taken.player_id == player_id:
+                token = new_token()
+                store = self._tables.store
+                if await store.add_device(record.game_id, seat, player_id, token_hash(token)):
+                    log.info("seat taken again", game_id=record.game_id, seat=seat)
+                    return seat, token, await store.load(record.game_id)
+        return None
+
+    async def my_games(self, player_id: str, limit: int) -> list[tuple[GameRecord, int]]:
+        """ListMyGames: the player's games (open and recent, latest first) and its seat."""
+        store = self._tables.store
+        out = []
+        for game_id in await store.player_games(player_id, limit):
+            try:
+                record = await store.load(game_id)
+            except GameNotFound:  # expired: no longer recent
+                continue
+            seats = [n for n, s in enumerate(record.seats) if s and s.player_id == player_id]
+            if seats:  # else the seat was left before the game began
+                out.append((record, seats[0]))
+        return out
 
     async def leave_game(self, game_id: str, token: str | None) -> GameRecord:
         store = self._tables.store
@@ -229,7 +278,10 @@ class Lobby:
         assert seat is not None
         if record.status != ACTIVE:
             raise GameNotPlayable("the game is over", reason="GAME_OVER")
-        if await store.free_seat(game_id, seat, token_hash(token)):
+        taken = record.seats[seat]
+        assert taken is not None
+        # The seat's own hash: the token may be one of its player's other devices'.
+        if await store.free_seat(game_id, seat, taken.token_hash):
             log.info("seat freed", game_id=game_id, seat=seat)
             return await store.load(game_id)
         await self._committer.commit(resigned(record, seat))

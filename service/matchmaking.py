@@ -126,9 +126,11 @@ class Matchmaking:
         *,
         ticket: str = "",
         bot_wait_ms: int = 0,
+        player_id: str = "",
     ) -> AsyncIterator[Queued | Matched]:
         """QuickPlay: queue (or, with ``ticket``, resume), tell the ticket and the queue's
-        length as it changes, then the seat taken, and end."""
+        length as it changes, then the seat taken, and end. With ``player_id`` (a player
+        identity, service.identity) the seat is that player's."""
         tables = self._tables
         new: Ticket | None = None
         definition = ""
@@ -145,6 +147,7 @@ class Matchmaking:
                 player_name=player_name,
                 queued_ms=now,
                 bot_at_ms=now + bot_wait_ms if bot_wait_ms else 0,
+                player_id=player_id,
             )
         told = -1
         while True:
@@ -156,6 +159,10 @@ class Matchmaking:
             new = None  # added: from now on only looked at (a ticket forgotten stays so)
             if step.ticket.game_id:
                 await self._made(step)
+                if step.ticket.player_id:
+                    await tables.store.note_game(
+                        step.ticket.player_id, step.ticket.game_id, tables.now_ms()
+                    )
                 yield Matched(step.ticket.game_id, step.ticket.seat, seat_token_of(ticket))
                 return
             if step.waiting != told:
@@ -202,7 +209,12 @@ class Matchmaking:
                 time_control=TimeControl.from_data(clock) if clock is not None else None,
                 game_id=ticket.game_id,
                 seats=[
-                    SeatRecord(s["token_hash"], s["player_name"], s.get("bot", ""))
+                    SeatRecord(
+                        s["token_hash"],
+                        s["player_name"],
+                        bot=s.get("bot", ""),
+                        player_id=s.get("player_id", ""),
+                    )
                     for s in ticket.match
                 ],
             )

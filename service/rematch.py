@@ -104,7 +104,7 @@ class Rematches:
         )
         # GameExists: made by another seat's acceptance, on this replica or another.
         with contextlib.suppress(GameExists):
-            await self._lobby.create_game(
+            made = await self._lobby.create_game(
                 ended.game_type,
                 ended.options,
                 None,
@@ -113,4 +113,7 @@ class Rematches:
                 game_id=game_id,
                 seats=rotated(ended.seats),
             )
+            for seat in made.seats:  # each player's own game again (ListMyGames)
+                if seat is not None and seat.player_id:
+                    await self._tables.store.note_game(seat.player_id, game_id, made.created_at_ms)
         return game_id

@@ -19,7 +19,7 @@ import structlog
 from grpc_health.v1 import health, health_pb2_grpc
 from tricktable.v1 import game_service_pb2, game_service_pb2_grpc
 
-from service import reflection
+from service import identity, reflection
 from service.config import ServerConfig
 from service.game_service import GameService
 from service.interceptors import ErrorInterceptor
@@ -72,6 +72,7 @@ class Server:
             idle_ttl_s=config.idle_ttl_s,
             queue_grace_s=config.queue_grace_s,
             queue_poll_s=min(0.5, config.queue_grace_s / 4),
+            identity=identity.from_flags(config.auth_jwt_secret, config.auth_jwks),
         )
         self.scheduler = Scheduler(self.games, interval_s=config.sweep_interval_s)
         self._health = health.aio.HealthServicer()

@@ -21,6 +21,7 @@ from service import convert, records, validate
 from service.auth import bearer_token
 from service.errors import InvalidRequest
 from service.game_service import GameService
+from service.identity import player_token
 from service.limits import Limits, LimitsConfig
 from service.matchmaking import Matched
 from service.play import Incoming, MoveAsk, PlaySession
@@ -38,6 +39,10 @@ class CallContext(Protocol):
 
 def _token(context: CallContext) -> str | None:
     return bearer_token(context.invocation_metadata())
+
+
+def _player_token(context: CallContext) -> str | None:
+    return player_token(context.invocation_metadata())
 
 
 class GameServicer(game_service_pb2_grpc.GameServiceServicer):
@@ -71,7 +76,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                 time_control=clock,
                 bot_seats=dict(request.bot_seats),
                 unlisted=validate.unlisted(request),
-                reserved=[r.seat for r in request.reserved_seats],
+                reserved=[(r.seat, r.player_id) for r in request.reserved_seats],
             )
             place.created(created.record.game_id)
         invitations = created.invitations
@@ -95,8 +100,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     ) -> pb.JoinGameResponse:
         validate.join_game(request)
         wanted = request.seat if request.HasField("seat") else None
+        player = self._games.player_of(_player_token(context))
         seat, token, record = await self._games.join_game(
-            request.game_id, wanted, request.player_name, request.invite_code
+            request.game_id, wanted, request.player_name, request.invite_code, player
         )
         return pb.JoinGameResponse(
             seat=seat, seat_token=token, game=convert.summary_to_proto(record)
@@ -175,6 +181,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         self, request: pb.QuickPlayRequest, context: CallContext
     ) -> AsyncIterator[pb.QuickPlayResponse]:
         clock = validate.quick_play(request)
+        player = self._games.player_of(_player_token(context))
         news = self._games.quick_play(
             request.game_type,
             convert.options_from_proto(request.options),
@@ -182,6 +189,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             request.player_name,
             ticket=request.ticket,
             bot_wait_ms=request.bot_wait_ms,
+            player_id=player,
         )
         async for item in news:
             if isinstance(item, Matched):
@@ -204,6 +212,16 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         validate.game_id(request.game_id)
         offer = await self._games.rematch(request.game_id, _token(context))
         return pb.RematchResponse(rematch=convert.rematch_to_proto(offer))
+
+    async def ListMyGames(
+        self, request: pb.ListMyGamesRequest, context: CallContext
+    ) -> pb.ListMyGamesResponse:
+        limit = validate.page_size(request.page_size) or DEFAULT_PAGE
+        player = self._games.player_of(_player_token(context), needed=True)
+        mine = await self._games.my_games(player, limit)
+        return pb.ListMyGamesResponse(
+            games=[pb.MyGame(game=convert.summary_to_proto(g), seat=s) for g, s in mine]
+        )
 
     async def Play(
         self, requests: AsyncIterator[pb.PlayRequest], context: CallContext

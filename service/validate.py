@@ -24,6 +24,7 @@ MAX_PAGE = 100
 MAX_CARDS_IN_MOVE = 16
 MAX_CALL = 32
 MAX_SEAT = 15
+MAX_PLAYER_ID = 128
 MAX_CODE = 64  # an invite code or a quick play ticket (22 and 60 characters)
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _REQUEST_ID = re.compile(r"[\x21-\x7e]{1,64}")  # printable ASCII, no spaces
@@ -78,6 +79,7 @@ def create_game(request: pb.CreateGameRequest) -> None:
         raise _bad(f"at most {MAX_SEAT + 1} reserved seats")
     for reserved in request.reserved_seats:
         _seat(reserved.seat)
+        _text("reserved_seats.player_id", reserved.player_id, MAX_PLAYER_ID)
         if reserved.seat in request.bot_seats:
             raise _bad(f"seat {reserved.seat} is both a bot's and reserved")
 
@@ -92,6 +94,12 @@ _VISIBILITIES = {
 
 def unlisted(request: pb.CreateGameRequest) -> bool:
     return _VISIBILITIES[request.visibility]
+
+
+def page_size(value: int) -> int:
+    if not 0 <= value <= MAX_PAGE:
+        raise _bad(f"page_size must be 0 to {MAX_PAGE}")
+    return value
 
 
 def ticket(value: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from service import event_loop, limits
+from service import event_loop, identity, limits
 from service.cli import env_flags
 from service.config import ServerConfig
 from service.logs import configure
@@ -141,6 +141,19 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--tls-key", metavar="FILE", help="the PEM private key of --tls-cert")
     p.add_argument(
+        "--auth-jwt-secret",
+        metavar="SECRET",
+        help="player identity: verify x-player-token JWTs (HS256) with this shared secret of 32 "
+        "bytes or more; their sub is the player id (prefer the environment variable: "
+        "arguments show in ps)",
+    )
+    p.add_argument(
+        "--auth-jwks",
+        metavar="FILE",
+        help="player identity: verify x-player-token JWTs (RS256, ES256) with the public keys "
+        "of this JSON Web Key Set file",
+    )
+    p.add_argument(
         "--workers",
         type=int,
         default=1,
@@ -172,7 +185,8 @@ def run(args: argparse.Namespace) -> int:
         redis_cluster = ServerConfig.redis_cluster_from(args.redis_cluster)
         redis_wait_replicas = ServerConfig.redis_wait_replicas_from(args.redis_wait_replicas)
         loop = event_loop.resolve(args.event_loop)
-    except ValueError as exc:
+        identity.from_flags(args.auth_jwt_secret, args.auth_jwks)  # refused here, not later
+    except (ValueError, OSError) as exc:
         args.serve_parser.error(str(exc))
     config = ServerConfig(
         host=args.host,
@@ -197,6 +211,8 @@ def run(args: argparse.Namespace) -> int:
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
         reuse_port=args.reuse_port,
+        auth_jwt_secret=args.auth_jwt_secret,
+        auth_jwks=args.auth_jwks,
     )
     if (config.redis_cluster or config.redis_wait_replicas) and not config.redis_url:
         args.serve_parser.error("--redis-cluster and --redis-wait-replicas need a Redis URL")

@@ -50,18 +50,33 @@ class SeatRecord:
     #: a seat the server's reference bot plays ("random", "heuristic"): it has no token (an
     #: empty token_hash, which no token hashes to)
     bot: str = ""
+    #: the player identity that took the seat (service.identity; "" : none): the seat is that
+    #: player's, who may take it again from another device
+    player_id: str = ""
+    #: the hashes of the seat tokens of the player's other devices (a seat taken again)
+    devices: tuple[str, ...] = ()
 
     def to_json(self) -> str:
-        data = {"token_hash": self.token_hash, "player_name": self.player_name}
+        data: dict[str, Any] = {"token_hash": self.token_hash, "player_name": self.player_name}
         if self.bot:
             data["bot"] = self.bot
+        if self.player_id:
+            data["player_id"] = self.player_id
+        if self.devices:
+            data["devices"] = list(self.devices)
         return json.dumps(data)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> SeatRecord:
         data = json.loads(text)
+        devices = data.get("devices")
         return cls(
-            token_hash=data["token_hash"], player_name=data["player_name"], bot=data.get("bot", "")
+            token_hash=data["token_hash"],
+            player_name=data["player_name"],
+            bot=data.get("bot", ""),
+            player_id=data.get("player_id", ""),
+            # cjson (Redis) writes an empty list as {}
+            devices=tuple(devices) if isinstance(devices, list) else (),
         )
 
 
@@ -83,6 +98,11 @@ class Timing:
         return cls(clocks=data["clocks"], deadline_ms=data["deadline_ms"])
 
 
+#: The most devices a player's seat is kept for (the oldest is dropped past it).
+MAX_DEVICES = 8
+#: The most games the index of a player's games keeps (ListMyGames).
+MAX_PLAYER_GAMES = 200
+
 #: How long a seated quick play ticket is kept (a resume then learns its seat), in ms.
 MATCHED_KEEP_MS = 3_600_000
 #: The server bot that takes a quick play seat no one came for.
@@ -94,7 +114,10 @@ def queue_seat(ticket: Ticket | None) -> dict[str, str]:
     a server bot."""
     if ticket is None:
         return {"token_hash": "", "player_name": QUEUE_BOT, "bot": QUEUE_BOT}
-    return {"token_hash": ticket.token_hash, "player_name": ticket.player_name}
+    seat = {"token_hash": ticket.token_hash, "player_name": ticket.player_name}
+    if ticket.player_id:
+        seat["player_id"] = ticket.player_id
+    return seat
 
 
 #: The kinds of deadline index entries: a game's timing (clocks, server bots), its idleness.
@@ -131,19 +154,32 @@ class Access:
     unlisted: bool = False
     invite_hash: str = ""
     seat_hashes: Mapping[int, str] = field(default_factory=dict)  # reserved seat -> its code's
+    seat_players: Mapping[int, str] = field(default_factory=dict)  # reserved seat -> player id
 
     def to_json(self) -> str:
         # Sorted, so that one access is always the same text: the store compares it as such
         # (a join checked against a code that was revoked meanwhile takes nothing).
-        seats = {str(k): v for k, v in sorted(self.seat_hashes.items())}
-        data = {"unlisted": self.unlisted, "invite": self.invite_hash, "seats": seats}
+        data = {
+            "unlisted": self.unlisted,
+            "invite": self.invite_hash,
+            "seats": {str(k): v for k, v in sorted(self.seat_hashes.items())},
+            "players": {str(k): v for k, v in sorted(self.seat_players.items())},
+        }
         return json.dumps(data, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Access:
         data = json.loads(text)
-        seats = {int(k): v for k, v in data["seats"].items()}
-        return cls(unlisted=data["unlisted"], invite_hash=data["invite"], seat_hashes=seats)
+        return cls(
+            unlisted=data["unlisted"],
+            invite_hash=data["invite"],
+            seat_hashes={int(k): v for k, v in data["seats"].items()},
+            seat_players={int(k): v for k, v in data.get("players", {}).items()},
+        )
+
+    @property
+    def reserved(self) -> set[int]:
+        return {*self.seat_hashes, *self.seat_players}
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,6 +297,7 @@ class Ticket:
     game_id: str = ""
     seat: int = -1
     match: tuple[Mapping[str, str], ...] = ()
+    player_id: str = ""  # the player identity that queued (service.identity), if any
 
     def to_json(self) -> str:
         return json.dumps(
@@ -272,6 +309,7 @@ class Ticket:
                 "game_id": self.game_id,
                 "seat": self.seat,
                 "match": list(self.match),
+                "player_id": self.player_id,
             }
         )
 
@@ -287,6 +325,7 @@ class Ticket:
             seat=int(data["seat"]),
             # cjson (Redis) writes an empty list as {}
             match=tuple(data["match"]) if isinstance(data["match"], list) else (),
+            player_id=data.get("player_id", ""),
         )
 
 
@@ -352,6 +391,21 @@ class GameStore(ABC):
         a clocked game's clocks, begin then), and its idle deadline indexed. With ``access``,
         the seat is taken only if the game's access is still exactly that (an invite code
         checked against it and revoked meanwhile takes nothing: False)."""
+
+    @abstractmethod
+    async def add_device(self, game_id: str, seat: int, player_id: str, token_hash: str) -> bool:
+        """The seat's player takes it again from another device: ``token_hash`` (its new seat
+        token's) is added to the seat's devices (the oldest dropped past MAX_DEVICES) if the
+        seat is ``player_id``'s; False (nothing written) otherwise."""
+
+    @abstractmethod
+    async def note_game(self, player_id: str, game_id: str, at_ms: int) -> None:
+        """Index that the player took a seat at the game (ListMyGames); the index keeps a
+        player's latest MAX_PLAYER_GAMES games, and is a hint: each game is read again."""
+
+    @abstractmethod
+    async def player_games(self, player_id: str, limit: int) -> list[str]:
+        """The games indexed for the player, latest first, at most ``limit``."""
 
     @abstractmethod
     async def set_access(self, game_id: str, expected: Access, new: Access) -> bool:

@@ -25,6 +25,8 @@ from service.store.base import (
     ACTIVE,
     IDLE,
     MATCHED_KEEP_MS,
+    MAX_DEVICES,
+    MAX_PLAYER_GAMES,
     Access,
     Commit,
     Due,
@@ -79,6 +81,7 @@ class MemoryStore(GameStore):
         self._open_ttl = open_ttl_s  # 0: a game waiting for players never expires
         self._clock = clock
         self._pools: dict[str, _Pool] = {}
+        self._players: dict[str, dict[str, int]] = {}  # player id -> game id -> when noted
 
     def _get(self, game_id: str) -> _Game:
         game = self._games.get(game_id)
@@ -265,6 +268,28 @@ class MemoryStore(GameStore):
             and (after is None or (r.created_at_ms, r.game_id) > after)
         ]
         return out[:limit]
+
+    async def add_device(self, game_id: str, seat: int, player_id: str, token_hash: str) -> bool:
+        game = self._get(game_id)
+        taken = game.record.seats[seat]
+        if taken is None or not taken.player_id or taken.player_id != player_id:
+            return False
+        devices = (*taken.devices, token_hash)[-MAX_DEVICES:]
+        seats = list(game.record.seats)
+        seats[seat] = dataclasses.replace(taken, devices=devices)
+        game.record = dataclasses.replace(game.record, seats=tuple(seats))
+        return True
+
+    async def note_game(self, player_id: str, game_id: str, at_ms: int) -> None:
+        games = self._players.setdefault(player_id, {})
+        games.pop(game_id, None)
+        games[game_id] = at_ms  # the latest, last
+        while len(games) > MAX_PLAYER_GAMES:
+            del games[next(iter(games))]
+
+    async def player_games(self, player_id: str, limit: int) -> list[str]:
+        games = self._players.get(player_id, {})
+        return sorted(games, key=lambda g: (-games[g], g))[:limit]
 
     async def set_access(self, game_id: str, expected: Access, new: Access) -> bool:
         game = self._get(game_id)

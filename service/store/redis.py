@@ -62,6 +62,7 @@ when it comes due: a sweeper finds its game ended or gone.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from collections.abc import Awaitable
 from typing import Any, TypeVar
@@ -74,6 +75,8 @@ from service.store.base import (
     ACTIVE,
     IDLE,
     MATCHED_KEEP_MS,
+    MAX_DEVICES,
+    MAX_PLAYER_GAMES,
     QUEUE_BOT,
     TIMING,
     Access,
@@ -296,6 +299,9 @@ if ticket['game_id'] == '' then
       local p = people[n]
       if p then
         match[n] = {token_hash = p['token_hash'], player_name = p['player_name']}
+        if p['player_id'] ~= nil and p['player_id'] ~= '' then
+          match[n]['player_id'] = p['player_id']
+        end
       else
         match[n] = {token_hash = '', player_name = ARGV[10], bot = ARGV[10]}
       end
@@ -328,7 +334,26 @@ redis.call('HDEL', KEYS[3], ARGV[1])
 return 1
 """
 
+# KEYS: seats   ARGV: seat player_id token_hash max_devices   A seat taken again by its player
+# from another device: the new token's hash joins its devices (the oldest leave past the max).
+_ADD_DEVICE = """
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if not raw then return 0 end
+local s = cjson.decode(raw)
+if type(s['player_id']) ~= 'string' or s['player_id'] == '' or s['player_id'] ~= ARGV[2] then
+  return 0
+end
+local d = s['devices']
+if type(d) ~= 'table' or d[1] == nil then d = {} end
+table.insert(d, ARGV[3])
+while #d > tonumber(ARGV[4]) do table.remove(d, 1) end
+s['devices'] = d
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(s))
+return 1
+"""
+
 _CREATE_SCRIPT = Script(_CREATE)
+_ADD_DEVICE_SCRIPT = Script(_ADD_DEVICE)
 _SET_ACCESS_SCRIPT = Script(_SET_ACCESS)
 _QUEUE_STEP_SCRIPT = Script(_QUEUE_STEP)
 _QUEUE_CANCEL_SCRIPT = Script(_QUEUE_CANCEL)
@@ -342,6 +367,11 @@ def _keys(game_id: str) -> list[str]:
 
 def _pool_keys(pool: str) -> list[str]:
     return [f"tt:qp:{{{pool}}}:{part}" for part in ("tickets", "waiting", "seen", "seated", "def")]
+
+
+def _player_key(player_id: str) -> str:
+    # Hashed: a player id is the operator's text, and braces in it would move its hash tag.
+    return f"tt:player:{{{hashlib.sha256(player_id.encode()).hexdigest()[:32]}}}"
 
 
 def _idle_member(game_id: str) -> str:
@@ -605,6 +635,23 @@ class RedisStore(GameStore):
         if game.listed:
             await self._call(self._r.execute("ZADD", _LOBBY, game.created_at_ms, game_id))
         return True
+
+    async def add_device(self, game_id: str, seat: int, player_id: str, token_hash: str) -> bool:
+        seats = _keys(game_id)[1]
+        args: list[Arg] = [seat, player_id, token_hash, MAX_DEVICES]
+        return bool(await self._call(self._r.evalsha(_ADD_DEVICE_SCRIPT, [seats], args)))
+
+    async def note_game(self, player_id: str, game_id: str, at_ms: int) -> None:
+        # An index of its own per player (one key, one slot); a hint that each game is read
+        # again against, so its writes need not be atomic with the seat's.
+        key = _player_key(player_id)
+        await self._call(self._r.execute("ZADD", key, at_ms, game_id))
+        await self._call(self._r.execute("ZREMRANGEBYRANK", key, 0, -MAX_PLAYER_GAMES - 1))
+        await self._call(self._r.execute("EXPIRE", key, max(self._ttl, 86400) * 7))
+
+    async def player_games(self, player_id: str, limit: int) -> list[str]:
+        raw = await self._call(self._r.execute("ZREVRANGE", _player_key(player_id), 0, limit - 1))
+        return [member.decode() for member in raw]
 
     async def set_access(self, game_id: str, expected: Access, new: Access) -> bool:
         meta = _keys(game_id)[0]

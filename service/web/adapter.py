@@ -198,6 +198,11 @@ class ConnectGameService:
     ) -> pb.RematchResponse:
         return await self._rpc.Rematch(request, ConnectCall(ctx))
 
+    async def list_my_games(
+        self, request: pb.ListMyGamesRequest, ctx: RequestContext[Any, Any]
+    ) -> pb.ListMyGamesResponse:
+        return await self._rpc.ListMyGames(request, ConnectCall(ctx))
+
     async def play(
         self, request: AsyncIterator[pb.PlayRequest], ctx: RequestContext[Any, Any]
     ) -> AsyncIterator[pb.PlayResponse]:

@@ -36,6 +36,7 @@ STATIC = Path(__file__).resolve().parent / "static"
 #: What a Connect or gRPC-Web client sends (besides the CORS-safelisted headers).
 ALLOWED_HEADERS = (
     "Authorization",
+    "X-Player-Token",  # a player identity (service.identity)
     "Connect-Protocol-Version",
     "Connect-Timeout-Ms",
     "Connect-Accept-Encoding",

@@ -29,6 +29,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
         "service.store",
         "service.auth",
         "service.invites",
+        "service.identity",
         "service.limits",
         "service.config",
         "service.store.redis_pipe",

@@ -11,6 +11,8 @@ from collections.abc import Callable
 import pytest
 
 from service.store.base import (
+    MAX_DEVICES,
+    MAX_PLAYER_GAMES,
     QUEUE_BOT,
     Access,
     GameExists,
@@ -164,5 +166,40 @@ def test_a_ticket_whose_bot_time_came_is_seated_with_bots(run: Callable[[Body], 
         assert seated is not None and seated.game_id and left == 0
         assert [s["token_hash"] for s in seated.match[:2]] == ["seat-1", "seat-0"]
         assert [s.get("bot") for s in seated.match[2:]] == [QUEUE_BOT, QUEUE_BOT]
+
+    run(body)
+
+
+def test_a_players_seat_takes_devices_and_their_games_are_indexed(
+    run: Callable[[Body], None],
+) -> None:
+    async def body(store: GameStore) -> None:
+        record = new_record()
+        await store.create(record, OPENING)
+        mine = SeatRecord("hash-a", "alice", player_id="alice")
+        assert await store.take_seat(record.game_id, 0, mine)
+        assert await store.take_seat(record.game_id, 1, SeatRecord("hash-b", "bob"))
+        assert not await store.add_device(record.game_id, 0, "mallory", "hash-m")
+        assert not await store.add_device(record.game_id, 1, "bob", "hash-m")  # no identity
+        for n in range(MAX_DEVICES + 2):
+            assert await store.add_device(record.game_id, 0, "alice", f"hash-{n}")
+        seat = (await store.load(record.game_id)).seats[0]
+        assert seat is not None and seat.token_hash == "hash-a" and seat.player_id == "alice"
+        assert seat.devices == tuple(f"hash-{n}" for n in range(2, MAX_DEVICES + 2))
+
+        player = f"p-{uuid.uuid4().hex}"
+        for n in range(MAX_PLAYER_GAMES + 3):
+            await store.note_game(player, f"g{n}", NOW + n)
+        await store.note_game(player, "g0", NOW + 10_000)  # noted again: the latest
+        games = await store.player_games(player, 5)
+        assert games == [
+            "g0",
+            f"g{MAX_PLAYER_GAMES + 2}",
+            f"g{MAX_PLAYER_GAMES + 1}",
+            f"g{MAX_PLAYER_GAMES}",
+            f"g{MAX_PLAYER_GAMES - 1}",
+        ]
+        assert len(await store.player_games(player, 10_000)) == MAX_PLAYER_GAMES
+        assert await store.player_games("nobody", 5) == []
 
     run(body)

@@ -86,6 +86,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """The seat is kept for an invitee (FAILED_PRECONDITION)."""
     UNKNOWN_TICKET: _ErrorReason.ValueType  # 72
     """No such quick play ticket: it never was, it was cancelled or it left the queue (NOT_FOUND)."""
+    INVALID_PLAYER_TOKEN: _ErrorReason.ValueType  # 73
+    """The x-player-token is expired, malformed or wrongly signed (UNAUTHENTICATED)."""
+    MISSING_PLAYER_TOKEN: _ErrorReason.ValueType  # 74
+    """The call needs a player identity (x-player-token), or the server verifies none
+    (UNAUTHENTICATED).
+    """
     NOT_YOUR_TURN: _ErrorReason.ValueType  # 21
     """--- the rules (FAILED_PRECONDITION): the move is well formed but not allowed now ---
     Another seat is to act.
@@ -233,6 +239,12 @@ SEAT_RESERVED: ErrorReason.ValueType  # 71
 """The seat is kept for an invitee (FAILED_PRECONDITION)."""
 UNKNOWN_TICKET: ErrorReason.ValueType  # 72
 """No such quick play ticket: it never was, it was cancelled or it left the queue (NOT_FOUND)."""
+INVALID_PLAYER_TOKEN: ErrorReason.ValueType  # 73
+"""The x-player-token is expired, malformed or wrongly signed (UNAUTHENTICATED)."""
+MISSING_PLAYER_TOKEN: ErrorReason.ValueType  # 74
+"""The call needs a player identity (x-player-token), or the server verifies none
+(UNAUTHENTICATED).
+"""
 NOT_YOUR_TURN: ErrorReason.ValueType  # 21
 """--- the rules (FAILED_PRECONDITION): the move is well formed but not allowed now ---
 Another seat is to act.

@@ -59,6 +59,9 @@ class GameService(Protocol):
     async def rematch(self, request: tricktable_dot_v1_dot_game__service__pb2.RematchRequest, ctx: RequestContext) -> tricktable_dot_v1_dot_game__service__pb2.RematchResponse:
         raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
 
+    async def list_my_games(self, request: tricktable_dot_v1_dot_game__service__pb2.ListMyGamesRequest, ctx: RequestContext) -> tricktable_dot_v1_dot_game__service__pb2.ListMyGamesResponse:
+        raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
+
 
 class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
     def __init__(self, service: GameService | AsyncGenerator[GameService], *, interceptors: Iterable[Interceptor]=(), read_max_bytes: int | None = None, compressions: Iterable[Compression] | None = None) -> None:
@@ -204,6 +207,16 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                         idempotency_level=IdempotencyLevel.UNKNOWN,
                     ),
                     function=svc.rematch,
+                ),
+                "/tricktable.v1.GameService/ListMyGames": Endpoint.unary(
+                    method=MethodInfo(
+                        name="ListMyGames",
+                        service_name="tricktable.v1.GameService",
+                        input=tricktable_dot_v1_dot_game__service__pb2.ListMyGamesRequest,
+                        output=tricktable_dot_v1_dot_game__service__pb2.ListMyGamesResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                    ),
+                    function=svc.list_my_games,
                 ),
             },
             interceptors=interceptors,
@@ -498,6 +511,26 @@ class GameServiceClient(ConnectClient):
             timeout_ms=timeout_ms,
         )
 
+    async def list_my_games(
+        self,
+        request: tricktable_dot_v1_dot_game__service__pb2.ListMyGamesRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None,
+        timeout_ms: int | None = None,
+    ) -> tricktable_dot_v1_dot_game__service__pb2.ListMyGamesResponse:
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ListMyGames",
+                service_name="tricktable.v1.GameService",
+                input=tricktable_dot_v1_dot_game__service__pb2.ListMyGamesRequest,
+                output=tricktable_dot_v1_dot_game__service__pb2.ListMyGamesResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+
 
 class GameServiceSync(Protocol):
     def list_game_types(self, request: tricktable_dot_v1_dot_game__service__pb2.ListGameTypesRequest, ctx: RequestContext) -> tricktable_dot_v1_dot_game__service__pb2.ListGameTypesResponse:
@@ -527,6 +560,8 @@ class GameServiceSync(Protocol):
     def revoke_invite(self, request: tricktable_dot_v1_dot_game__service__pb2.RevokeInviteRequest, ctx: RequestContext) -> tricktable_dot_v1_dot_game__service__pb2.RevokeInviteResponse:
         raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
     def rematch(self, request: tricktable_dot_v1_dot_game__service__pb2.RematchRequest, ctx: RequestContext) -> tricktable_dot_v1_dot_game__service__pb2.RematchResponse:
+        raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
+    def list_my_games(self, request: tricktable_dot_v1_dot_game__service__pb2.ListMyGamesRequest, ctx: RequestContext) -> tricktable_dot_v1_dot_game__service__pb2.ListMyGamesResponse:
         raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
 
 
@@ -673,6 +708,16 @@ class GameServiceWSGIApplication(ConnectWSGIApplication):
                         idempotency_level=IdempotencyLevel.UNKNOWN,
                     ),
                     function=service.rematch,
+                ),
+                "/tricktable.v1.GameService/ListMyGames": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="ListMyGames",
+                        service_name="tricktable.v1.GameService",
+                        input=tricktable_dot_v1_dot_game__service__pb2.ListMyGamesRequest,
+                        output=tricktable_dot_v1_dot_game__service__pb2.ListMyGamesResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                    ),
+                    function=service.list_my_games,
                 ),
             },
             interceptors=interceptors,
@@ -961,6 +1006,26 @@ class GameServiceClientSync(ConnectClientSync):
                 service_name="tricktable.v1.GameService",
                 input=tricktable_dot_v1_dot_game__service__pb2.RematchRequest,
                 output=tricktable_dot_v1_dot_game__service__pb2.RematchResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+
+    def list_my_games(
+        self,
+        request: tricktable_dot_v1_dot_game__service__pb2.ListMyGamesRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None,
+        timeout_ms: int | None = None,
+    ) -> tricktable_dot_v1_dot_game__service__pb2.ListMyGamesResponse:
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ListMyGames",
+                service_name="tricktable.v1.GameService",
+                input=tricktable_dot_v1_dot_game__service__pb2.ListMyGamesRequest,
+                output=tricktable_dot_v1_dot_game__service__pb2.ListMyGamesResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
             ),
             headers=headers,

@@ -31,6 +31,13 @@ class GameServiceStub:
     Authentication: JoinGame returns a secret seat token. Calls made for a seat carry it as
     `authorization: Bearer <token>` metadata; a call without a token is a spectator's.
 
+    Player identity (optional: a server started with --auth-jwt-secret or --auth-jwks): a call
+    may carry the operator's signed token (a JWT whose `sub` is the player id) as
+    `x-player-token: <jwt>`. A seat taken with it (JoinGame, QuickPlay) belongs to that player,
+    who can take it again from another device (JoinGame answers the same seat, with a new seat
+    token); ListMyGames lists the player's games. An expired, malformed or wrongly signed token
+    is UNAUTHENTICATED (INVALID_PLAYER_TOKEN) and changes nothing.
+
     Errors use the standard status codes (INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED,
     PERMISSION_DENIED, FAILED_PRECONDITION, ABORTED, UNAVAILABLE) and carry a
     google.rpc.ErrorInfo (domain "tricktable") whose `reason` is stable and machine-readable
@@ -113,6 +120,11 @@ class GameServiceStub:
                 request_serializer=tricktable_dot_v1_dot_game__service__pb2.RematchRequest.SerializeToString,
                 response_deserializer=tricktable_dot_v1_dot_game__service__pb2.RematchResponse.FromString,
                 _registered_method=True)
+        self.ListMyGames = channel.unary_unary(
+                '/tricktable.v1.GameService/ListMyGames',
+                request_serializer=tricktable_dot_v1_dot_game__service__pb2.ListMyGamesRequest.SerializeToString,
+                response_deserializer=tricktable_dot_v1_dot_game__service__pb2.ListMyGamesResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -120,6 +132,13 @@ class GameServiceServicer:
 
     Authentication: JoinGame returns a secret seat token. Calls made for a seat carry it as
     `authorization: Bearer <token>` metadata; a call without a token is a spectator's.
+
+    Player identity (optional: a server started with --auth-jwt-secret or --auth-jwks): a call
+    may carry the operator's signed token (a JWT whose `sub` is the player id) as
+    `x-player-token: <jwt>`. A seat taken with it (JoinGame, QuickPlay) belongs to that player,
+    who can take it again from another device (JoinGame answers the same seat, with a new seat
+    token); ListMyGames lists the player's games. An expired, malformed or wrongly signed token
+    is UNAUTHENTICATED (INVALID_PLAYER_TOKEN) and changes nothing.
 
     Errors use the standard status codes (INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED,
     PERMISSION_DENIED, FAILED_PRECONDITION, ABORTED, UNAVAILABLE) and carry a
@@ -251,6 +270,14 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListMyGames(self, request, context):
+        """The caller's games, open and recent (most recent first), by the player identity of its
+        `x-player-token` (a server started with --auth-jwt-secret or --auth-jwks).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -324,6 +351,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     request_deserializer=tricktable_dot_v1_dot_game__service__pb2.RematchRequest.FromString,
                     response_serializer=tricktable_dot_v1_dot_game__service__pb2.RematchResponse.SerializeToString,
             ),
+            'ListMyGames': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMyGames,
+                    request_deserializer=tricktable_dot_v1_dot_game__service__pb2.ListMyGamesRequest.FromString,
+                    response_serializer=tricktable_dot_v1_dot_game__service__pb2.ListMyGamesResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'tricktable.v1.GameService', rpc_method_handlers)
@@ -337,6 +369,13 @@ class GameService:
 
     Authentication: JoinGame returns a secret seat token. Calls made for a seat carry it as
     `authorization: Bearer <token>` metadata; a call without a token is a spectator's.
+
+    Player identity (optional: a server started with --auth-jwt-secret or --auth-jwks): a call
+    may carry the operator's signed token (a JWT whose `sub` is the player id) as
+    `x-player-token: <jwt>`. A seat taken with it (JoinGame, QuickPlay) belongs to that player,
+    who can take it again from another device (JoinGame answers the same seat, with a new seat
+    token); ListMyGames lists the player's games. An expired, malformed or wrongly signed token
+    is UNAUTHENTICATED (INVALID_PLAYER_TOKEN) and changes nothing.
 
     Errors use the standard status codes (INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED,
     PERMISSION_DENIED, FAILED_PRECONDITION, ABORTED, UNAVAILABLE) and carry a
@@ -712,6 +751,33 @@ class GameService:
             '/tricktable.v1.GameService/Rematch',
             tricktable_dot_v1_dot_game__service__pb2.RematchRequest.SerializeToString,
             tricktable_dot_v1_dot_game__service__pb2.RematchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMyGames(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tricktable.v1.GameService/ListMyGames',
+            tricktable_dot_v1_dot_game__service__pb2.ListMyGamesRequest.SerializeToString,
+            tricktable_dot_v1_dot_game__service__pb2.ListMyGamesResponse.FromString,
             options,
             channel_credentials,
             insecure,

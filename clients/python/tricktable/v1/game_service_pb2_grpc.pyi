@@ -39,6 +39,13 @@ class GameServiceStub:
     Authentication: JoinGame returns a secret seat token. Calls made for a seat carry it as
     `authorization: Bearer <token>` metadata; a call without a token is a spectator's.
 
+    Player identity (optional: a server started with --auth-jwt-secret or --auth-jwks): a call
+    may carry the operator's signed token (a JWT whose `sub` is the player id) as
+    `x-player-token: <jwt>`. A seat taken with it (JoinGame, QuickPlay) belongs to that player,
+    who can take it again from another device (JoinGame answers the same seat, with a new seat
+    token); ListMyGames lists the player's games. An expired, malformed or wrongly signed token
+    is UNAUTHENTICATED (INVALID_PLAYER_TOKEN) and changes nothing.
+
     Errors use the standard status codes (INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED,
     PERMISSION_DENIED, FAILED_PRECONDITION, ABORTED, UNAVAILABLE) and carry a
     google.rpc.ErrorInfo (domain "tricktable") whose `reason` is stable and machine-readable
@@ -110,6 +117,10 @@ class GameServiceStub:
     acceptance is a version of the ended game, whose StreamEvents (opened after its last
     batch) carries the offer and, at the end, the new game's id.
     """
+    ListMyGames: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListMyGamesRequest, _game_service_pb2.ListMyGamesResponse]
+    """The caller's games, open and recent (most recent first), by the player identity of its
+    `x-player-token` (a server started with --auth-jwt-secret or --auth-jwks).
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -117,6 +128,13 @@ class GameServiceAsyncStub(GameServiceStub):
 
     Authentication: JoinGame returns a secret seat token. Calls made for a seat carry it as
     `authorization: Bearer <token>` metadata; a call without a token is a spectator's.
+
+    Player identity (optional: a server started with --auth-jwt-secret or --auth-jwks): a call
+    may carry the operator's signed token (a JWT whose `sub` is the player id) as
+    `x-player-token: <jwt>`. A seat taken with it (JoinGame, QuickPlay) belongs to that player,
+    who can take it again from another device (JoinGame answers the same seat, with a new seat
+    token); ListMyGames lists the player's games. An expired, malformed or wrongly signed token
+    is UNAUTHENTICATED (INVALID_PLAYER_TOKEN) and changes nothing.
 
     Errors use the standard status codes (INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED,
     PERMISSION_DENIED, FAILED_PRECONDITION, ABORTED, UNAVAILABLE) and carry a
@@ -186,12 +204,23 @@ class GameServiceAsyncStub(GameServiceStub):
     acceptance is a version of the ended game, whose StreamEvents (opened after its last
     batch) carries the offer and, at the end, the new game's id.
     """
+    ListMyGames: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListMyGamesRequest, _game_service_pb2.ListMyGamesResponse]  # type: ignore[assignment]
+    """The caller's games, open and recent (most recent first), by the player identity of its
+    `x-player-token` (a server started with --auth-jwt-secret or --auth-jwks).
+    """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     """Tricktable's game service: list game types, create and join games, play and watch them.
 
     Authentication: JoinGame returns a secret seat token. Calls made for a seat carry it as
     `authorization: Bearer <token>` metadata; a call without a token is a spectator's.
+
+    Player identity (optional: a server started with --auth-jwt-secret or --auth-jwks): a call
+    may carry the operator's signed token (a JWT whose `sub` is the player id) as
+    `x-player-token: <jwt>`. A seat taken with it (JoinGame, QuickPlay) belongs to that player,
+    who can take it again from another device (JoinGame answers the same seat, with a new seat
+    token); ListMyGames lists the player's games. An expired, malformed or wrongly signed token
+    is UNAUTHENTICATED (INVALID_PLAYER_TOKEN) and changes nothing.
 
     Errors use the standard status codes (INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED,
     PERMISSION_DENIED, FAILED_PRECONDITION, ABORTED, UNAVAILABLE) and carry a
@@ -342,6 +371,16 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         the same seat token). The next game starts when every human seat has accepted; each
         acceptance is a version of the ended game, whose StreamEvents (opened after its last
         batch) carries the offer and, at the end, the new game's id.
+        """
+
+    @_abc_1.abstractmethod
+    def ListMyGames(
+        self,
+        request: _game_service_pb2.ListMyGamesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.ListMyGamesResponse, _abc.Awaitable[_game_service_pb2.ListMyGamesResponse]]:
+        """The caller's games, open and recent (most recent first), by the player identity of its
+        `x-player-token` (a server started with --auth-jwt-secret or --auth-jwks).
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

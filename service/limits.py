@@ -405,6 +405,11 @@ class Limits:
             f"{SERVICE}JoinGame": Buckets(config.join_game, clock),
             f"{SERVICE}SubmitMove": Buckets(config.submit_move, clock),
             f"{SERVICE}StreamEvents": Buckets(config.stream_events, clock),
+            # Finding a game (issue 29): quick play tickets and rematch offers at the joins'
+            # rate, codes reissued at the creates' (each method a bucket of its own).
+            f"{SERVICE}QuickPlay": Buckets(config.join_game, clock),
+            f"{SERVICE}RevokeInvite": Buckets(config.create_game, clock),
+            f"{SERVICE}Rematch": Buckets(config.join_game, clock),
         }
         self._by_token = {
             f"{SERVICE}SubmitMove": Buckets(config.seat_submit_move, clock),
@@ -437,7 +442,7 @@ class Limits:
             wait = by_token.take(token_hash(token))  # the secret itself is not kept
             if wait > 0:
                 raise LimitExceeded(f"too many {_name(method)} calls for this seat", wait)
-        if method == f"{SERVICE}StreamEvents":
+        if method in (f"{SERVICE}StreamEvents", f"{SERVICE}QuickPlay"):  # a ticket waits open
             return self._open_stream(peer)
         return None
 

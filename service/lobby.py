@@ -30,6 +30,7 @@ from service.errors import (
     GameNotPlayable,
     InvalidRequest,
     SeatUnavailable,
+    StoreUnavailable,
     Unauthenticated,
 )
 from service.invites import Invitations, new_access, revoked, seats_open_to
@@ -176,7 +177,7 @@ class Lobby:
             if await store.set_access(game_id, record.access, access):
                 log.info("invite revoked", game_id=game_id, reissued=reissue)
                 return fresh
-        raise SeatUnavailable("the table's invites keep changing: try again", reason="SEAT_TAKEN")
+        raise StoreUnavailable("the table's invites keep changing: try again")
 
     async def list_games(
         self, game_type: str, limit: int, page_token: str

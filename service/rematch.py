@@ -25,7 +25,7 @@ import structlog
 
 from service.clocks import TimeControl
 from service.commit import Committer, rematch_offered
-from service.errors import GameNotPlayable, Unauthenticated, VersionConflict
+from service.errors import GameNotPlayable, StoreUnavailable, Unauthenticated, VersionConflict
 from service.lobby import Lobby
 from service.store.base import ACTIVE, GameExists, GameRecord, SeatRecord
 from service.tables import Tables, seat_of_token
@@ -94,7 +94,7 @@ class Rematches:
                 continue  # another seat accepted meanwhile: read the offer again
             log.info("rematch accepted", game_id=game_id, seat=seat, started=started)
             return new
-        raise GameNotPlayable("the rematch keeps changing: try again", reason="GAME_NOT_STARTED")
+        raise StoreUnavailable("the rematch keeps changing: try again")
 
     async def _start(self, ended: GameRecord) -> str:
         """Make the next game (once: a replica that lost the race finds it made)."""

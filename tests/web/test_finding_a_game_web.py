@@ -4,8 +4,10 @@ server: an unlisted table and its invite code, QuickPlay's stream, a Rematch."""
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Iterator
 
+import jwt
 import pytest
 from tricktable.v1 import clocks_pb2
 from tricktable.v1 import game_service_pb2 as pb
@@ -72,3 +74,29 @@ def test_quick_play_and_a_rematch_over_the_web(web: WebClient) -> None:
     offers = [web.call("Rematch", ask, pb.RematchResponse, m.seat_token).rematch for m in matched]
     assert offers[0].game_id == "" and offers[1].game_id
     assert list(offers[1].accepted) == [0, 1]
+
+
+def test_a_player_token_is_read_over_the_web() -> None:
+    secret = "a web test secret of thirty-two bytes or more"
+    token = jwt.encode({"sub": "web-player", "exp": int(time.time()) + 600}, secret, "HS256")
+    with running_server(web_port=0, auth_jwt_secret=secret) as served:
+        web = WebClient(served.web_url, "connect-proto")
+        try:
+            web.http.headers["x-player-token"] = token
+            made = web.call(
+                "CreateGame", pb.CreateGameRequest(game_type="sixty-six"), pb.CreateGameResponse
+            )
+            joined = web.call(
+                "JoinGame", pb.JoinGameRequest(game_id=made.game.game_id), pb.JoinGameResponse
+            )
+            mine = web.call("ListMyGames", pb.ListMyGamesRequest(), pb.ListMyGamesResponse)
+            assert [(g.game.game_id, g.seat) for g in mine.games] == [
+                (made.game.game_id, joined.seat)
+            ]
+            web.http.headers["x-player-token"] = token + "x"
+            with pytest.raises(WebError) as caught:
+                web.call("ListMyGames", pb.ListMyGamesRequest(), pb.ListMyGamesResponse)
+            assert caught.value.info is not None
+            assert caught.value.info.reason == "INVALID_PLAYER_TOKEN"
+        finally:
+            web.close()

@@ -27,7 +27,7 @@ from service.errors import Unauthenticated
 
 PLAYER_HEADER = "x-player-token"
 #: The longest player token read; a JWT of ordinary claims is well under it.
-MAX_PLAYER_TOKEN = 8192
+MAX_PLAYER_TOKEN = 4096
 #: The longest player id (``sub``) kept.
 MAX_PLAYER_ID = 128
 _ASYMMETRIC = ("RS256", "ES256")

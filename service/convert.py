@@ -872,15 +872,15 @@ def summary_to_proto(record: GameRecord) -> game_service_pb2.GameSummary:
     if record.time_control is not None:
         out.time_control.CopyFrom(time_control_to_proto(record.time_control))
     access = record.access
-    if access is not None:  # never a code, nor a code's hash: whether the table is private
+    # Never a code, nor a code's hash: whether the table is private, and its reserved seats.
+    # A game created without a visibility has no access, and its summary reads as before.
+    if access is not None:
         out.visibility = (
             game_service_pb2.VISIBILITY_UNLISTED
             if access.unlisted
             else game_service_pb2.VISIBILITY_PUBLIC
         )
-        out.reserved_seats.extend(s for s in sorted(access.seat_hashes) if not record.seats[s])
-    else:
-        out.visibility = game_service_pb2.VISIBILITY_PUBLIC
+        out.reserved_seats.extend(s for s in sorted(access.reserved) if not record.seats[s])
     return out
 
 

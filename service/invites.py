@@ -38,9 +38,11 @@ class Invitations:
 
 
 def new_access(
-    unlisted: bool, reserved: Iterable[tuple[int, str]], seat_count: int
+    unlisted: bool | None, reserved: Iterable[tuple[int, str]], seat_count: int
 ) -> tuple[Access | None, Invitations]:
-    """The access of a new game and its codes (None and no codes: an ordinary public game).
+    """The access of a new game and its codes (None and no codes: an ordinary public game, its
+    visibility not asked for: it reads as every game did before visibility; ``unlisted`` False
+    is a public game that says so).
     ``reserved``: (seat, player id) of each seat kept for an invitee; a seat kept for a player
     identity ("" : none) gets no code, the player's own token takes it."""
     kept = dict(reserved)
@@ -49,8 +51,9 @@ def new_access(
             raise InvalidRequest(
                 f"reserved_seats: the game has seats 0..{seat_count - 1}", reason="UNKNOWN_SEAT"
             )
-    if not unlisted and not kept:
+    if unlisted is None and not kept:
         return None, Invitations()
+    unlisted = bool(unlisted)
     invite = new_code() if unlisted else ""
     seat_codes = {seat: new_code() for seat, player in sorted(kept.items()) if not player}
     access = Access(

@@ -149,7 +149,7 @@ class Lobby:
         *,
         time_control: TimeControl | None = None,
         bot_seats: Mapping[int, str] | None = None,
-        unlisted: bool = False,
+        unlisted: bool | None = None,
         reserved: Sequence[tuple[int, str]] = (),
     ) -> Created:
         """CreateGame: a new game, public or private (unlisted, or with seats kept for named

@@ -84,15 +84,16 @@ def create_game(request: pb.CreateGameRequest) -> None:
             raise _bad(f"seat {reserved.seat} is both a bot's and reserved")
 
 
-#: Whether a CreateGameRequest.visibility makes the game unlisted, by value.
+#: Whether a CreateGameRequest.visibility makes the game unlisted, by value (None: not said,
+#: public as every game was before visibility: its summary reads exactly as before).
 _VISIBILITIES = {
-    pb.VISIBILITY_UNSPECIFIED: False,
+    pb.VISIBILITY_UNSPECIFIED: None,
     pb.VISIBILITY_PUBLIC: False,
     pb.VISIBILITY_UNLISTED: True,
 }
 
 
-def unlisted(request: pb.CreateGameRequest) -> bool:
+def unlisted(request: pb.CreateGameRequest) -> bool | None:
     return _VISIBILITIES[request.visibility]
 
 

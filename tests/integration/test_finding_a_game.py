@@ -54,8 +54,13 @@ def test_an_unlisted_game_is_joined_with_its_invite_code_only(client: Client) ->
     )
     game_id, code = made.game.game_id, made.invite_code
     assert len(code) >= 22 and made.game.visibility == pb.VISIBILITY_UNLISTED
-    public = client.stub.CreateGame(pb.CreateGameRequest(game_type="sixty-six"))
+    public = client.stub.CreateGame(
+        pb.CreateGameRequest(game_type="sixty-six", visibility=pb.VISIBILITY_PUBLIC)
+    )
     assert public.invite_code == "" and public.game.visibility == pb.VISIBILITY_PUBLIC
+    unsaid = client.stub.CreateGame(pb.CreateGameRequest(game_type="sixty-six"))
+    assert unsaid.invite_code == "" and unsaid.game.visibility == pb.VISIBILITY_UNSPECIFIED
+    assert _listed(client, unsaid.game.game_id)
     assert not _listed(client, game_id) and _listed(client, public.game.game_id)
 
     denied = grpc.StatusCode.PERMISSION_DENIED

@@ -200,6 +200,7 @@ class GameSummary(_message.Message):
     resigned_seat: _builtins.int
     """The seat that resigned, when the game was abandoned."""
     visibility: Global___Visibility.ValueType
+    """As CreateGame asked; VISIBILITY_UNSPECIFIED (public) when it did not say."""
     @_builtins.property
     def options(self) -> _containers.MessageMap[_builtins.str, _game_types_pb2.OptionValue]:
         """Every option's value (the defaults filled in)."""

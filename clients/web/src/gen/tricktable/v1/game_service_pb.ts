@@ -152,6 +152,8 @@ export type GameSummary = Message<"tricktable.v1.GameSummary"> & {
   timeControl?: TimeControl | undefined;
 
   /**
+   * As CreateGame asked; VISIBILITY_UNSPECIFIED (public) when it did not say.
+   *
    * @generated from field: tricktable.v1.Visibility visibility = 10;
    */
   visibility: Visibility;

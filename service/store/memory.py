@@ -310,7 +310,8 @@ class MemoryStore(GameStore):
         game_id: str,
         definition: str,
     ) -> QueueStep:
-        queue = self._pools.setdefault(pool, _Pool(definition=definition))
+        queue = self._pools.setdefault(pool, _Pool())
+        queue.definition = queue.definition or definition  # the first write wins
         for gone in [h for h, seen in queue.waiting.items() if seen < now_ms - grace_ms]:
             del queue.waiting[gone], queue.tickets[gone]
         for old in [h for h, at in queue.seated.items() if at < now_ms - MATCHED_KEEP_MS]:
@@ -318,6 +319,8 @@ class MemoryStore(GameStore):
         ticket = queue.tickets.get(ticket_hash)
         if ticket is None:
             if new is None:
+                if not queue.tickets:  # a queue no one holds a ticket of is forgotten
+                    del self._pools[pool]
                 return QueueStep(None, len(queue.waiting), queue.definition)
             ticket = queue.tickets[ticket_hash] = new
             queue.waiting[ticket_hash] = now_ms

@@ -261,8 +261,8 @@ return 1
 # at the new game, each once. Every key expires ttl_s after the queue's last step.
 _QUEUE_STEP = """
 local now = tonumber(ARGV[3])
-redis.call('SET', KEYS[5], ARGV[7], 'NX')
-local def = redis.call('GET', KEYS[5])
+if ARGV[7] ~= '' then redis.call('SET', KEYS[5], ARGV[7], 'NX') end
+local def = redis.call('GET', KEYS[5]) or ''
 for _, h in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
   if tonumber(redis.call('HGET', KEYS[3], h) or '0') < now - tonumber(ARGV[4]) then
     redis.call('ZREM', KEYS[2], h)
@@ -690,7 +690,7 @@ class RedisStore(GameStore):
             self._r.evalsha(_QUEUE_STEP_SCRIPT, _pool_keys(pool), args)
         )
         ticket = Ticket.from_json(raw) if raw else None
-        return QueueStep(ticket, int(waiting), kept.decode())
+        return QueueStep(ticket, int(waiting), kept.decode() if kept else "")
 
     async def queue_cancel(self, pool: str, ticket_hash: str) -> bool | None:
         keys = _pool_keys(pool)[:3]

@@ -203,3 +203,18 @@ def test_a_players_seat_takes_devices_and_their_games_are_indexed(
         assert await store.player_games("nobody", 5) == []
 
     run(body)
+
+
+def test_a_look_with_an_unknown_ticket_leaves_the_queue_as_it_was(
+    run: Callable[[Body], None],
+) -> None:
+    async def body(store: GameStore) -> None:
+        pool = _pool()
+        step = await store.queue_step(
+            pool, "nobody", None, now_ms=NOW, grace_ms=GRACE, seats=4, game_id="g", definition=""
+        )
+        assert step.ticket is None and step.waiting == 0
+        ticket, waiting = await _step(store, pool, 0)  # the definition is the first one given
+        assert ticket is not None and waiting == 1
+
+    run(body)

@@ -43,7 +43,7 @@ def _refused(caught: Any, reason: str) -> WebError:
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 @pytest.mark.parametrize(
-    "limited", [LimitsConfig(create_game=Rate(SLOW, 5), open_games=0)], indirect=True
+    "limited", [LimitsConfig(create_game=Rate(SLOW, 5), open_games=0, rate_wait_s=0)], indirect=True
 )
 def test_a_burst_of_create_game_meets_the_limit(limited: Served, protocol: str) -> None:
     web = WebClient(limited.web_url, protocol)
@@ -64,7 +64,7 @@ def test_a_burst_of_create_game_meets_the_limit(limited: Served, protocol: str) 
 
 
 @pytest.mark.parametrize(
-    "limited", [LimitsConfig(create_game=Rate(SLOW, 3), open_games=0)], indirect=True
+    "limited", [LimitsConfig(create_game=Rate(SLOW, 3), open_games=0, rate_wait_s=0)], indirect=True
 )
 def test_both_doors_draw_on_one_bucket_per_address(
     limited: Served,
@@ -86,7 +86,9 @@ def test_both_doors_draw_on_one_bucket_per_address(
     assert natively.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
-@pytest.mark.parametrize("limited", [LimitsConfig(seat_submit_move=Rate(SLOW, 2))], indirect=True)
+@pytest.mark.parametrize(
+    "limited", [LimitsConfig(seat_submit_move=Rate(SLOW, 2), rate_wait_s=0)], indirect=True
+)
 def test_submit_move_is_limited_per_seat_token(limited: Served) -> None:
     native, url = limited.client, limited.web_url
     table = native.table("counterpoint")
@@ -193,7 +195,7 @@ def test_concurrent_web_creates_meet_the_open_games_cap_exactly(
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 @pytest.mark.parametrize(
-    "limited", [LimitsConfig(create_game=Rate(10, 20), open_games=0)], indirect=True
+    "limited", [LimitsConfig(create_game=Rate(10, 20), open_games=0, rate_wait_s=0)], indirect=True
 )
 def test_a_web_refusal_says_to_wait_until_the_bucket_is_full_again(
     limited: Served, protocol: str

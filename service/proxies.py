@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import urllib.parse
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -49,21 +50,23 @@ def network_list(text: str) -> tuple[Network, ...]:
 
 def address_of(peer: str) -> str:
     """The client address of a grpc peer string (``ipv4:1.2.3.4:5678``, ``ipv6:[::1]:5678``,
-    ``unix:/path``): the connection's port dropped."""
+    ``unix:/path``): the connection's port dropped. grpc writes an IPv6 peer's brackets
+    percent-encoded (``ipv6:%5B::1%5D:5678``), as in a URI."""
     kind, _, rest = peer.partition(":")
     if kind == "ipv4":
         return rest.rpartition(":")[0]
     if kind == "ipv6":
-        return _plain(rest.rpartition(":")[0].strip("[]"))
+        host = urllib.parse.unquote(rest.rpartition(":")[0])
+        return _plain(host.strip("[]"))
     return kind
 
 
 def _plain(text: str) -> str:
     """An IPv4-mapped IPv6 address as its IPv4 address; anything else as it was."""
-    if text.startswith("::ffff:") or text.startswith("::FFFF:"):
-        parsed = _ip(text)
-        if isinstance(parsed, ipaddress.IPv6Address) and parsed.ipv4_mapped is not None:
-            return str(parsed.ipv4_mapped)
+    if text[:7].lower() == "::ffff:":
+        parsed = _ip(text)  # the mapped address' IPv4 form
+        if parsed is not None:
+            return str(parsed)
     return text
 
 

@@ -18,11 +18,22 @@ packet stays on loopback:
 - ``move-flood``: SubmitMove on one seat of the abuser's own game, over and over (most are
   refused: not its turn, a stale version), natively, then over the web as ``move-flood-web``.
 
-Printed as JSON lines: per phase the honest moves' count and latency (p50, p99, max, in ms) and
-the abuser's calls by status; then a summary of each phase's p99 beside the quiet one. Extra
-``serve`` flags (``--serve-arg=--limit-calls-per-address=0``) compare limits in one checkout.
-The clients share the machine with the server: compare the phases of one run, not machines.
-It prints numbers and asserts nothing.
+A flood phase is timed from the abuser's first call (it says when, on the system's monotonic
+clock) for S seconds; its p99 is also given without the flood's first second
+(``p99_settled_ms``), when its calls all arrive at once.
+
+Every phase runs under two settings of the server (``--setting``, default both), each its own
+server, taking turns ``--rounds`` times: ``before``, the limits as they were before issue 25's
+fairness (a seat's moves at 500/s and refused at once past the rate), and ``after``, the
+defaults (a seat's moves at 20/s; a move over the rate waits its turn in its own client's
+queue, up to ``--limit-rate-wait``).
+
+Printed as JSON lines: per phase and setting the honest moves' count and latency (p50, p99,
+max, in ms), the abuser's calls by status and the server's CPU; then per setting a summary of
+each phase's p99 per round beside the quiet phase's. Extra ``serve`` flags
+(``--serve-arg=--limit-calls-per-address=0``) apply to both settings. The clients share the
+machine with the server: compare the phases of one run, not machines. It prints numbers and
+asserts nothing.
 """
 
 from __future__ import annotations
@@ -340,25 +351,32 @@ async def _measure_setting(args: argparse.Namespace, setting: str) -> list[dict[
 
 
 async def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
-    """Each setting's phases, one server each, one after the other; then a summary of each
-    setting's p99 per phase beside its quiet phase."""
+    """Each setting's phases, one server each, the settings taking turns ``--rounds`` times (a
+    shared machine's speed drifts within a minute: each setting meets the drift alike); then a
+    summary per setting of the p99 per phase and round beside its quiet phase's."""
+    settings = args.setting or list(SETTINGS)
     results: list[dict[str, Any]] = []
-    for setting in args.setting or list(SETTINGS):
-        results += await _measure_setting(args, setting)
-    for setting in args.setting or list(SETTINGS):
-        mine = [r for r in results if r.get("setting") == setting]
-        quiet = next((r["p99_ms"] for r in mine if r["phase"] == "quiet"), None)
+    for number in range(args.rounds):
+        for setting in settings:
+            for result in await _measure_setting(args, setting):
+                results.append({"round": number, **result})
+    summaries = []
+    for setting in settings:
+        mine = [r for r in results if r["setting"] == setting]
         summary: dict[str, Any] = {
-            "summary": "honest move p99 (ms) per phase: all / after the flood's first second",
+            "summary": "honest move p99 (ms) per phase, a value per round; flood phases: "
+            "all / after the flood's first second",
             "setting": setting,
             "serve_args": [*SETTINGS[setting], *args.serve_arg],
-            "quiet": quiet,
         }
-        for result in mine:
-            if result["phase"] != "quiet":
-                summary[result["phase"]] = [result["p99_ms"], result["p99_settled_ms"]]
-        results.append(summary)
-    return results
+        for phase in args.phase or PHASES:
+            rows = [r for r in mine if r["phase"] == phase]
+            if phase == "quiet":
+                summary[phase] = [r["p99_ms"] for r in rows]
+            else:
+                summary[phase] = [[r["p99_ms"], r["p99_settled_ms"]] for r in rows]
+        summaries.append(summary)
+    return results + summaries
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -369,6 +387,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seconds", type=float, default=6.0, help="per phase (default 6)")
     p.add_argument("--flooders", type=int, default=200, help="abuser's calls in flight (200)")
     p.add_argument("--phase", action="append", choices=PHASES, help="default: all, in order")
+    p.add_argument(
+        "--rounds", type=int, default=1, help="the settings take turns this often (default 1)"
+    )
     p.add_argument(
         "--setting",
         action="append",

@@ -22,6 +22,7 @@ from tests.servers import Served, running_server, store_fields
 from tests.web.support import PROTOCOLS, SERVICE, WebClient, WebError, connect_error
 
 RESOURCE_EXHAUSTED = 8
+INVALID_ARGUMENT = 3
 #: Refill so slow that a test never sees a token come back.
 SLOW = 0.001
 
@@ -310,3 +311,29 @@ def test_web_calls_past_the_cap_wait_or_are_refused(redis_url: str) -> None:
     waiting = LimitsConfig(calls_per_address=1)
     with running_server(web_port=0, limits=waiting, redis_url=redis_url) as served:
         assert asyncio.run(_web_list_games(served.web_url, 100)) == Counter({"200": 100})
+
+
+@pytest.mark.parametrize(
+    "limited", [LimitsConfig(seat_submit_move=Rate(20, 1), rate_wait_s=30)], indirect=True
+)
+def test_web_moves_over_the_seats_rate_wait_their_turn_rather_than_fail(limited: Served) -> None:
+    """A seat with a burst of 1 and a token every 50 ms: four web moves at once (each refused
+    as empty, so nothing changes) all reach the handler; the ones over the rate waited for
+    their tokens, in the seat's queue, as over native gRPC."""
+    table = limited.client.table("counterpoint")
+    request = pb.SubmitMoveRequest(game_id=table.game_id, request_id="paced")
+
+    def move(protocol: str) -> int:
+        web = WebClient(limited.web_url, protocol)
+        try:
+            web.call("SubmitMove", request, pb.SubmitMoveResponse, table.tokens[0])
+        except WebError as error:
+            return error.code
+        finally:
+            web.close()
+        return 0
+
+    with ThreadPoolExecutor(4) as pool:
+        codes = list(pool.map(move, ["connect-proto", "connect-json", "grpc-web", "connect-proto"]))
+    assert codes == [INVALID_ARGUMENT] * 4
+    assert limited.client.get(table.game_id).game.version == 0

@@ -157,9 +157,21 @@ class LimitsConfig:
 FLAGS: tuple[tuple[str, str, str], ...] = (
     ("create_game", "--limit-create-game", "CreateGame calls per second per client address"),
     ("join_game", "--limit-join-game", "JoinGame calls per second per client address"),
-    ("submit_move", "--limit-submit-move", "SubmitMove calls per second per client address"),
-    ("seat_submit_move", "--limit-seat-submit-move", "SubmitMove calls per second per seat"),
-    ("stream_events", "--limit-stream-events", "StreamEvents calls per second per address"),
+    (
+        "submit_move",
+        "--limit-submit-move",
+        "moves per second per client address (SubmitMove, Play)",
+    ),
+    (
+        "seat_submit_move",
+        "--limit-seat-submit-move",
+        "moves per second per seat (SubmitMove, Play)",
+    ),
+    (
+        "stream_events",
+        "--limit-stream-events",
+        "StreamEvents and Play calls per second per address",
+    ),
     ("seat_stream_events", "--limit-seat-stream-events", "StreamEvents calls per second per seat"),
     ("calls_per_address", "--limit-calls-per-address", "calls in progress per client address"),
     ("calls_per_seat", "--limit-calls-per-seat", "calls in progress per seat token"),

@@ -28,6 +28,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
         "service.store.base",
         "service.store",
         "service.auth",
+        "service.proxies",
         "service.limits",
         "service.config",
         "service.store.redis_pipe",

@@ -19,8 +19,9 @@ packet stays on loopback:
   refused: not its turn, a stale version), natively, then over the web as ``move-flood-web``.
 
 A flood phase is timed from the abuser's first call (it says when, on the system's monotonic
-clock) for S seconds; its p99 is also given without the flood's first second
-(``p99_settled_ms``), when its calls all arrive at once.
+clock) until its calls in flight are answered (it floods for S seconds; calls a server holds in
+the abuser's own queue are answered later); its p99 is also given without the flood's first
+second (``p99_settled_ms``), when its calls all arrive at once.
 
 Every phase runs under two settings of the server (``--setting``, default both), each its own
 server, taking turns ``--rounds`` times: ``before``, the limits as they were before issue 25's

@@ -18,11 +18,23 @@ packet stays on loopback:
 - ``move-flood``: SubmitMove on one seat of the abuser's own game, over and over (most are
   refused: not its turn, a stale version), natively, then over the web as ``move-flood-web``.
 
-Printed as JSON lines: per phase the honest moves' count and latency (p50, p99, max, in ms) and
-the abuser's calls by status; then a summary of each phase's p99 beside the quiet one. Extra
-``serve`` flags (``--serve-arg=--limit-calls-per-address=0``) compare limits in one checkout.
-The clients share the machine with the server: compare the phases of one run, not machines.
-It prints numbers and asserts nothing.
+A flood phase is timed from the abuser's first call (it says when, on the system's monotonic
+clock) until its calls in flight are answered (it floods for S seconds; calls a server holds in
+the abuser's own queue are answered later); its p99 is also given without the flood's first
+second (``p99_settled_ms``), when its calls all arrive at once.
+
+Every phase runs under two settings of the server (``--setting``, default both), each its own
+server, taking turns ``--rounds`` times: ``before``, the limits as they were before issue 25's
+fairness (a seat's moves at 500/s and refused at once past the rate), and ``after``, the
+defaults (a seat's moves at 20/s; a move over the rate waits its turn in its own client's
+queue, up to ``--limit-rate-wait``).
+
+Printed as JSON lines: per phase and setting the honest moves' count and latency (p50, p99,
+max, in ms), the abuser's calls by status and the server's CPU; then per setting a summary of
+each phase's p99 per round beside the quiet phase's. Extra ``serve`` flags
+(``--serve-arg=--limit-calls-per-address=0``) apply to both settings. The clients share the
+machine with the server: compare the phases of one run, not machines. It prints numbers and
+asserts nothing.
 """
 
 from __future__ import annotations
@@ -107,7 +119,7 @@ async def _table(
             tokens.append([("authorization", f"Bearer {joined.seat_token}")])
         seat = 0
         while not stop.is_set():
-            next_move = time.perf_counter() + pace_s
+            next_move = time.monotonic() + pace_s
             seen = await stub.GetGame(pb.GetGameRequest(game_id=game_id), metadata=tokens[seat])
             if seen.view.finished:
                 break
@@ -120,12 +132,12 @@ async def _table(
                 expected_version=seen.game.version,
                 request_id=uuid.uuid4().hex,
             )
-            started = time.perf_counter()
+            started = time.monotonic()
             with contextlib.suppress(grpc.aio.AioRpcError):  # another seat moved first
                 await stub.SubmitMove(request, metadata=tokens[seat])
-                moves.append((started, time.perf_counter() - started))
+                moves.append((started, time.monotonic() - started))
             seat = 1 - seat
-            await asyncio.sleep(max(0.0, next_move - time.perf_counter()))
+            await asyncio.sleep(max(0.0, next_move - time.monotonic()))
 
 
 def _quantile_ms(values: list[float], q: float) -> float | None:
@@ -153,7 +165,7 @@ class Plan:
 async def _abuse(plan: Plan) -> Counter[str]:
     outcomes: Counter[str] = Counter()
     phase, flooders, flood_game = plan.phase, plan.flooders, plan.flood_game
-    deadline = time.perf_counter() + plan.seconds
+    deadline = time.monotonic() + plan.seconds  # set again when the flood begins
     web = phase.endswith("-web")
     async with contextlib.AsyncExitStack() as stack:
         grpc_port = await _relay(plan.grpc_port, ABUSER_ADDRESS, stack)
@@ -196,7 +208,7 @@ async def _abuse(plan: Plan) -> Counter[str]:
         if phase.startswith("create-join"):
 
             async def flooder() -> None:
-                while time.perf_counter() < deadline:
+                while time.monotonic() < deadline:
                     made = await call(
                         "CreateGame",
                         pb.CreateGameRequest(game_type="counterpoint"),
@@ -221,7 +233,7 @@ async def _abuse(plan: Plan) -> Counter[str]:
 
             async def flooder() -> None:
                 move = seen.view.legal_moves[0] if seen.view.legal_moves else None
-                while time.perf_counter() < deadline:
+                while time.monotonic() < deadline:
                     request = pb.SubmitMoveRequest(
                         game_id=game_id,
                         move=move,
@@ -230,25 +242,92 @@ async def _abuse(plan: Plan) -> Counter[str]:
                     )
                     await call("SubmitMove", request, pb.SubmitMoveResponse, token)
 
+        # When the flood begins (the clock is the system's monotonic one, which the honest
+        # players' process reads too): the measured window starts here.
+        print(json.dumps({"flood_started": time.monotonic()}), flush=True)
+        deadline = time.monotonic() + plan.seconds
         await asyncio.gather(*(flooder() for _ in range(flooders)))
     return outcomes
 
 
-def _abuser_process(plan: Plan) -> subprocess.Popen[bytes]:
+def _abuser_process(plan: Plan) -> subprocess.Popen[str]:
     args = [sys.executable, "-m", "benchmarks.abuse", "--abuser", plan.phase]
     args += ["--grpc-port", str(plan.grpc_port), "--web-port", str(plan.web_port)]
     args += ["--flood-game", plan.flood_game]
     args += ["--flooders", str(plan.flooders), "--seconds", str(plan.seconds)]
-    return subprocess.Popen(args, stdout=subprocess.PIPE)
+    return subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
 
 
 # -- the run ------------------------------------------------------------------------------------
 
 
-async def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
+#: The server's settings compared in one run: the limits as they were before issue 25's
+#: fairness (a seat's moves at 500/s and refused at once past the rate), and as they are.
+SETTINGS: dict[str, tuple[str, ...]] = {
+    "before": ("--limit-seat-submit-move=500/1000", "--limit-rate-wait=0"),
+    "after": (),
+}
+#: The flood's first second is reported apart: the abuser's calls arriving all at once.
+SETTLE_S = 1.0
+
+
+@dataclass(frozen=True)
+class _Served:
+    """The server under test and the honest players' moves so far ((start, seconds) each)."""
+
+    stub: Any
+    ports: tuple[int, int]  # gRPC, web
+    pid: int
+    moves: list[tuple[float, float]]
+
+
+async def _phase(args: argparse.Namespace, served: _Served, phase: str) -> dict[str, Any]:
+    stub, ports, pid, moves = served.stub, served.ports, served.pid, served.moves
+    abuser = None
+    abused: dict[str, Any] = {}
+    started, cpu_before = time.monotonic(), cpu_seconds(pid)
+    if phase == "quiet":
+        await asyncio.sleep(args.seconds)
+    else:
+        made = await stub.CreateGame(pb.CreateGameRequest(game_type="counterpoint"))
+        plan = Plan(phase, *ports, args.flooders, args.seconds, made.game.game_id)
+        abuser = _abuser_process(plan)
+        assert abuser.stdout is not None
+        first = await asyncio.to_thread(abuser.stdout.readline)
+        if first:
+            started, cpu_before = json.loads(first)["flood_started"], cpu_seconds(pid)
+        rest, _ = await asyncio.to_thread(abuser.communicate)
+        lines = rest.strip().splitlines()
+        # An abuser that failed (its traceback is on stderr) is reported so.
+        abused = json.loads(lines[-1]) if lines else {"failed": abuser.returncode}
+    ended, cpu_after = time.monotonic(), cpu_seconds(pid)
+    busy = None
+    if cpu_before is not None and cpu_after is not None:
+        busy = round((cpu_after - cpu_before) / (ended - started), 2)
+    took = [s for at, s in moves if started <= at < ended]
+    settled = [s for at, s in moves if started + SETTLE_S <= at < ended]
+    return {
+        "phase": phase,
+        "honest_tables": args.tables,
+        "honest_moves": len(took),
+        "p50_ms": _quantile_ms(took, 0.50),
+        "p99_ms": _quantile_ms(took, 0.99),
+        "max_ms": _quantile_ms(took, 1.0),
+        "mean_ms": round(statistics.fmean(took) * 1000, 2) if took else None,
+        # the same after the flood's first second (its calls all arriving at once)
+        "p99_settled_ms": _quantile_ms(settled, 0.99),
+        "abuser_calls": abused,
+        # the server's CPU seconds per second (1.0: one core, its most)
+        "server_cpu": busy,
+        "abuser_address": ABUSER_ADDRESS if abuser else None,
+    }
+
+
+async def _measure_setting(args: argparse.Namespace, setting: str) -> list[dict[str, Any]]:
     grpc_port, web_port = free_port(), free_port()
     serve = ["-c", _RUN_CLI, "serve", "--host", "127.0.0.1", "--port", str(grpc_port)]
-    serve += ["--web-port", str(web_port), "--log-level", "warning", *args.serve_arg]
+    serve += ["--web-port", str(web_port), "--log-level", "warning"]
+    serve += [*SETTINGS[setting], *args.serve_arg]
     results: list[dict[str, Any]] = []
     with _process(serve, None, grpc_port) as pid:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
@@ -262,61 +341,43 @@ async def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
             try:
                 await asyncio.sleep(1.0)  # warm up: connections, caches
                 for phase in args.phase or PHASES:
-                    abuser = None
-                    if phase != "quiet":
-                        made = await stub.CreateGame(pb.CreateGameRequest(game_type="counterpoint"))
-                        abuser = _abuser_process(
-                            Plan(
-                                phase,
-                                grpc_port,
-                                web_port,
-                                args.flooders,
-                                args.seconds,
-                                made.game.game_id,
-                            )
-                        )
-                        await asyncio.sleep(0.5)  # the abuser's process starts
-                    started, cpu_before = time.perf_counter(), cpu_seconds(pid)
-                    if abuser is None:
-                        await asyncio.sleep(args.seconds)
-                        abused: dict[str, int] = {}
-                    else:
-                        out, _ = await asyncio.to_thread(abuser.communicate)
-                        lines = out.decode().strip().splitlines()
-                        # An abuser that failed (its traceback is on stderr) is reported so.
-                        abused = json.loads(lines[-1]) if lines else {"failed": abuser.returncode}
-                    ended, cpu_after = time.perf_counter(), cpu_seconds(pid)
-                    busy = None
-                    if cpu_before is not None and cpu_after is not None:
-                        busy = round((cpu_after - cpu_before) / (ended - started), 2)
-                    took = [s for at, s in moves if started <= at < ended]
-                    results.append(
-                        {
-                            "phase": phase,
-                            "honest_tables": args.tables,
-                            "honest_moves": len(took),
-                            "p50_ms": _quantile_ms(took, 0.50),
-                            "p99_ms": _quantile_ms(took, 0.99),
-                            "max_ms": _quantile_ms(took, 1.0),
-                            "mean_ms": round(statistics.fmean(took) * 1000, 2) if took else None,
-                            "abuser_calls": abused,
-                            # the server's CPU seconds per second (1.0: one core, its most)
-                            "server_cpu": busy,
-                            "abuser_address": ABUSER_ADDRESS if abuser else None,
-                        }
-                    )
+                    served = _Served(stub, (grpc_port, web_port), pid, moves)
+                    result = await _phase(args, served, phase)
+                    results.append({"setting": setting, **result})
                     await asyncio.sleep(1.0)  # the server's queue drains
             finally:
                 stop.set()
                 await asyncio.gather(*tables, return_exceptions=True)
-    quiet = next((r["p99_ms"] for r in results if r["phase"] == "quiet"), None)
-    summary: dict[str, Any] = {"summary": "honest move p99 (ms) per phase", "quiet": quiet}
-    for result in results:
-        if result["phase"] != "quiet":
-            summary[result["phase"]] = result["p99_ms"]
-    summary["serve_args"] = args.serve_arg
-    results.append(summary)
     return results
+
+
+async def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Each setting's phases, one server each, the settings taking turns ``--rounds`` times (a
+    shared machine's speed drifts within a minute: each setting meets the drift alike); then a
+    summary per setting of the p99 per phase and round beside its quiet phase's."""
+    settings = args.setting or list(SETTINGS)
+    results: list[dict[str, Any]] = []
+    for number in range(args.rounds):
+        for setting in settings:
+            for result in await _measure_setting(args, setting):
+                results.append({"round": number, **result})
+    summaries = []
+    for setting in settings:
+        mine = [r for r in results if r["setting"] == setting]
+        summary: dict[str, Any] = {
+            "summary": "honest move p99 (ms) per phase, a value per round; flood phases: "
+            "all / after the flood's first second",
+            "setting": setting,
+            "serve_args": [*SETTINGS[setting], *args.serve_arg],
+        }
+        for phase in args.phase or PHASES:
+            rows = [r for r in mine if r["phase"] == phase]
+            if phase == "quiet":
+                summary[phase] = [r["p99_ms"] for r in rows]
+            else:
+                summary[phase] = [[r["p99_ms"], r["p99_settled_ms"]] for r in rows]
+        summaries.append(summary)
+    return results + summaries
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -327,6 +388,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seconds", type=float, default=6.0, help="per phase (default 6)")
     p.add_argument("--flooders", type=int, default=200, help="abuser's calls in flight (200)")
     p.add_argument("--phase", action="append", choices=PHASES, help="default: all, in order")
+    p.add_argument(
+        "--rounds", type=int, default=1, help="the settings take turns this often (default 1)"
+    )
+    p.add_argument(
+        "--setting",
+        action="append",
+        choices=tuple(SETTINGS),
+        help="the server's limits: before (issue 25's fairness off) or after; default: both",
+    )
     p.add_argument(
         "--serve-arg", action="append", default=[], help="an extra serve flag (repeatable)"
     )

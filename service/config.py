@@ -15,6 +15,14 @@ WEB_PORT_ENV = "TRICKTABLE_WEB_PORT"
 WEB_ORIGINS_ENV = "TRICKTABLE_WEB_ORIGINS"
 
 
+def host_port(host: str, port: int) -> str:
+    """``host:port`` as grpc reads an address: an IPv6 literal (``::``, ``::1``) in brackets,
+    or its colons would be read as the port's (grpc answers ``:::50051`` "misformatted")."""
+    if ":" in host and not host.startswith("["):
+        return f"[{host}]:{port}"
+    return f"{host}:{port}"
+
+
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
     host: str = "127.0.0.1"

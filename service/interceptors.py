@@ -98,11 +98,11 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 place = None
                 try:
                     if limits is not None:  # before decoding: a flood costs the least
-                        peer, metadata = context.peer(), context.invocation_metadata()
-                        # Its place first: a client's calls, refused ones too, come one after
-                        # another, behind its own (service.limits).
-                        place = await limits.in_progress(method, peer, metadata)
-                        limits.admit(method, peer, metadata)
+                        # Its place, then its rates: a client's calls, refused ones too, come
+                        # one after another, behind its own (service.limits).
+                        place = await limits.enter(
+                            method, context.peer(), context.invocation_metadata()
+                        )
                     response = await inner_unary(decode(raw), context)
                 except grpc.aio.AbortError:
                     metrics.rpc_handled(method, _own_code(context))
@@ -163,7 +163,12 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             ) -> AsyncIterator[Any]:
                 structlog.contextvars.clear_contextvars()
                 requests = _decoded(raws, decode)
+                release = None
                 try:
+                    if limits is not None:  # the play stream: an open stream, counted
+                        release = limits.admit(
+                            method, context.peer(), context.invocation_metadata()
+                        )
                     async for item in inner_duplex(requests, context):
                         yield item
                 except grpc.aio.AbortError:
@@ -171,6 +176,9 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                     raise
                 except Exception as exc:
                     await _abort(context, method, exc, metrics)
+                finally:
+                    if release is not None:
+                        release()
                 metrics.rpc_handled(method, "OK")
 
             return grpc.stream_stream_rpc_method_handler(duplex, response_serializer=serializer)

@@ -3,25 +3,40 @@ games, open streams, idle connections. Each has a protective default and a ``ser
 (:data:`FLAGS`).
 
 - Calls per second, as token buckets (a rate and a burst), per client address on CreateGame,
-  JoinGame, SubmitMove and StreamEvents, and per seat token on SubmitMove and StreamEvents
-  (a seat's token is the client, whatever addresses it comes from). A refusal's RetryInfo is
-  the time until the bucket is full again: a client that spent its burst waits for it, rather
-  than retrying every few milliseconds at the edge of the rate.
-- Calls in progress per client address and per seat token (unary calls of the game service):
+  JoinGame, SubmitMove, StreamEvents and Play (its opening), and per seat token on SubmitMove
+  and StreamEvents (a seat's token is the client, whatever addresses it comes from). A play
+  stream's moves count as SubmitMove calls, in the same buckets. A seat's move rate is sized to
+  play (a seat moves only in its turn): 20 a second, 100 at once.
+- A move (SubmitMove, or a play stream's move) over its rate waits for its turn when its token
+  comes within ``rate_wait_s``, in its client's own queue (the token is promised to it, so
+  waiting calls come out at the rate); later than that it is refused at once, before its
+  request is decoded. Other calls over their rates are refused at once: a create that waited
+  would go on to the open-games cap, whose re-read of the address' games at the cap costs more
+  than a refusal (a create/join burst's honest p99 went from 13 to 62 ms when creates waited).
+  A refusal's RetryInfo is the time until the bucket is full again: a client that
+  spent its burst waits for it, rather than retrying every few milliseconds at the edge of the
+  rate. Waiting rather than refusing is what keeps a flood from starving everyone else: a
+  client that ignores RetryInfo and retries at once (issue 25's move flood: 200 calls in
+  flight on one seat) would spin through refusals as fast as the server can answer them, each
+  cheap but all of them the event loop's; held in its queue, its calls cost nothing until their
+  turn, and come at its rate.
+- Calls in progress per seat token and per client address (unary calls of the game service):
   past the cap a call waits for a place behind its own client's calls, first come first served,
   so a client's flood queues behind itself instead of in front of everyone else's moves; past
-  ``queued_calls`` waiting, it is refused. The place is taken before the rates are asked: a
-  client whose calls are refused by a rate gets its refusals one place at a time too, rather
-  than spinning through them as fast as the server can answer. A call that holds for other
-  players (a ``wait_for_turn`` or ``after_version`` wait) gives its place up while it holds
-  (:func:`holding`): a table's seats holding for each other from one address never fill its
-  places.
+  ``queued_calls`` waiting, it is refused. The seat's place is taken before its address', and
+  both before the rates are asked: a seat's flood waits in the seat's queue without holding its
+  address' places, and a client whose calls are refused by a rate gets its refusals one place
+  at a time. A call that holds for other players (a ``wait_for_turn`` or ``after_version``
+  wait) gives its place up while it holds (:func:`holding`): a table's seats holding for each
+  other from one address never fill its places.
+- The client address is the connection's, or behind a trusted proxy (``trusted_proxies``) the
+  one it forwards (service.proxies).
 - Open games per address: games it created whose seats are not all taken. A create reserves its
   place before it awaits the store and gives it back if it fails, so creates racing each other
   never pass the cap; when the count is reached, the games are re-read from the store (one
   re-read shared by the creates that meet it), so a game that filled or ended on any replica no
   longer counts.
-- Open event streams per connection and per process.
+- Open event streams and play streams per connection and per process.
 - Connections (grpc options): keepalive pings, and a connection with no call for
   ``max_connection_idle`` seconds, or older than ``max_connection_age``, is closed (GOAWAY:
   clients reconnect by themselves).
@@ -59,9 +74,11 @@ from typing import Any
 
 from service.auth import bearer_token, token_hash
 from service.errors import GameNotFound, LimitExceeded, Unauthenticated
+from service.proxies import ClientAddresses, Network, network_list
 from service.store.base import ACTIVE, GameRecord
 
 SERVICE = "/tricktable.v1.GameService/"
+_SUBMIT_MOVE = f"{SERVICE}SubmitMove"
 #: Addresses and tokens whose buckets a replica remembers; the least recently seen go first.
 MAX_CLIENTS = 100_000
 
@@ -95,12 +112,15 @@ class LimitsConfig:
     create_game: Rate = Rate(100, 300)  # per address
     join_game: Rate = Rate(300, 1000)  # per address
     submit_move: Rate = Rate(5000, 10000)  # per address
-    seat_submit_move: Rate = Rate(500, 1000)  # per seat token
+    # Per seat token: a seat moves only in its turn, a few times a second at a table of people
+    # and faster among bots; a burst covers a deal's moves at once.
+    seat_submit_move: Rate = Rate(20, 100)
     stream_events: Rate = Rate(200, 2000)  # per address
     seat_stream_events: Rate = Rate(20, 100)  # per seat token
     calls_per_address: int = 64  # unary calls in progress per address; 0: no limit
     calls_per_seat: int = 4  # unary calls in progress per seat token; 0: no limit
     queued_calls: int = 1000  # calls waiting for a place, per address and per seat
+    rate_wait_s: float = 1.0  # a move over its rate may wait this long for its turn
     open_games: int = 500  # per address; 0: no limit
     streams_per_connection: int = 1000  # 0: no limit
     streams_per_replica: int = 20_000  # 0: no limit
@@ -109,6 +129,9 @@ class LimitsConfig:
     max_connection_idle_s: float = 600.0  # no call for this long: closed (0: never)
     max_connection_age_s: float = 0.0  # closed at this age (0: never), after the grace
     max_connection_age_grace_s: float = 30.0
+    # Proxies whose forwarded client address (Forwarded, X-Forwarded-For) the per-address
+    # limits count by (service.proxies); from anywhere else those headers are ignored.
+    trusted_proxies: tuple[Network, ...] = ()
 
     def grpc_options(self) -> list[tuple[str, int]]:
         """The connection limits as grpc server options."""
@@ -134,13 +157,30 @@ class LimitsConfig:
 FLAGS: tuple[tuple[str, str, str], ...] = (
     ("create_game", "--limit-create-game", "CreateGame calls per second per client address"),
     ("join_game", "--limit-join-game", "JoinGame calls per second per client address"),
-    ("submit_move", "--limit-submit-move", "SubmitMove calls per second per client address"),
-    ("seat_submit_move", "--limit-seat-submit-move", "SubmitMove calls per second per seat"),
-    ("stream_events", "--limit-stream-events", "StreamEvents calls per second per address"),
+    (
+        "submit_move",
+        "--limit-submit-move",
+        "moves per second per client address (SubmitMove, Play)",
+    ),
+    (
+        "seat_submit_move",
+        "--limit-seat-submit-move",
+        "moves per second per seat (SubmitMove, Play)",
+    ),
+    (
+        "stream_events",
+        "--limit-stream-events",
+        "StreamEvents and Play calls per second per address",
+    ),
     ("seat_stream_events", "--limit-seat-stream-events", "StreamEvents calls per second per seat"),
     ("calls_per_address", "--limit-calls-per-address", "calls in progress per client address"),
     ("calls_per_seat", "--limit-calls-per-seat", "calls in progress per seat token"),
     ("queued_calls", "--limit-queued-calls", "calls waiting for a place per address or seat"),
+    (
+        "rate_wait_s",
+        "--limit-rate-wait",
+        "seconds a move over its rate may wait for its turn, behind its client's calls",
+    ),
     ("open_games", "--limit-open-games", "games waiting for players one address may have created"),
     ("streams_per_connection", "--limit-streams-per-connection", "open streams per connection"),
     ("streams_per_replica", "--limit-streams-per-replica", "open streams on this replica"),
@@ -153,7 +193,10 @@ FLAGS: tuple[tuple[str, str, str], ...] = (
 
 
 _NO_ZERO = {"keepalive_timeout_s", "max_connection_age_grace_s"}
-_ZERO_MEANS = {"queued_calls": "; 0: refuse rather than wait"}
+_ZERO_MEANS = {
+    "queued_calls": "; 0: refuse rather than wait",
+    "rate_wait_s": "; 0: refuse at once",
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -181,10 +224,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                 metavar=unit,
                 help=f"{text} (default {default:g}{off})",
             )
+    parser.add_argument(
+        "--trusted-proxy",
+        action=_AppendNetworks,
+        dest="trusted_proxies",
+        type=network_list,
+        default=None,
+        metavar="CIDR",
+        help="a load balancer or ingress (a network or an address) whose forwarded client "
+        "address (Forwarded, X-Forwarded-For) per-address limits count by; repeatable (in the "
+        "variable: comma-separated); other peers' forwarding headers are ignored (default: none)",
+    )
+
+
+class _AppendNetworks(argparse.Action):
+    """``--trusted-proxy``, repeatable: the flags given replace the variable's list (a flag
+    wins over its variable), rather than append to it as argparse's ``append`` would try."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        given = getattr(namespace, self.dest, None)
+        items = given if isinstance(given, list) else []
+        items.extend(values)
+        setattr(namespace, self.dest, items)
 
 
 def from_args(args: argparse.Namespace) -> LimitsConfig:
-    values = {name: getattr(args, flag[2:].replace("-", "_")) for name, flag, _ in FLAGS}
+    values: dict[str, Any] = {
+        name: getattr(args, flag[2:].replace("-", "_")) for name, flag, _ in FLAGS
+    }
+    values["trusted_proxies"] = tuple(dict.fromkeys(getattr(args, "trusted_proxies", None) or ()))
     return replace(LimitsConfig(), **values)
 
 
@@ -202,32 +276,33 @@ class Buckets:
         again: what a refusal's RetryInfo says. The time until one call's token is back (1/rate,
         milliseconds at the default rates) would invite a client to retry in a tight loop that
         spends each token as it comes; waiting for the refill gives it its whole burst back."""
+        admitted, seconds = self.queue(key, 0.0)
+        return 0.0 if admitted else seconds
+
+    def queue(self, key: str, patience: float) -> tuple[bool, float]:
+        """``(True, delay)``: admitted after ``delay`` seconds (0: now), when its token comes,
+        which is reserved for it now: a token that comes within ``patience`` is promised to the
+        call that waits for it, so calls waiting in turn come out at the rate, not all at once.
+        ``(False, seconds)``: refused, and the seconds until the bucket is full again (what
+        :meth:`take` says)."""
         per_s, burst = self._rate.per_s, self._rate.burst
         if per_s <= 0:
-            return 0.0
+            return True, 0.0
         now = self._clock()
         tokens, then = self._state.pop(key, (float(burst), now))
         tokens = min(float(burst), tokens + (now - then) * per_s)
-        wait = 0.0
-        if tokens >= 1.0:
+        # Below one token, the bucket owes tokens to calls waiting for them (down to
+        # -per_s * patience): the next call waits for its token after theirs.
+        delay = 0.0 if tokens >= 1.0 else (1.0 - tokens) / per_s
+        admitted = delay <= patience
+        if admitted:
             tokens -= 1.0
         else:
-            wait = (burst - tokens) / per_s
+            delay = (burst - tokens) / per_s
         self._state[key] = (tokens, now)
         if len(self._state) > MAX_CLIENTS:
             self._state.popitem(last=False)
-        return wait
-
-
-def address_of(peer: str) -> str:
-    """The client address of a grpc peer string (``ipv4:1.2.3.4:5678``, ``ipv6:[::1]:5678``,
-    ``unix:/path``): the connection's port dropped."""
-    kind, _, rest = peer.partition(":")
-    if kind == "ipv4":
-        return rest.rpartition(":")[0]
-    if kind == "ipv6":
-        return rest.rpartition(":")[0].strip("[]")
-    return kind
+        return admitted, delay
 
 
 class _Gate:
@@ -393,18 +468,25 @@ class GamePlace:
 
 
 class Limits:
-    """One process' limits, shared by its doors: ``admit`` is asked before every call of the
-    game service and ``in_progress`` before every unary one, over native gRPC
-    (``ErrorInterceptor``) and over the web (``ErrorsToConnect``); ``reserve_game`` before a
-    game is created."""
+    """One process' limits, shared by its doors: ``enter`` is asked before every unary call of
+    the game service and ``admit`` before every stream, over native gRPC (``ErrorInterceptor``)
+    and over the web (``ErrorsToConnect``); ``move`` before each move a play stream carries;
+    ``reserve_game`` before a game is created."""
 
     def __init__(self, config: LimitsConfig, clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
+        events = Buckets(config.stream_events, clock)
+        moves = Buckets(config.submit_move, clock)
+        seat_moves = Buckets(config.seat_submit_move, clock)
+        # A play stream's opening counts as an event stream's from its address (it is one,
+        # with moves; a seat reopens its stream after every dropped connection, so not per
+        # seat), and its moves as SubmitMove calls: the same buckets, whichever way a seat plays.
         self._by_address = {
             f"{SERVICE}CreateGame": Buckets(config.create_game, clock),
             f"{SERVICE}JoinGame": Buckets(config.join_game, clock),
-            f"{SERVICE}SubmitMove": Buckets(config.submit_move, clock),
-            f"{SERVICE}StreamEvents": Buckets(config.stream_events, clock),
+            f"{SERVICE}SubmitMove": moves,
+            f"{SERVICE}StreamEvents": events,
+            f"{SERVICE}Play": events,
             # Finding a game (issue 29): quick play tickets and rematch offers at the joins'
             # rate, codes reissued at the creates' (each method a bucket of its own).
             f"{SERVICE}QuickPlay": Buckets(config.join_game, clock),
@@ -412,9 +494,10 @@ class Limits:
             f"{SERVICE}Rematch": Buckets(config.join_game, clock),
         }
         self._by_token = {
-            f"{SERVICE}SubmitMove": Buckets(config.seat_submit_move, clock),
+            f"{SERVICE}SubmitMove": seat_moves,
             f"{SERVICE}StreamEvents": Buckets(config.seat_stream_events, clock),
         }
+        self.client_address = ClientAddresses(config.trusted_proxies)
         queue = config.queued_calls
         self.address_calls = Gates(config.calls_per_address, queue, "from this address")
         self.seat_calls = Gates(config.calls_per_seat, queue, "for this seat")
@@ -426,47 +509,96 @@ class Limits:
     def admit(
         self, method: str, peer: str, metadata: Iterable[tuple[str, str | bytes]] | None
     ) -> Callable[[], None] | None:
-        """Raise LimitExceeded if the call is over a limit; for a stream admitted, the
-        function to call when it ends. Both doors ask: ``peer`` is the client's connection in
-        grpc's form (``ipv4:1.2.3.4:5678``), ``metadata`` the call's headers (the seat token)."""
-        buckets = self._by_address.get(method)
-        if buckets is None:
+        """Raise LimitExceeded if the call is over a rate (at once: a stream does not wait for
+        its turn); for a stream admitted, the function to call when it ends. Both doors ask:
+        ``peer`` is the client's connection in grpc's form (``ipv4:1.2.3.4:5678``),
+        ``metadata`` the call's headers (the seat token, forwarded addresses)."""
+        if method not in self._by_address:
             return None
-        address = address_of(peer)
-        wait = buckets.take(address)
-        if wait > 0:
-            raise LimitExceeded(f"too many {_name(method)} calls from {address}", wait)
-        by_token = self._by_token.get(method)
-        token = _seat_token(metadata) if by_token is not None else None
-        if by_token is not None and token is not None:
-            wait = by_token.take(token_hash(token))  # the secret itself is not kept
-            if wait > 0:
-                raise LimitExceeded(f"too many {_name(method)} calls for this seat", wait)
-        if method in (f"{SERVICE}StreamEvents", f"{SERVICE}QuickPlay"):  # a ticket waits open
+        self._rates(method, self.client_address(peer, metadata), metadata, 0.0)
+        if method in (f"{SERVICE}StreamEvents", f"{SERVICE}Play", f"{SERVICE}QuickPlay"):
             return self._open_stream(peer)
         return None
+
+    async def enter(
+        self, method: str, peer: str, metadata: Iterable[tuple[str, str | bytes]] | None
+    ) -> CallPlace | None:
+        """A unary call's way in: its places among its client's calls in progress
+        (:meth:`in_progress`), then its rates. A move over a rate whose turn comes within
+        ``rate_wait_s`` waits for it, holding its places, so its client's next calls queue
+        behind it and come out at the rate; later than that, or with no place, or any other
+        call over its rate, it is refused (LimitExceeded, with the time until the bucket is
+        full again). The wait costs the server nothing but the parked call: a flood from one
+        client paces itself instead of taking the event loop from everyone else's calls."""
+        place = await self.in_progress(method, peer, metadata)
+        try:
+            if method in self._by_address:
+                address = self.client_address(peer, metadata)
+                patience = self.config.rate_wait_s if method == _SUBMIT_MOVE else 0.0
+                delay = self._rates(method, address, metadata, patience)
+                if delay > 0:
+                    await asyncio.sleep(delay)
+        except BaseException:
+            if place is not None:
+                place.leave()
+            raise
+        return place
+
+    async def move(self, peer: str, metadata: Iterable[tuple[str, str | bytes]] | None) -> None:
+        """Before a move a play stream carries: SubmitMove's rates, per address and per seat
+        (one budget, whichever way the seat sends its moves), waiting for its turn as a unary
+        call does; LimitExceeded answers that one move. The stream's moves are read one after
+        another, so while one waits the stream's next ones wait unread behind it (HTTP/2 flow
+        control holds the client back), and a stream is at most one call in progress."""
+        address = self.client_address(peer, metadata)
+        delay = self._rates(_SUBMIT_MOVE, address, metadata, self.config.rate_wait_s)
+        if delay > 0:
+            await asyncio.sleep(delay)
+
+    def _rates(
+        self,
+        method: str,
+        address: str,
+        metadata: Iterable[tuple[str, str | bytes]] | None,
+        patience: float,
+    ) -> float:
+        """Takes the call's tokens (its address', its seat's): the seconds until both come
+        (0: now), or LimitExceeded."""
+        admitted, seconds = self._by_address[method].queue(address, patience)
+        if not admitted:
+            raise LimitExceeded(f"too many {_name(method)} calls from {address}", seconds)
+        by_token = self._by_token.get(method)
+        token = _seat_token(metadata) if by_token is not None else None
+        if by_token is None or token is None:
+            return seconds
+        # The secret itself is not kept, its hash is.
+        seat_admitted, seat_seconds = by_token.queue(token_hash(token), patience)
+        if not seat_admitted:
+            raise LimitExceeded(f"too many {_name(method)} calls for this seat", seat_seconds)
+        return max(seconds, seat_seconds)
 
     async def in_progress(
         self, method: str, peer: str, metadata: Iterable[tuple[str, str | bytes]] | None
     ) -> CallPlace | None:
-        """For a unary call of the game service (before ``admit``): wait for a place among its
-        address' calls in progress and, with a seat token, its seat's; the place returned is
-        given up with ``leave()`` when the call ends (or by :func:`holding`). Streams are not
-        counted here: they are ``admit``'s (the play stream takes its seat's moves one at a
-        time)."""
+        """For a unary call of the game service: wait for a place among its seat's calls in
+        progress (with a seat token), then its address'; the place returned is given up with
+        ``leave()`` when the call ends (or by :func:`holding`). The seat's first: the calls a
+        seat floods with wait in its own queue without holding places of its address, where
+        the address' other seats' calls would wait behind them. Streams are not counted here:
+        they are ``admit``'s (a play stream takes its seat's moves one at a time)."""
         if not method.startswith(SERVICE):
             return None
         name = _name(method)
         leaves: list[Callable[[], None]] = []
         try:
-            leave = await self.address_calls.enter(address_of(peer), name)
-            if leave is not None:
-                leaves.append(leave)
             token = _seat_token(metadata) if self.config.calls_per_seat > 0 else None
             if token is not None:
                 leave = await self.seat_calls.enter(token_hash(token), name)
                 if leave is not None:
                     leaves.append(leave)
+            leave = await self.address_calls.enter(self.client_address(peer, metadata), name)
+            if leave is not None:
+                leaves.append(leave)
         except BaseException:
             for leave in leaves:
                 leave()
@@ -505,7 +637,10 @@ class Limits:
         return release
 
     async def reserve_game(
-        self, peer: str, load: Callable[[str], Awaitable[GameRecord]]
+        self,
+        peer: str,
+        load: Callable[[str], Awaitable[GameRecord]],
+        metadata: Iterable[tuple[str, str | bytes]] | None = None,
     ) -> GamePlace:
         """A place for one more game of this address under ``open_games``, taken now (before
         the create awaits anything), or LimitExceeded. ``load`` reads a game from the store: at
@@ -513,7 +648,7 @@ class Limits:
         limit = self.config.open_games
         if limit <= 0:
             return GamePlace(None)
-        address = address_of(peer)
+        address = self.client_address(peer, metadata)
         book = self._open_games.pop(address, None) or _OpenGames()
         self._open_games[address] = book  # the most recent, last
         if len(self._open_games) > MAX_CLIENTS:

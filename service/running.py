@@ -9,7 +9,7 @@ from collections.abc import Callable, Coroutine
 from types import TracebackType
 from typing import Any, TypeVar
 
-from service.config import ServerConfig
+from service.config import ServerConfig, host_port
 from service.server import Server
 from service.store.base import GameStore
 
@@ -31,7 +31,7 @@ class ServerThread:
     @property
     def address(self) -> str:
         assert self.server is not None
-        return f"{self.config.host}:{self.server.port}"
+        return host_port(self.config.host, self.server.port)
 
     def call(self, make: Callable[[], Coroutine[Any, Any, T]], timeout: float = 30.0) -> T:
         """Run a coroutine on the server's loop (to reach the store from a test)."""

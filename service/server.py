@@ -20,7 +20,7 @@ from grpc_health.v1 import health, health_pb2_grpc
 from tricktable.v1 import game_service_pb2, game_service_pb2_grpc
 
 from service import identity, reflection
-from service.config import ServerConfig
+from service.config import ServerConfig, host_port
 from service.game_service import GameService
 from service.interceptors import ErrorInterceptor
 from service.limits import Limits
@@ -125,14 +125,14 @@ class Server:
 
     async def start(self) -> int:
         await self.store.ping()
-        address = f"{self.config.host}:{self.config.port}"
+        address = host_port(self.config.host, self.config.port)
         if self.config.tls_cert and self.config.tls_key:
             pair = (Path(self.config.tls_key).read_bytes(), Path(self.config.tls_cert).read_bytes())
             self.port = self.grpc.add_secure_port(address, grpc.ssl_server_credentials([pair]))
         else:
             self.port = self.grpc.add_insecure_port(address)
         if self.port == 0:
-            raise OSError(f"cannot listen on {self.config.host}:{self.config.port}")
+            raise OSError(f"cannot listen on {address}")
         if isinstance(self.metrics, PrometheusMetrics) and self.config.metrics_port is not None:
             self.metrics_port = self.metrics.serve_http(self.config.host, self.config.metrics_port)
         await self.grpc.start()

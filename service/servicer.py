@@ -9,7 +9,7 @@ so each RPC is written once for every door."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from functools import partial
 from typing import Protocol
 
@@ -19,7 +19,7 @@ from tricktable.v1 import game_service_pb2_grpc
 
 from service import convert, records, validate
 from service.auth import bearer_token
-from service.errors import InvalidRequest
+from service.errors import InvalidRequest, LimitExceeded
 from service.game_service import GameService
 from service.identity import player_token
 from service.limits import Limits, LimitsConfig
@@ -49,6 +49,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     def __init__(self, games: GameService, limits: Limits | None = None) -> None:
         self._games = games
         self._limits = limits or Limits(LimitsConfig(open_games=0))
+        self._paced = limits is not None  # a play stream's moves count against the limits given
 
     async def ListGameTypes(
         self, request: pb.ListGameTypesRequest, context: CallContext
@@ -68,7 +69,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         )
         # The open-games place is taken before the create awaits anything, and given back if
         # it fails: racing creates cannot pass the cap together.
-        with await self._limits.reserve_game(context.peer(), self._games.store.load) as place:
+        metadata = context.invocation_metadata()
+        load = self._games.store.load
+        with await self._limits.reserve_game(context.peer(), load, metadata) as place:
             created = await self._games.create_table(
                 request.game_type,
                 options,
@@ -236,15 +239,33 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             opening.from_version,
             wait_for_turn=opening.wait_for_turn,
         )
-        async for item in session.items(_moves(requests)):
+        paced = None
+        if self._paced:
+            paced = partial(self._limits.move, context.peer(), context.invocation_metadata())
+        async for item in session.items(_moves(requests, paced)):
             yield convert.play_response(item, opening.compact_lay_aside)
 
 
-async def _moves(requests: AsyncIterator[pb.PlayRequest]) -> AsyncIterator[Incoming]:
+async def _moves(
+    requests: AsyncIterator[pb.PlayRequest], paced: Callable[[], Awaitable[None]] | None
+) -> AsyncIterator[Incoming]:
+    """The stream's moves as they arrive; each first waits for its turn under the seat's and
+    the address' move rates (``paced``), as a SubmitMove would, before anything reads it: one
+    over them is answered with that refusal (RESOURCE_EXHAUSTED, RetryInfo) in its turn."""
     async for request in requests:
         if request.WhichOneof("kind") != "move":
             raise InvalidRequest("a play stream is opened once; then it carries moves")
+        if paced is not None:
+            try:
+                await paced()
+            except LimitExceeded as refused:
+                yield request.move.request_id, partial(_refused, refused)
+                continue
         yield request.move.request_id, partial(_move_ask, request.move)
+
+
+def _refused(error: LimitExceeded) -> MoveAsk:
+    raise error
 
 
 def _move_ask(request: pb.PlayMove) -> MoveAsk:

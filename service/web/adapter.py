@@ -85,12 +85,9 @@ class ErrorsToConnect:
         method = _method(ctx)
         place = None
         try:
-            if self._limits is not None:  # its place first, as over gRPC (service.limits)
+            if self._limits is not None:  # its place, then its rates, as over gRPC
                 call = ConnectCall(ctx)
-                place = await self._limits.in_progress(
-                    method, call.peer(), call.invocation_metadata()
-                )
-            self._admit(method, ctx)
+                place = await self._limits.enter(method, call.peer(), call.invocation_metadata())
             response = await call_next(request, ctx)
         except Exception as exc:  # the one place errors become statuses, as over gRPC
             raise connect_error(reject(method, exc, self._metrics)) from None

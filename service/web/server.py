@@ -38,8 +38,14 @@ class WebServer:
     async def start(self) -> int:
         """Bind (a taken port is an error here, not later) and serve; the port bound."""
         family = socket.AF_INET6 if ":" in self._host else socket.AF_INET
+        # ``::`` is every address, IPv4's too, as the gRPC port serves it (Python's
+        # create_server would otherwise make an IPv6 socket IPv6-only).
+        dual = self._host.strip("[]") == "::" and socket.has_dualstack_ipv6()
         sock = socket.create_server(
-            (self._host, self._port), family=family, reuse_port=self._reuse_port
+            (self._host.strip("[]"), self._port),
+            family=family,
+            reuse_port=self._reuse_port,
+            dualstack_ipv6=dual,
         )
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         port: int = sock.getsockname()[1]

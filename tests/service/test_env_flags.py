@@ -11,6 +11,7 @@ import pytest
 from service.cli import build_parser
 from service.cli.env_flags import env_name, flags
 from service.limits import Rate
+from service.proxies import network_list
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,6 +25,8 @@ def _serve_parser() -> argparse.ArgumentParser:
 
 def _sample(action: argparse.Action) -> tuple[str, object]:
     """A value for the variable, other than the default, and what it parses to."""
+    if action.dest == "trusted_proxies":  # repeatable; the variable: comma-separated
+        return "10.0.0.0/8, fd00::/8", tuple(network_list("10.0.0.0/8 fd00::/8"))
     if action.choices is not None:
         choice = next(c for c in action.choices if c != action.default)
         return str(choice), choice

@@ -30,6 +30,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
         "service.auth",
         "service.invites",
         "service.identity",
+        "service.proxies",
         "service.limits",
         "service.config",
         "service.store.redis_pipe",

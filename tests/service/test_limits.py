@@ -23,7 +23,8 @@ from tricktable.v1 import game_service_pb2_grpc
 
 from service.auth import token_hash
 from service.errors import LimitExceeded
-from service.limits import Buckets, Gates, Limits, LimitsConfig, Rate, address_of, holding
+from service.limits import Buckets, Gates, Limits, LimitsConfig, Rate, holding
+from service.proxies import address_of
 from tests.servers import running_server, store_fields
 from tests.service.support import Client, auth, clients, error_info, play_random_game
 
@@ -76,7 +77,8 @@ def test_a_burst_of_2000_create_game_calls_meets_the_default_limit() -> None:
 
 
 def test_a_seat_token_has_its_own_move_rate() -> None:
-    with running_server(limits=LimitsConfig(seat_submit_move=Rate(1, 3))) as (_, client):
+    limits = LimitsConfig(seat_submit_move=Rate(1, 3), rate_wait_s=0)  # refused, never waiting
+    with running_server(limits=limits) as (_, client):
         table = client.table("counterpoint")
         bad = pb.SubmitMoveRequest(game_id=table.game_id, request_id="r")  # no move: invalid
 
@@ -221,7 +223,7 @@ def test_rates_parse_from_flags() -> None:
 
 def test_limits_reach_a_real_client_over_the_wire_with_its_own_address() -> None:
     # The refusal names the address the server saw: the client's, not the server's.
-    with running_server(limits=LimitsConfig(create_game=Rate(1, 1))) as (_, client):
+    with running_server(limits=LimitsConfig(create_game=Rate(1, 1), rate_wait_s=0)) as (_, client):
         client.create("counterpoint")
         with pytest.raises(grpc.RpcError) as caught:
             client.create("counterpoint")
@@ -233,7 +235,7 @@ def test_the_client_waits_as_the_server_says_and_its_move_goes_through() -> None
     from tricktable.client import Client as GameClient
     from tricktable.errors import RateLimited
 
-    with running_server(limits=LimitsConfig(submit_move=Rate(1, 1))) as (server, _):
+    with running_server(limits=LimitsConfig(submit_move=Rate(1, 1), rate_wait_s=0)) as (server, _):
         client = GameClient(server.address)
         with client:
             game = client.create("counterpoint")
@@ -475,7 +477,9 @@ def test_a_refusal_says_to_wait_until_the_bucket_is_full_again() -> None:
     """Its burst of 20 spent at 10 a second, a client is told to wait about 2 seconds (the
     refill), not the 0.1 second until its next token: refused with less than one token left,
     the wait is between 1.9 and 2 seconds however slowly the burst was spent."""
-    with running_server(limits=LimitsConfig(create_game=Rate(10, 20), open_games=0)) as (_, c):
+    with running_server(
+        limits=LimitsConfig(create_game=Rate(10, 20), open_games=0, rate_wait_s=0)
+    ) as (_, c):
         for _ in range(1000):
             try:
                 c.create("counterpoint")

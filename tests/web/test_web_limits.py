@@ -22,6 +22,7 @@ from tests.servers import Served, running_server, store_fields
 from tests.web.support import PROTOCOLS, SERVICE, WebClient, WebError, connect_error
 
 RESOURCE_EXHAUSTED = 8
+INVALID_ARGUMENT = 3
 #: Refill so slow that a test never sees a token come back.
 SLOW = 0.001
 
@@ -43,7 +44,7 @@ def _refused(caught: Any, reason: str) -> WebError:
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 @pytest.mark.parametrize(
-    "limited", [LimitsConfig(create_game=Rate(SLOW, 5), open_games=0)], indirect=True
+    "limited", [LimitsConfig(create_game=Rate(SLOW, 5), open_games=0, rate_wait_s=0)], indirect=True
 )
 def test_a_burst_of_create_game_meets_the_limit(limited: Served, protocol: str) -> None:
     web = WebClient(limited.web_url, protocol)
@@ -64,7 +65,7 @@ def test_a_burst_of_create_game_meets_the_limit(limited: Served, protocol: str) 
 
 
 @pytest.mark.parametrize(
-    "limited", [LimitsConfig(create_game=Rate(SLOW, 3), open_games=0)], indirect=True
+    "limited", [LimitsConfig(create_game=Rate(SLOW, 3), open_games=0, rate_wait_s=0)], indirect=True
 )
 def test_both_doors_draw_on_one_bucket_per_address(
     limited: Served,
@@ -86,7 +87,9 @@ def test_both_doors_draw_on_one_bucket_per_address(
     assert natively.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
-@pytest.mark.parametrize("limited", [LimitsConfig(seat_submit_move=Rate(SLOW, 2))], indirect=True)
+@pytest.mark.parametrize(
+    "limited", [LimitsConfig(seat_submit_move=Rate(SLOW, 2), rate_wait_s=0)], indirect=True
+)
 def test_submit_move_is_limited_per_seat_token(limited: Served) -> None:
     native, url = limited.client, limited.web_url
     table = native.table("counterpoint")
@@ -193,7 +196,7 @@ def test_concurrent_web_creates_meet_the_open_games_cap_exactly(
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 @pytest.mark.parametrize(
-    "limited", [LimitsConfig(create_game=Rate(10, 20), open_games=0)], indirect=True
+    "limited", [LimitsConfig(create_game=Rate(10, 20), open_games=0, rate_wait_s=0)], indirect=True
 )
 def test_a_web_refusal_says_to_wait_until_the_bucket_is_full_again(
     limited: Served, protocol: str
@@ -308,3 +311,29 @@ def test_web_calls_past_the_cap_wait_or_are_refused(redis_url: str) -> None:
     waiting = LimitsConfig(calls_per_address=1)
     with running_server(web_port=0, limits=waiting, redis_url=redis_url) as served:
         assert asyncio.run(_web_list_games(served.web_url, 100)) == Counter({"200": 100})
+
+
+@pytest.mark.parametrize(
+    "limited", [LimitsConfig(seat_submit_move=Rate(20, 1), rate_wait_s=30)], indirect=True
+)
+def test_web_moves_over_the_seats_rate_wait_their_turn_rather_than_fail(limited: Served) -> None:
+    """A seat with a burst of 1 and a token every 50 ms: four web moves at once (each refused
+    as empty, so nothing changes) all reach the handler; the ones over the rate waited for
+    their tokens, in the seat's queue, as over native gRPC."""
+    table = limited.client.table("counterpoint")
+    request = pb.SubmitMoveRequest(game_id=table.game_id, request_id="paced")
+
+    def move(protocol: str) -> int:
+        web = WebClient(limited.web_url, protocol)
+        try:
+            web.call("SubmitMove", request, pb.SubmitMoveResponse, table.tokens[0])
+        except WebError as error:
+            return error.code
+        finally:
+            web.close()
+        return 0
+
+    with ThreadPoolExecutor(4) as pool:
+        codes = list(pool.map(move, ["connect-proto", "connect-json", "grpc-web", "connect-proto"]))
+    assert codes == [INVALID_ARGUMENT] * 4
+    assert limited.client.get(table.game_id).game.version == 0

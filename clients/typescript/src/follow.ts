@@ -6,6 +6,7 @@
 import { type GameType } from "./gen/tricktable/v1/game_types_pb.js";
 import { ServerTime } from "./clock.js";
 import { isTransient, toTricktableError, type TricktableError } from "./errors.js";
+import { type PlainMove } from "./moves.js";
 import { sleep, type GameSession } from "./session.js";
 import { emptyTable, reduceTable, type TableInput, type TableState } from "./table.js";
 
@@ -25,15 +26,24 @@ export interface TableFeed {
   readonly serverTime: ServerTime;
   /** Read the game again now (after a refused move, say) and tell the listener. */
   refresh(): Promise<void>;
-  /** Feed the table something received elsewhere (a move's answer). */
+  /** Feed the table something received elsewhere. */
   apply(input: TableInput): void;
+  /** Make a move decided on the table's view (TableState.viewVersion); the answer's view comes
+   * to the listener at once. Refused: the table is read again and the TricktableError thrown. */
+  move(move: PlainMove): Promise<void>;
   stop(): void;
   /** Settles once the game has ended and its last view has been read (or on stop); rejects
    * with a refusal that ends the following (no such game). */
   readonly done: Promise<void>;
 }
 
-export async function followTable(session: GameSession, listener: (state: TableState) => void, options: FollowOptions = {}): Promise<TableFeed> {
+/** Follow a game as `session`'s seat (or spectator) sees it: `listener` gets each new table,
+ * and the feed itself (from the first call on, before followTable resolves). */
+export async function followTable(
+  session: GameSession,
+  listener: (state: TableState, feed: TableFeed) => void,
+  options: FollowOptions = {},
+): Promise<TableFeed> {
   const stop$ = new AbortController();
   options.signal?.addEventListener("abort", () => stop$.abort(), { once: true });
   const signal = stop$.signal;
@@ -46,7 +56,7 @@ export async function followTable(session: GameSession, listener: (state: TableS
     const next = reduceTable(state, input, gameType);
     if (next !== state) {
       state = next;
-      listener(state);
+      listener(state, feed);
     }
   };
   const take = (snap: Awaited<ReturnType<GameSession["snapshot"]>>): void => {
@@ -67,7 +77,6 @@ export async function followTable(session: GameSession, listener: (state: TableS
       }
     }
   };
-  take(first);
 
   const waiting = async (): Promise<void> => {
     while (!signal.aborted && state.status === "waiting") {
@@ -84,13 +93,18 @@ export async function followTable(session: GameSession, listener: (state: TableS
     }
     if (!signal.aborted) await settle(); // the game's last view
   };
-  const done = Promise.all([waiting(), events()]).then(
-    () => undefined,
-    (err: unknown) => {
-      if (!signal.aborted) throw err;
-    },
-  );
-  return {
+  const move = async (chosen: PlainMove): Promise<void> => {
+    let answer;
+    try {
+      answer = await session.move(chosen, state.viewVersion, { signal });
+    } catch (err) {
+      await settle().catch(() => undefined); // the table as it is now, then the refusal
+      throw err;
+    }
+    apply({ type: "view", view: answer.view, version: answer.viewVersion });
+  };
+  let done: Promise<void> = Promise.resolve();
+  const feed: TableFeed = {
     get state() {
       return state;
     },
@@ -98,7 +112,18 @@ export async function followTable(session: GameSession, listener: (state: TableS
     serverTime,
     refresh,
     apply,
+    move,
     stop: () => stop$.abort(),
-    done,
+    get done() {
+      return done;
+    },
   };
+  take(first);
+  done = Promise.all([waiting(), events()]).then(
+    () => undefined,
+    (err: unknown) => {
+      if (!signal.aborted) throw err;
+    },
+  );
+  return feed;
 }

@@ -52,10 +52,13 @@ export async function followTable(
   const gameType = await session.client.gameType(first.game.gameType);
   let state = emptyTable(gameType, session.gameId);
 
+  let shown = "";
   const apply = (input: TableInput): void => {
     const next = reduceTable(state, input, gameType);
-    if (next !== state) {
+    const text = JSON.stringify(next); // a view read again that shows nothing new is not news
+    if (text !== shown) {
       state = next;
+      shown = text;
       listener(state, feed);
     }
   };

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { memoryStorage, TricktableClient, TricktableError, type ErrorReasonName, type StreamEventsResponse } from "../../src/index.js";
+import { followTable, memoryStorage, timeLeft, TricktableClient, TricktableError, type ErrorReasonName, type StreamEventsResponse } from "../../src/index.js";
 import { chooseMove, seatEveryone, seeded, tableOf, until, type Table } from "../support/play.js";
 import { startProxy, startServer, type RunningServer } from "../support/server.js";
 
@@ -167,5 +167,30 @@ describe("the event stream", () => {
     const next = await events.next();
     await events.return(); // the tab closes again: the stream ends
     assert.equal(Number(next.value?.version), upTo + 1, "the stream goes on after the last version seen");
+  });
+});
+
+describe("clocks", () => {
+  test("a clocked game's table carries each seat's clock, and the server's time is learned from it", async () => {
+    const timeControl = { moveMs: 600_000, bankMs: 60_000, onTimeout: "auto-move" as const };
+    const table = await seatEveryone(server.baseUrl, { gameType: "sixty-six", timeControl });
+    const feed = await followTable(table.seats[0]!, () => undefined);
+    try {
+      await until(() => feed.state.status === "playing" && feed.state.toAct.length > 0);
+      const state = feed.state;
+      const acting = state.seats.find((s) => s.toAct)!;
+      assert.ok(acting.clock?.running && acting.clock.deadlineMs > 0, "the acting seat's clock runs");
+      const waiting = state.seats.find((s) => !s.toAct)!;
+      assert.deepEqual(waiting.clock && [waiting.clock.running, waiting.clock.moveMsLeft, waiting.clock.bankMsLeft], [false, 600_000, 60_000]);
+      assert.ok(feed.serverTime.known, "learned from the running clock");
+      const left = timeLeft(acting.clock, feed.serverTime.now());
+      assert.equal(left.bank, 60_000, "the bank waits behind the move time");
+      assert.ok(left.move <= 600_000);
+      const info = (await table.seats[0]!.snapshot()).game.timeControl;
+      assert.deepEqual(info && [info.moveMs, info.bankMs, info.onTimeout], [600_000, 60_000, "auto-move"]);
+    } finally {
+      feed.stop();
+      await feed.done;
+    }
   });
 });

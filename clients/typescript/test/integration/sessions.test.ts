@@ -64,6 +64,26 @@ describe("the lobby and seats", () => {
     assert.equal(client.resume(game.gameId), null, "leaving an open game forgets the seat");
   });
 
+  test("a table waiting for players follows the game once the last seat is taken", async () => {
+    const host = new TricktableClient({ baseUrl: server.baseUrl });
+    const game = await host.createGame({ gameType: "counterpoint" });
+    const first = await host.join(game.gameId, { playerName: "Ada" });
+    const feed = await followTable(first, () => undefined, { waitingPollMs: 100 });
+    try {
+      assert.equal(feed.state.status, "waiting");
+      assert.deepEqual(feed.state.seats.map((s) => s.taken), [true, false]);
+      await new TricktableClient({ baseUrl: server.baseUrl }).join(game.gameId, { playerName: "Bo" });
+      await until(() => feed.state.status === "playing" && feed.state.current);
+      assert.deepEqual(feed.state.seats.map((s) => s.playerName), ["Ada", "Bo"]);
+      assert.equal(feed.state.hand.reduce((n, row) => n + row.cards.length, 0), feed.state.seats[0]!.handSize, "the hand is dealt");
+      assert.ok(feed.state.yourTurn, "both seats lay their bids aside");
+      assert.ok(feed.state.legal.layAside, "as one compact offer");
+    } finally {
+      feed.stop();
+      await feed.done;
+    }
+  });
+
   test("an option the game does not have is refused by name, and a game nobody has", async () => {
     const client = new TricktableClient({ baseUrl: server.baseUrl });
     const unknown = await refusal(() => client.createGame({ gameType: "counterpoint", options: { no_such_option: 1 } }));

@@ -24,7 +24,34 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tricktable/v1/game_service.proto.
  */
 export const file_tricktable_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("CiB0cmlja3RhYmxlL3YxL2dhbWVfc2VydmljZS5wcm90bxINdHJpY2t0YWJsZS52MSJLCgpTZWF0U3RhdHVzEgwKBHNlYXQYASABKAUSDQoFdGFrZW4YAiABKAgSEwoLcGxheWVyX25hbWUYAyABKAkSCwoDYm90GAQgASgJIpQDCgtHYW1lU3VtbWFyeRIPCgdnYW1lX2lkGAEgASgJEhEKCWdhbWVfdHlwZRgCIAEoCRI4CgdvcHRpb25zGAMgAygLMicudHJpY2t0YWJsZS52MS5HYW1lU3VtbWFyeS5PcHRpb25zRW50cnkSKAoFc2VhdHMYBCADKAsyGS50cmlja3RhYmxlLnYxLlNlYXRTdGF0dXMSKQoGc3RhdHVzGAUgASgOMhkudHJpY2t0YWJsZS52MS5HYW1lU3RhdHVzEg8KB3ZlcnNpb24YBiABKAMSFQoNY3JlYXRlZF9hdF9tcxgHIAEoAxIaCg1yZXNpZ25lZF9zZWF0GAggASgFSACIAQESMAoMdGltZV9jb250cm9sGAkgASgLMhoudHJpY2t0YWJsZS52MS5UaW1lQ29udHJvbBpKCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEikKBXZhbHVlGAIgASgLMhoudHJpY2t0YWJsZS52MS5PcHRpb25WYWx1ZToCOAFCEAoOX3Jlc2lnbmVkX3NlYXQiFgoUTGlzdEdhbWVUeXBlc1JlcXVlc3QiRAoVTGlzdEdhbWVUeXBlc1Jlc3BvbnNlEisKCmdhbWVfdHlwZXMYASADKAsyFy50cmlja3RhYmxlLnYxLkdhbWVUeXBlIuYCChFDcmVhdGVHYW1lUmVxdWVzdBIRCglnYW1lX3R5cGUYASABKAkSPgoHb3B0aW9ucxgCIAMoCzItLnRyaWNrdGFibGUudjEuQ3JlYXRlR2FtZVJlcXVlc3QuT3B0aW9uc0VudHJ5EgwKBHNlZWQYAyABKAwSMAoMdGltZV9jb250cm9sGAQgASgLMhoudHJpY2t0YWJsZS52MS5UaW1lQ29udHJvbBJBCglib3Rfc2VhdHMYBSADKAsyLi50cmlja3RhYmxlLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0LkJvdFNlYXRzRW50cnkaSgoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIpCgV2YWx1ZRgCIAEoCzIaLnRyaWNrdGFibGUudjEuT3B0aW9uVmFsdWU6AjgBGi8KDUJvdFNlYXRzRW50cnkSCwoDa2V5GAEgASgFEg0KBXZhbHVlGAIgASgJOgI4ASI+ChJDcmVhdGVHYW1lUmVzcG9uc2USKAoEZ2FtZRgBIAEoCzIaLnRyaWNrdGFibGUudjEuR2FtZVN1bW1hcnkiTAoQTGlzdEdhbWVzUmVxdWVzdBIRCglnYW1lX3R5cGUYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiVwoRTGlzdEdhbWVzUmVzcG9uc2USKQoFZ2FtZXMYASADKAsyGi50cmlja3RhYmxlLnYxLkdhbWVTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJTCg9Kb2luR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIRCgRzZWF0GAIgASgFSACIAQESEwoLcGxheWVyX25hbWUYAyABKAlCBwoFX3NlYXQiXgoQSm9pbkdhbWVSZXNwb25zZRIMCgRzZWF0GAEgASgFEhIKCnNlYXRfdG9rZW4YAiABKAkSKAoEZ2FtZRgDIAEoCzIaLnRyaWNrdGFibGUudjEuR2FtZVN1bW1hcnkigQEKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFQoNd2FpdF9mb3JfdHVybhgCIAEoCBIaCg1hZnRlcl92ZXJzaW9uGAMgASgDSACIAQESGQoRY29tcGFjdF9sYXlfYXNpZGUYBCABKAhCEAoOX2FmdGVyX3ZlcnNpb24iXgoPR2V0R2FtZVJlc3BvbnNlEigKBGdhbWUYASABKAsyGi50cmlja3RhYmxlLnYxLkdhbWVTdW1tYXJ5EiEKBHZpZXcYAiABKAsyEy50cmlja3RhYmxlLnYxLlZpZXciwwEKEVN1Ym1pdE1vdmVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSIQoEbW92ZRgCIAEoCzITLnRyaWNrdGFibGUudjEuTW92ZRIYChBleHBlY3RlZF92ZXJzaW9uGAMgASgDEhIKCnJlcXVlc3RfaWQYBCABKAkSEQoEc2VhdBgFIAEoBUgAiAEBEhUKDXdhaXRfZm9yX3R1cm4YBiABKAgSGQoRY29tcGFjdF9sYXlfYXNpZGUYByABKAhCBwoFX3NlYXQihAEKElN1Ym1pdE1vdmVSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEiQKBmV2ZW50cxgCIAMoCzIULnRyaWNrdGFibGUudjEuRXZlbnQSIQoEdmlldxgDIAEoCzITLnRyaWNrdGFibGUudjEuVmlldxIUCgx2aWV3X3ZlcnNpb24YBCABKAMiPAoTU3RyZWFtRXZlbnRzUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoAyKXAQoUU3RyZWFtRXZlbnRzUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIRCgRzZWF0GAIgASgFSACIAQESJAoGZXZlbnRzGAMgAygLMhQudHJpY2t0YWJsZS52MS5FdmVudBIaCg1yZXNpZ25lZF9zZWF0GAQgASgFSAGIAQFCBwoFX3NlYXRCEAoOX3Jlc2lnbmVkX3NlYXQiIwoQTGVhdmVHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIj0KEUxlYXZlR2FtZVJlc3BvbnNlEigKBGdhbWUYASABKAsyGi50cmlja3RhYmxlLnYxLkdhbWVTdW1tYXJ5IicKFEdldEdhbWVSZWNvcmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiQgoVR2V0R2FtZVJlY29yZFJlc3BvbnNlEikKBnJlY29yZBgBIAEoCzIZLnRyaWNrdGFibGUudjEuR2FtZVJlY29yZCLvAwoKR2FtZVJlY29yZBIPCgdnYW1lX2lkGAEgASgJEhEKCWdhbWVfdHlwZRgCIAEoCRI3CgdvcHRpb25zGAMgAygLMiYudHJpY2t0YWJsZS52MS5HYW1lUmVjb3JkLk9wdGlvbnNFbnRyeRIoCgVzZWF0cxgEIAMoCzIZLnRyaWNrdGFibGUudjEuU2VhdFN0YXR1cxIpCgZzdGF0dXMYBSABKA4yGS50cmlja3RhYmxlLnYxLkdhbWVTdGF0dXMSFQoNY3JlYXRlZF9hdF9tcxgGIAEoAxIsCgZjaGFuY2UYByADKAsyHC50cmlja3RhYmxlLnYxLkNoYW5jZU91dGNvbWUSJwoFZGVhbHMYCCADKAsyGC50cmlja3RhYmxlLnYxLkRlYWx0UGFjaxImCgVzdGVwcxgJIAMoCzIXLnRyaWNrdGFibGUudjEuR2FtZVN0ZXASDgoGdG90YWxzGAogAygFEg8KB3dpbm5lcnMYCyADKAUSGgoNcmVzaWduZWRfc2VhdBgMIAEoBUgAiAEBGkoKDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSKQoFdmFsdWUYAiABKAsyGi50cmlja3RhYmxlLnYxLk9wdGlvblZhbHVlOgI4AUIQCg5fcmVzaWduZWRfc2VhdCJkCg1DaGFuY2VPdXRjb21lEg0KBWxhYmVsGAEgASgJEicKBHBhY2sYAiABKAsyFy50cmlja3RhYmxlLnYxLkNhcmRMaXN0SAASEAoGbnVtYmVyGAMgASgFSABCCQoHb3V0Y29tZSJACglEZWFsdFBhY2sSDwoHZGVhbF9ubxgBIAEoBRIiCgVjYXJkcxgCIAMoCzITLnRyaWNrdGFibGUudjEuQ2FyZCKuAQoIR2FtZVN0ZXASDwoHdmVyc2lvbhgBIAEoAxIRCgRzZWF0GAIgASgFSACIAQESIQoEbW92ZRgDIAEoCzITLnRyaWNrdGFibGUudjEuTW92ZRIkCgZldmVudHMYBCADKAsyFC50cmlja3RhYmxlLnYxLkV2ZW50EhoKDXJlc2lnbmVkX3NlYXQYBSABKAVIAYgBAUIHCgVfc2VhdEIQCg5fcmVzaWduZWRfc2VhdCJnCgtQbGF5UmVxdWVzdBInCgRvcGVuGAEgASgLMhcudHJpY2t0YWJsZS52MS5QbGF5T3BlbkgAEicKBG1vdmUYAiABKAsyFy50cmlja3RhYmxlLnYxLlBsYXlNb3ZlSABCBgoEa2luZCJjCghQbGF5T3BlbhIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoAxIZChFjb21wYWN0X2xheV9hc2lkZRgDIAEoCBIVCg13YWl0X2Zvcl90dXJuGAQgASgIIlsKCFBsYXlNb3ZlEiEKBG1vdmUYASABKAsyEy50cmlja3RhYmxlLnYxLk1vdmUSGAoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoAxISCgpyZXF1ZXN0X2lkGAMgASgJItwBCgxQbGF5UmVzcG9uc2USMwoGcmVzdWx0GAEgASgLMh0udHJpY2t0YWJsZS52MS5QbGF5TW92ZVJlc3VsdEICGAFIABI5CgZldmVudHMYAiABKAsyIy50cmlja3RhYmxlLnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlQgIYAUgAEisKBHZpZXcYAyABKAsyFy50cmlja3RhYmxlLnYxLlBsYXlWaWV3QgIYAUgAEicKBHN0ZXAYBCABKAsyFy50cmlja3RhYmxlLnYxLlBsYXlTdGVwSABCBgoEa2luZCKVAQoIUGxheVN0ZXASLQoGcmVzdWx0GAEgASgLMh0udHJpY2t0YWJsZS52MS5QbGF5TW92ZVJlc3VsdBIzCgZldmVudHMYAiADKAsyIy50cmlja3RhYmxlLnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlEiUKBHZpZXcYAyABKAsyFy50cmlja3RhYmxlLnYxLlBsYXlWaWV3Im0KDlBsYXlNb3ZlUmVzdWx0EhIKCnJlcXVlc3RfaWQYASABKAkSEQoHdmVyc2lvbhgCIAEoA0gAEikKBWVycm9yGAMgASgLMhgudHJpY2t0YWJsZS52MS5QbGF5RXJyb3JIAEIJCgdvdXRjb21lIlEKCVBsYXlFcnJvchIMCgRjb2RlGAEgASgFEg8KB21lc3NhZ2UYAiABKAkSJQoHZGV0YWlscxgDIAMoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkiPgoIUGxheVZpZXcSDwoHdmVyc2lvbhgBIAEoAxIhCgR2aWV3GAIgASgLMhMudHJpY2t0YWJsZS52MS5WaWV3KpABCgpHYW1lU3RhdHVzEhsKF0dBTUVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFwoTR0FNRV9TVEFUVVNfV0FJVElORxABEhcKE0dBTUVfU1RBVFVTX1BMQVlJTkcQAhIYChRHQU1FX1NUQVRVU19GSU5JU0hFRBADEhkKFUdBTUVfU1RBVFVTX0FCQU5ET05FRBAEMsIGCgtHYW1lU2VydmljZRJaCg1MaXN0R2FtZVR5cGVzEiMudHJpY2t0YWJsZS52MS5MaXN0R2FtZVR5cGVzUmVxdWVzdBokLnRyaWNrdGFibGUudjEuTGlzdEdhbWVUeXBlc1Jlc3BvbnNlElEKCkNyZWF0ZUdhbWUSIC50cmlja3RhYmxlLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0GiEudHJpY2t0YWJsZS52MS5DcmVhdGVHYW1lUmVzcG9uc2USTgoJTGlzdEdhbWVzEh8udHJpY2t0YWJsZS52MS5MaXN0R2FtZXNSZXF1ZXN0GiAudHJpY2t0YWJsZS52MS5MaXN0R2FtZXNSZXNwb25zZRJLCghKb2luR2FtZRIeLnRyaWNrdGFibGUudjEuSm9pbkdhbWVSZXF1ZXN0Gh8udHJpY2t0YWJsZS52MS5Kb2luR2FtZVJlc3BvbnNlEkgKB0dldEdhbWUSHS50cmlja3RhYmxlLnYxLkdldEdhbWVSZXF1ZXN0Gh4udHJpY2t0YWJsZS52MS5HZXRHYW1lUmVzcG9uc2USUQoKU3VibWl0TW92ZRIgLnRyaWNrdGFibGUudjEuU3VibWl0TW92ZVJlcXVlc3QaIS50cmlja3RhYmxlLnYxLlN1Ym1pdE1vdmVSZXNwb25zZRJZCgxTdHJlYW1FdmVudHMSIi50cmlja3RhYmxlLnYxLlN0cmVhbUV2ZW50c1JlcXVlc3QaIy50cmlja3RhYmxlLnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlMAESTgoJTGVhdmVHYW1lEh8udHJpY2t0YWJsZS52MS5MZWF2ZUdhbWVSZXF1ZXN0GiAudHJpY2t0YWJsZS52MS5MZWF2ZUdhbWVSZXNwb25zZRJaCg1HZXRHYW1lUmVjb3JkEiMudHJpY2t0YWJsZS52MS5HZXRHYW1lUmVjb3JkUmVxdWVzdBokLnRyaWNrdGFibGUudjEuR2V0R2FtZVJlY29yZFJlc3BvbnNlEkMKBFBsYXkSGi50cmlja3RhYmxlLnYxLlBsYXlSZXF1ZXN0GhsudHJpY2t0YWJsZS52MS5QbGF5UmVzcG9uc2UoATABUAJiBnByb3RvMw", [file_google_protobuf_any, file_tricktable_v1_cards, file_tricktable_v1_clocks, file_tricktable_v1_events, file_tricktable_v1_game_types, file_tricktable_v1_moves, file_tricktable_v1_views]);
+  fileDesc("CiB0cmlja3RhYmxlL3YxL2dhbWVfc2VydmljZS5wcm90bxINdHJpY2t0YWJsZS52MSIyCg9TZWF0UmVzZXJ2YXRpb24SDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkiSwoKU2VhdFN0YXR1cxIMCgRzZWF0GAEgASgFEg0KBXRha2VuGAIgASgIEhMKC3BsYXllcl9uYW1lGAMgASgJEgsKA2JvdBgEIAEoCSLbAwoLR2FtZVN1bW1hcnkSDwoHZ2FtZV9pZBgBIAEoCRIRCglnYW1lX3R5cGUYAiABKAkSOAoHb3B0aW9ucxgDIAMoCzInLnRyaWNrdGFibGUudjEuR2FtZVN1bW1hcnkuT3B0aW9uc0VudHJ5EigKBXNlYXRzGAQgAygLMhkudHJpY2t0YWJsZS52MS5TZWF0U3RhdHVzEikKBnN0YXR1cxgFIAEoDjIZLnRyaWNrdGFibGUudjEuR2FtZVN0YXR1cxIPCgd2ZXJzaW9uGAYgASgDEhUKDWNyZWF0ZWRfYXRfbXMYByABKAMSGgoNcmVzaWduZWRfc2VhdBgIIAEoBUgAiAEBEjAKDHRpbWVfY29udHJvbBgJIAEoCzIaLnRyaWNrdGFibGUudjEuVGltZUNvbnRyb2wSLQoKdmlzaWJpbGl0eRgKIAEoDjIZLnRyaWNrdGFibGUudjEuVmlzaWJpbGl0eRIWCg5yZXNlcnZlZF9zZWF0cxgLIAMoBRpKCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEikKBXZhbHVlGAIgASgLMhoudHJpY2t0YWJsZS52MS5PcHRpb25WYWx1ZToCOAFCEAoOX3Jlc2lnbmVkX3NlYXQiFgoUTGlzdEdhbWVUeXBlc1JlcXVlc3QiRAoVTGlzdEdhbWVUeXBlc1Jlc3BvbnNlEisKCmdhbWVfdHlwZXMYASADKAsyFy50cmlja3RhYmxlLnYxLkdhbWVUeXBlIs0DChFDcmVhdGVHYW1lUmVxdWVzdBIRCglnYW1lX3R5cGUYASABKAkSPgoHb3B0aW9ucxgCIAMoCzItLnRyaWNrdGFibGUudjEuQ3JlYXRlR2FtZVJlcXVlc3QuT3B0aW9uc0VudHJ5EgwKBHNlZWQYAyABKAwSMAoMdGltZV9jb250cm9sGAQgASgLMhoudHJpY2t0YWJsZS52MS5UaW1lQ29udHJvbBJBCglib3Rfc2VhdHMYBSADKAsyLi50cmlja3RhYmxlLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0LkJvdFNlYXRzRW50cnkSLQoKdmlzaWJpbGl0eRgGIAEoDjIZLnRyaWNrdGFibGUudjEuVmlzaWJpbGl0eRI2Cg5yZXNlcnZlZF9zZWF0cxgHIAMoCzIeLnRyaWNrdGFibGUudjEuU2VhdFJlc2VydmF0aW9uGkoKDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSKQoFdmFsdWUYAiABKAsyGi50cmlja3RhYmxlLnYxLk9wdGlvblZhbHVlOgI4ARovCg1Cb3RTZWF0c0VudHJ5EgsKA2tleRgBIAEoBRINCgV2YWx1ZRgCIAEoCToCOAEi3gEKEkNyZWF0ZUdhbWVSZXNwb25zZRIoCgRnYW1lGAEgASgLMhoudHJpY2t0YWJsZS52MS5HYW1lU3VtbWFyeRITCgtpbnZpdGVfY29kZRgCIAEoCRJRChFzZWF0X2ludml0ZV9jb2RlcxgDIAMoCzI2LnRyaWNrdGFibGUudjEuQ3JlYXRlR2FtZVJlc3BvbnNlLlNlYXRJbnZpdGVDb2Rlc0VudHJ5GjYKFFNlYXRJbnZpdGVDb2Rlc0VudHJ5EgsKA2tleRgBIAEoBRINCgV2YWx1ZRgCIAEoCToCOAEiTAoQTGlzdEdhbWVzUmVxdWVzdBIRCglnYW1lX3R5cGUYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiVwoRTGlzdEdhbWVzUmVzcG9uc2USKQoFZ2FtZXMYASADKAsyGi50cmlja3RhYmxlLnYxLkdhbWVTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJoCg9Kb2luR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIRCgRzZWF0GAIgASgFSACIAQESEwoLcGxheWVyX25hbWUYAyABKAkSEwoLaW52aXRlX2NvZGUYBCABKAlCBwoFX3NlYXQiXgoQSm9pbkdhbWVSZXNwb25zZRIMCgRzZWF0GAEgASgFEhIKCnNlYXRfdG9rZW4YAiABKAkSKAoEZ2FtZRgDIAEoCzIaLnRyaWNrdGFibGUudjEuR2FtZVN1bW1hcnkigQEKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFQoNd2FpdF9mb3JfdHVybhgCIAEoCBIaCg1hZnRlcl92ZXJzaW9uGAMgASgDSACIAQESGQoRY29tcGFjdF9sYXlfYXNpZGUYBCABKAhCEAoOX2FmdGVyX3ZlcnNpb24iXgoPR2V0R2FtZVJlc3BvbnNlEigKBGdhbWUYASABKAsyGi50cmlja3RhYmxlLnYxLkdhbWVTdW1tYXJ5EiEKBHZpZXcYAiABKAsyEy50cmlja3RhYmxlLnYxLlZpZXciwwEKEVN1Ym1pdE1vdmVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSIQoEbW92ZRgCIAEoCzITLnRyaWNrdGFibGUudjEuTW92ZRIYChBleHBlY3RlZF92ZXJzaW9uGAMgASgDEhIKCnJlcXVlc3RfaWQYBCABKAkSEQoEc2VhdBgFIAEoBUgAiAEBEhUKDXdhaXRfZm9yX3R1cm4YBiABKAgSGQoRY29tcGFjdF9sYXlfYXNpZGUYByABKAhCBwoFX3NlYXQihAEKElN1Ym1pdE1vdmVSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEiQKBmV2ZW50cxgCIAMoCzIULnRyaWNrdGFibGUudjEuRXZlbnQSIQoEdmlldxgDIAEoCzITLnRyaWNrdGFibGUudjEuVmlldxIUCgx2aWV3X3ZlcnNpb24YBCABKAMiPAoTU3RyZWFtRXZlbnRzUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoAyLFAQoUU3RyZWFtRXZlbnRzUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIRCgRzZWF0GAIgASgFSACIAQESJAoGZXZlbnRzGAMgAygLMhQudHJpY2t0YWJsZS52MS5FdmVudBIaCg1yZXNpZ25lZF9zZWF0GAQgASgFSAGIAQESLAoHcmVtYXRjaBgFIAEoCzIbLnRyaWNrdGFibGUudjEuUmVtYXRjaE9mZmVyQgcKBV9zZWF0QhAKDl9yZXNpZ25lZF9zZWF0IiMKEExlYXZlR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSI9ChFMZWF2ZUdhbWVSZXNwb25zZRIoCgRnYW1lGAEgASgLMhoudHJpY2t0YWJsZS52MS5HYW1lU3VtbWFyeSInChRHZXRHYW1lUmVjb3JkUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIkIKFUdldEdhbWVSZWNvcmRSZXNwb25zZRIpCgZyZWNvcmQYASABKAsyGS50cmlja3RhYmxlLnYxLkdhbWVSZWNvcmQi7wMKCkdhbWVSZWNvcmQSDwoHZ2FtZV9pZBgBIAEoCRIRCglnYW1lX3R5cGUYAiABKAkSNwoHb3B0aW9ucxgDIAMoCzImLnRyaWNrdGFibGUudjEuR2FtZVJlY29yZC5PcHRpb25zRW50cnkSKAoFc2VhdHMYBCADKAsyGS50cmlja3RhYmxlLnYxLlNlYXRTdGF0dXMSKQoGc3RhdHVzGAUgASgOMhkudHJpY2t0YWJsZS52MS5HYW1lU3RhdHVzEhUKDWNyZWF0ZWRfYXRfbXMYBiABKAMSLAoGY2hhbmNlGAcgAygLMhwudHJpY2t0YWJsZS52MS5DaGFuY2VPdXRjb21lEicKBWRlYWxzGAggAygLMhgudHJpY2t0YWJsZS52MS5EZWFsdFBhY2sSJgoFc3RlcHMYCSADKAsyFy50cmlja3RhYmxlLnYxLkdhbWVTdGVwEg4KBnRvdGFscxgKIAMoBRIPCgd3aW5uZXJzGAsgAygFEhoKDXJlc2lnbmVkX3NlYXQYDCABKAVIAIgBARpKCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEikKBXZhbHVlGAIgASgLMhoudHJpY2t0YWJsZS52MS5PcHRpb25WYWx1ZToCOAFCEAoOX3Jlc2lnbmVkX3NlYXQiZAoNQ2hhbmNlT3V0Y29tZRINCgVsYWJlbBgBIAEoCRInCgRwYWNrGAIgASgLMhcudHJpY2t0YWJsZS52MS5DYXJkTGlzdEgAEhAKBm51bWJlchgDIAEoBUgAQgkKB291dGNvbWUiQAoJRGVhbHRQYWNrEg8KB2RlYWxfbm8YASABKAUSIgoFY2FyZHMYAiADKAsyEy50cmlja3RhYmxlLnYxLkNhcmQirgEKCEdhbWVTdGVwEg8KB3ZlcnNpb24YASABKAMSEQoEc2VhdBgCIAEoBUgAiAEBEiEKBG1vdmUYAyABKAsyEy50cmlja3RhYmxlLnYxLk1vdmUSJAoGZXZlbnRzGAQgAygLMhQudHJpY2t0YWJsZS52MS5FdmVudBIaCg1yZXNpZ25lZF9zZWF0GAUgASgFSAGIAQFCBwoFX3NlYXRCEAoOX3Jlc2lnbmVkX3NlYXQiZwoLUGxheVJlcXVlc3QSJwoEb3BlbhgBIAEoCzIXLnRyaWNrdGFibGUudjEuUGxheU9wZW5IABInCgRtb3ZlGAIgASgLMhcudHJpY2t0YWJsZS52MS5QbGF5TW92ZUgAQgYKBGtpbmQiYwoIUGxheU9wZW4SDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAMSGQoRY29tcGFjdF9sYXlfYXNpZGUYAyABKAgSFQoNd2FpdF9mb3JfdHVybhgEIAEoCCJbCghQbGF5TW92ZRIhCgRtb3ZlGAEgASgLMhMudHJpY2t0YWJsZS52MS5Nb3ZlEhgKEGV4cGVjdGVkX3ZlcnNpb24YAiABKAMSEgoKcmVxdWVzdF9pZBgDIAEoCSLcAQoMUGxheVJlc3BvbnNlEjMKBnJlc3VsdBgBIAEoCzIdLnRyaWNrdGFibGUudjEuUGxheU1vdmVSZXN1bHRCAhgBSAASOQoGZXZlbnRzGAIgASgLMiMudHJpY2t0YWJsZS52MS5TdHJlYW1FdmVudHNSZXNwb25zZUICGAFIABIrCgR2aWV3GAMgASgLMhcudHJpY2t0YWJsZS52MS5QbGF5Vmlld0ICGAFIABInCgRzdGVwGAQgASgLMhcudHJpY2t0YWJsZS52MS5QbGF5U3RlcEgAQgYKBGtpbmQilQEKCFBsYXlTdGVwEi0KBnJlc3VsdBgBIAEoCzIdLnRyaWNrdGFibGUudjEuUGxheU1vdmVSZXN1bHQSMwoGZXZlbnRzGAIgAygLMiMudHJpY2t0YWJsZS52MS5TdHJlYW1FdmVudHNSZXNwb25zZRIlCgR2aWV3GAMgASgLMhcudHJpY2t0YWJsZS52MS5QbGF5VmlldyJtCg5QbGF5TW92ZVJlc3VsdBISCgpyZXF1ZXN0X2lkGAEgASgJEhEKB3ZlcnNpb24YAiABKANIABIpCgVlcnJvchgDIAEoCzIYLnRyaWNrdGFibGUudjEuUGxheUVycm9ySABCCQoHb3V0Y29tZSJRCglQbGF5RXJyb3ISDAoEY29kZRgBIAEoBRIPCgdtZXNzYWdlGAIgASgJEiUKB2RldGFpbHMYAyADKAsyFC5nb29nbGUucHJvdG9idWYuQW55Ij4KCFBsYXlWaWV3Eg8KB3ZlcnNpb24YASABKAMSIQoEdmlldxgCIAEoCzITLnRyaWNrdGFibGUudjEuVmlldyKcAgoQUXVpY2tQbGF5UmVxdWVzdBIRCglnYW1lX3R5cGUYASABKAkSPQoHb3B0aW9ucxgCIAMoCzIsLnRyaWNrdGFibGUudjEuUXVpY2tQbGF5UmVxdWVzdC5PcHRpb25zRW50cnkSMAoMdGltZV9jb250cm9sGAMgASgLMhoudHJpY2t0YWJsZS52MS5UaW1lQ29udHJvbBITCgtwbGF5ZXJfbmFtZRgEIAEoCRIOCgZ0aWNrZXQYBSABKAkSEwoLYm90X3dhaXRfbXMYBiABKA0aSgoMT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIpCgV2YWx1ZRgCIAEoCzIaLnRyaWNrdGFibGUudjEuT3B0aW9uVmFsdWU6AjgBIoEBChFRdWlja1BsYXlSZXNwb25zZRIwCgZxdWV1ZWQYASABKAsyHi50cmlja3RhYmxlLnYxLlF1aWNrUGxheVF1ZXVlZEgAEjIKB21hdGNoZWQYAiABKAsyHy50cmlja3RhYmxlLnYxLlF1aWNrUGxheU1hdGNoZWRIAEIGCgRraW5kIjIKD1F1aWNrUGxheVF1ZXVlZBIOCgZ0aWNrZXQYASABKAkSDwoHd2FpdGluZxgCIAEoBSJFChBRdWlja1BsYXlNYXRjaGVkEg8KB2dhbWVfaWQYASABKAkSDAoEc2VhdBgCIAEoBRISCgpzZWF0X3Rva2VuGAMgASgJIigKFkNhbmNlbFF1aWNrUGxheVJlcXVlc3QSDgoGdGlja2V0GAEgASgJIiwKF0NhbmNlbFF1aWNrUGxheVJlc3BvbnNlEhEKCWNhbmNlbGxlZBgBIAEoCCJMChNSZXZva2VJbnZpdGVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEwoLaW52aXRlX2NvZGUYAiABKAkSDwoHcmVpc3N1ZRgDIAEoCCIrChRSZXZva2VJbnZpdGVSZXNwb25zZRITCgtpbnZpdGVfY29kZRgBIAEoCSIhCg5SZW1hdGNoUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIj8KD1JlbWF0Y2hSZXNwb25zZRIsCgdyZW1hdGNoGAEgASgLMhsudHJpY2t0YWJsZS52MS5SZW1hdGNoT2ZmZXIiMQoMUmVtYXRjaE9mZmVyEhAKCGFjY2VwdGVkGAEgAygFEg8KB2dhbWVfaWQYAiABKAkiJwoSTGlzdE15R2FtZXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBSI7ChNMaXN0TXlHYW1lc1Jlc3BvbnNlEiQKBWdhbWVzGAEgAygLMhUudHJpY2t0YWJsZS52MS5NeUdhbWUiQAoGTXlHYW1lEigKBGdhbWUYASABKAsyGi50cmlja3RhYmxlLnYxLkdhbWVTdW1tYXJ5EgwKBHNlYXQYAiABKAUqWAoKVmlzaWJpbGl0eRIaChZWSVNJQklMSVRZX1VOU1BFQ0lGSUVEEAASFQoRVklTSUJJTElUWV9QVUJMSUMQARIXChNWSVNJQklMSVRZX1VOTElTVEVEEAIqkAEKCkdhbWVTdGF0dXMSGwoXR0FNRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIXChNHQU1FX1NUQVRVU19XQUlUSU5HEAESFwoTR0FNRV9TVEFUVVNfUExBWUlORxACEhgKFEdBTUVfU1RBVFVTX0ZJTklTSEVEEAMSGQoVR0FNRV9TVEFUVVNfQUJBTkRPTkVEEAQy7wkKC0dhbWVTZXJ2aWNlEloKDUxpc3RHYW1lVHlwZXMSIy50cmlja3RhYmxlLnYxLkxpc3RHYW1lVHlwZXNSZXF1ZXN0GiQudHJpY2t0YWJsZS52MS5MaXN0R2FtZVR5cGVzUmVzcG9uc2USUQoKQ3JlYXRlR2FtZRIgLnRyaWNrdGFibGUudjEuQ3JlYXRlR2FtZVJlcXVlc3QaIS50cmlja3RhYmxlLnYxLkNyZWF0ZUdhbWVSZXNwb25zZRJOCglMaXN0R2FtZXMSHy50cmlja3RhYmxlLnYxLkxpc3RHYW1lc1JlcXVlc3QaIC50cmlja3RhYmxlLnYxLkxpc3RHYW1lc1Jlc3BvbnNlEksKCEpvaW5HYW1lEh4udHJpY2t0YWJsZS52MS5Kb2luR2FtZVJlcXVlc3QaHy50cmlja3RhYmxlLnYxLkpvaW5HYW1lUmVzcG9uc2USSAoHR2V0R2FtZRIdLnRyaWNrdGFibGUudjEuR2V0R2FtZVJlcXVlc3QaHi50cmlja3RhYmxlLnYxLkdldEdhbWVSZXNwb25zZRJRCgpTdWJtaXRNb3ZlEiAudHJpY2t0YWJsZS52MS5TdWJtaXRNb3ZlUmVxdWVzdBohLnRyaWNrdGFibGUudjEuU3VibWl0TW92ZVJlc3BvbnNlElkKDFN0cmVhbUV2ZW50cxIiLnRyaWNrdGFibGUudjEuU3RyZWFtRXZlbnRzUmVxdWVzdBojLnRyaWNrdGFibGUudjEuU3RyZWFtRXZlbnRzUmVzcG9uc2UwARJOCglMZWF2ZUdhbWUSHy50cmlja3RhYmxlLnYxLkxlYXZlR2FtZVJlcXVlc3QaIC50cmlja3RhYmxlLnYxLkxlYXZlR2FtZVJlc3BvbnNlEloKDUdldEdhbWVSZWNvcmQSIy50cmlja3RhYmxlLnYxLkdldEdhbWVSZWNvcmRSZXF1ZXN0GiQudHJpY2t0YWJsZS52MS5HZXRHYW1lUmVjb3JkUmVzcG9uc2USQwoEUGxheRIaLnRyaWNrdGFibGUudjEuUGxheVJlcXVlc3QaGy50cmlja3RhYmxlLnYxLlBsYXlSZXNwb25zZSgBMAESUAoJUXVpY2tQbGF5Eh8udHJpY2t0YWJsZS52MS5RdWlja1BsYXlSZXF1ZXN0GiAudHJpY2t0YWJsZS52MS5RdWlja1BsYXlSZXNwb25zZTABEmAKD0NhbmNlbFF1aWNrUGxheRIlLnRyaWNrdGFibGUudjEuQ2FuY2VsUXVpY2tQbGF5UmVxdWVzdBomLnRyaWNrdGFibGUudjEuQ2FuY2VsUXVpY2tQbGF5UmVzcG9uc2USVwoMUmV2b2tlSW52aXRlEiIudHJpY2t0YWJsZS52MS5SZXZva2VJbnZpdGVSZXF1ZXN0GiMudHJpY2t0YWJsZS52MS5SZXZva2VJbnZpdGVSZXNwb25zZRJICgdSZW1hdGNoEh0udHJpY2t0YWJsZS52MS5SZW1hdGNoUmVxdWVzdBoeLnRyaWNrdGFibGUudjEuUmVtYXRjaFJlc3BvbnNlElQKC0xpc3RNeUdhbWVzEiEudHJpY2t0YWJsZS52MS5MaXN0TXlHYW1lc1JlcXVlc3QaIi50cmlja3RhYmxlLnYxLkxpc3RNeUdhbWVzUmVzcG9uc2VQAmIGcHJvdG8z", [file_google_protobuf_any, file_tricktable_v1_cards, file_tricktable_v1_clocks, file_tricktable_v1_events, file_tricktable_v1_game_types, file_tricktable_v1_moves, file_tricktable_v1_views]);
+
+/**
+ * A seat kept for one invitee: it is taken only with the invite code made for it (returned
+ * in CreateGameResponse.seat_invite_codes).
+ *
+ * @generated from message tricktable.v1.SeatReservation
+ */
+export type SeatReservation = Message<"tricktable.v1.SeatReservation"> & {
+  /**
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * Kept for this player identity instead (see x-player-token): no code is made for it.
+   *
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+};
+
+/**
+ * Describes the message tricktable.v1.SeatReservation.
+ * Use `create(SeatReservationSchema)` to create a new message.
+ */
+export const SeatReservationSchema: GenMessage<SeatReservation> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 0);
 
 /**
  * A seat at a game, as the lobby shows it.
@@ -61,7 +88,7 @@ export type SeatStatus = Message<"tricktable.v1.SeatStatus"> & {
  * Use `create(SeatStatusSchema)` to create a new message.
  */
 export const SeatStatusSchema: GenMessage<SeatStatus> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 0);
+  messageDesc(file_tricktable_v1_game_service, 1);
 
 /**
  * A game as the lobby shows it. The seed is never part of it.
@@ -123,6 +150,20 @@ export type GameSummary = Message<"tricktable.v1.GameSummary"> & {
    * @generated from field: tricktable.v1.TimeControl time_control = 9;
    */
   timeControl?: TimeControl | undefined;
+
+  /**
+   * As CreateGame asked; VISIBILITY_UNSPECIFIED (public) when it did not say.
+   *
+   * @generated from field: tricktable.v1.Visibility visibility = 10;
+   */
+  visibility: Visibility;
+
+  /**
+   * Seats kept for invitees (taken only with their code) while they are open.
+   *
+   * @generated from field: repeated int32 reserved_seats = 11;
+   */
+  reservedSeats: number[];
 };
 
 /**
@@ -130,7 +171,7 @@ export type GameSummary = Message<"tricktable.v1.GameSummary"> & {
  * Use `create(GameSummarySchema)` to create a new message.
  */
 export const GameSummarySchema: GenMessage<GameSummary> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 1);
+  messageDesc(file_tricktable_v1_game_service, 2);
 
 /**
  * @generated from message tricktable.v1.ListGameTypesRequest
@@ -143,7 +184,7 @@ export type ListGameTypesRequest = Message<"tricktable.v1.ListGameTypesRequest">
  * Use `create(ListGameTypesRequestSchema)` to create a new message.
  */
 export const ListGameTypesRequestSchema: GenMessage<ListGameTypesRequest> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 2);
+  messageDesc(file_tricktable_v1_game_service, 3);
 
 /**
  * @generated from message tricktable.v1.ListGameTypesResponse
@@ -160,7 +201,7 @@ export type ListGameTypesResponse = Message<"tricktable.v1.ListGameTypesResponse
  * Use `create(ListGameTypesResponseSchema)` to create a new message.
  */
 export const ListGameTypesResponseSchema: GenMessage<ListGameTypesResponse> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 3);
+  messageDesc(file_tricktable_v1_game_service, 4);
 
 /**
  * @generated from message tricktable.v1.CreateGameRequest
@@ -205,6 +246,20 @@ export type CreateGameRequest = Message<"tricktable.v1.CreateGameRequest"> & {
    * @generated from field: map<int32, string> bot_seats = 5;
    */
   botSeats: { [key: number]: string };
+
+  /**
+   * VISIBILITY_UNLISTED: the game is not in ListGames and is joined with the invite code.
+   *
+   * @generated from field: tricktable.v1.Visibility visibility = 6;
+   */
+  visibility: Visibility;
+
+  /**
+   * Seats kept for named invitees, each taken only with its own code.
+   *
+   * @generated from field: repeated tricktable.v1.SeatReservation reserved_seats = 7;
+   */
+  reservedSeats: SeatReservation[];
 };
 
 /**
@@ -212,7 +267,7 @@ export type CreateGameRequest = Message<"tricktable.v1.CreateGameRequest"> & {
  * Use `create(CreateGameRequestSchema)` to create a new message.
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 4);
+  messageDesc(file_tricktable_v1_game_service, 5);
 
 /**
  * @generated from message tricktable.v1.CreateGameResponse
@@ -222,6 +277,21 @@ export type CreateGameResponse = Message<"tricktable.v1.CreateGameResponse"> & {
    * @generated from field: tricktable.v1.GameSummary game = 1;
    */
   game?: GameSummary | undefined;
+
+  /**
+   * An unlisted game's invite code (22+ characters, 128 bits): shown only here, to the creator;
+   * the server keeps only its hash. Empty for a public game.
+   *
+   * @generated from field: string invite_code = 2;
+   */
+  inviteCode: string;
+
+  /**
+   * The invite code of each reserved seat, by seat.
+   *
+   * @generated from field: map<int32, string> seat_invite_codes = 3;
+   */
+  seatInviteCodes: { [key: number]: string };
 };
 
 /**
@@ -229,7 +299,7 @@ export type CreateGameResponse = Message<"tricktable.v1.CreateGameResponse"> & {
  * Use `create(CreateGameResponseSchema)` to create a new message.
  */
 export const CreateGameResponseSchema: GenMessage<CreateGameResponse> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 5);
+  messageDesc(file_tricktable_v1_game_service, 6);
 
 /**
  * @generated from message tricktable.v1.ListGamesRequest
@@ -262,7 +332,7 @@ export type ListGamesRequest = Message<"tricktable.v1.ListGamesRequest"> & {
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 6);
+  messageDesc(file_tricktable_v1_game_service, 7);
 
 /**
  * @generated from message tricktable.v1.ListGamesResponse
@@ -286,7 +356,7 @@ export type ListGamesResponse = Message<"tricktable.v1.ListGamesResponse"> & {
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 7);
+  messageDesc(file_tricktable_v1_game_service, 8);
 
 /**
  * @generated from message tricktable.v1.JoinGameRequest
@@ -310,6 +380,13 @@ export type JoinGameRequest = Message<"tricktable.v1.JoinGameRequest"> & {
    * @generated from field: string player_name = 3;
    */
   playerName: string;
+
+  /**
+   * An unlisted game's invite code, or a reserved seat's (which takes that seat).
+   *
+   * @generated from field: string invite_code = 4;
+   */
+  inviteCode: string;
 };
 
 /**
@@ -317,7 +394,7 @@ export type JoinGameRequest = Message<"tricktable.v1.JoinGameRequest"> & {
  * Use `create(JoinGameRequestSchema)` to create a new message.
  */
 export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 8);
+  messageDesc(file_tricktable_v1_game_service, 9);
 
 /**
  * @generated from message tricktable.v1.JoinGameResponse
@@ -346,7 +423,7 @@ export type JoinGameResponse = Message<"tricktable.v1.JoinGameResponse"> & {
  * Use `create(JoinGameResponseSchema)` to create a new message.
  */
 export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 9);
+  messageDesc(file_tricktable_v1_game_service, 10);
 
 /**
  * @generated from message tricktable.v1.GetGameRequest
@@ -389,7 +466,7 @@ export type GetGameRequest = Message<"tricktable.v1.GetGameRequest"> & {
  * Use `create(GetGameRequestSchema)` to create a new message.
  */
 export const GetGameRequestSchema: GenMessage<GetGameRequest> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 10);
+  messageDesc(file_tricktable_v1_game_service, 11);
 
 /**
  * @generated from message tricktable.v1.GetGameResponse
@@ -411,7 +488,7 @@ export type GetGameResponse = Message<"tricktable.v1.GetGameResponse"> & {
  * Use `create(GetGameResponseSchema)` to create a new message.
  */
 export const GetGameResponseSchema: GenMessage<GetGameResponse> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 11);
+  messageDesc(file_tricktable_v1_game_service, 12);
 
 /**
  * @generated from message tricktable.v1.SubmitMoveRequest
@@ -473,7 +550,7 @@ export type SubmitMoveRequest = Message<"tricktable.v1.SubmitMoveRequest"> & {
  * Use `create(SubmitMoveRequestSchema)` to create a new message.
  */
 export const SubmitMoveRequestSchema: GenMessage<SubmitMoveRequest> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 12);
+  messageDesc(file_tricktable_v1_game_service, 13);
 
 /**
  * @generated from message tricktable.v1.SubmitMoveResponse
@@ -514,7 +591,7 @@ export type SubmitMoveResponse = Message<"tricktable.v1.SubmitMoveResponse"> & {
  * Use `create(SubmitMoveResponseSchema)` to create a new message.
  */
 export const SubmitMoveResponseSchema: GenMessage<SubmitMoveResponse> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 13);
+  messageDesc(file_tricktable_v1_game_service, 14);
 
 /**
  * @generated from message tricktable.v1.StreamEventsRequest
@@ -539,7 +616,7 @@ export type StreamEventsRequest = Message<"tricktable.v1.StreamEventsRequest"> &
  * Use `create(StreamEventsRequestSchema)` to create a new message.
  */
 export const StreamEventsRequestSchema: GenMessage<StreamEventsRequest> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 14);
+  messageDesc(file_tricktable_v1_game_service, 15);
 
 /**
  * The events of one version: the game's opening (version 0), one accepted move, or a
@@ -571,6 +648,13 @@ export type StreamEventsResponse = Message<"tricktable.v1.StreamEventsResponse">
    * @generated from field: optional int32 resigned_seat = 4;
    */
   resignedSeat?: number | undefined;
+
+  /**
+   * Set when this version is a seat of the ended game accepting a rematch (see Rematch).
+   *
+   * @generated from field: tricktable.v1.RematchOffer rematch = 5;
+   */
+  rematch?: RematchOffer | undefined;
 };
 
 /**
@@ -578,7 +662,7 @@ export type StreamEventsResponse = Message<"tricktable.v1.StreamEventsResponse">
  * Use `create(StreamEventsResponseSchema)` to create a new message.
  */
 export const StreamEventsResponseSchema: GenMessage<StreamEventsResponse> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 15);
+  messageDesc(file_tricktable_v1_game_service, 16);
 
 /**
  * @generated from message tricktable.v1.LeaveGameRequest
@@ -595,7 +679,7 @@ export type LeaveGameRequest = Message<"tricktable.v1.LeaveGameRequest"> & {
  * Use `create(LeaveGameRequestSchema)` to create a new message.
  */
 export const LeaveGameRequestSchema: GenMessage<LeaveGameRequest> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 16);
+  messageDesc(file_tricktable_v1_game_service, 17);
 
 /**
  * @generated from message tricktable.v1.LeaveGameResponse
@@ -612,7 +696,7 @@ export type LeaveGameResponse = Message<"tricktable.v1.LeaveGameResponse"> & {
  * Use `create(LeaveGameResponseSchema)` to create a new message.
  */
 export const LeaveGameResponseSchema: GenMessage<LeaveGameResponse> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 17);
+  messageDesc(file_tricktable_v1_game_service, 18);
 
 /**
  * @generated from message tricktable.v1.GetGameRecordRequest
@@ -629,7 +713,7 @@ export type GetGameRecordRequest = Message<"tricktable.v1.GetGameRecordRequest">
  * Use `create(GetGameRecordRequestSchema)` to create a new message.
  */
 export const GetGameRecordRequestSchema: GenMessage<GetGameRecordRequest> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 18);
+  messageDesc(file_tricktable_v1_game_service, 19);
 
 /**
  * @generated from message tricktable.v1.GetGameRecordResponse
@@ -646,7 +730,7 @@ export type GetGameRecordResponse = Message<"tricktable.v1.GetGameRecordResponse
  * Use `create(GetGameRecordResponseSchema)` to create a new message.
  */
 export const GetGameRecordResponseSchema: GenMessage<GetGameRecordResponse> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 19);
+  messageDesc(file_tricktable_v1_game_service, 20);
 
 /**
  * Everything needed to re-play an ended game through the rules and check it: the options,
@@ -735,7 +819,7 @@ export type GameRecord = Message<"tricktable.v1.GameRecord"> & {
  * Use `create(GameRecordSchema)` to create a new message.
  */
 export const GameRecordSchema: GenMessage<GameRecord> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 20);
+  messageDesc(file_tricktable_v1_game_service, 21);
 
 /**
  * One draw of chance, by the label the rules draw it under: "pack:N" is deal N's shuffled pack
@@ -773,7 +857,7 @@ export type ChanceOutcome = Message<"tricktable.v1.ChanceOutcome"> & {
  * Use `create(ChanceOutcomeSchema)` to create a new message.
  */
 export const ChanceOutcomeSchema: GenMessage<ChanceOutcome> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 21);
+  messageDesc(file_tricktable_v1_game_service, 22);
 
 /**
  * A deal's pack in the order it was dealt from (top card first): a shuffled pack, or a pack
@@ -798,7 +882,7 @@ export type DealtPack = Message<"tricktable.v1.DealtPack"> & {
  * Use `create(DealtPackSchema)` to create a new message.
  */
 export const DealtPackSchema: GenMessage<DealtPack> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 22);
+  messageDesc(file_tricktable_v1_game_service, 23);
 
 /**
  * One version of the game: the opening (version 0: no seat, no move), an accepted move, or a
@@ -838,7 +922,7 @@ export type GameStep = Message<"tricktable.v1.GameStep"> & {
  * Use `create(GameStepSchema)` to create a new message.
  */
 export const GameStepSchema: GenMessage<GameStep> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 23);
+  messageDesc(file_tricktable_v1_game_service, 24);
 
 /**
  * What a seat sends on its play stream: `open` first, then any number of `move`s.
@@ -869,7 +953,7 @@ export type PlayRequest = Message<"tricktable.v1.PlayRequest"> & {
  * Use `create(PlayRequestSchema)` to create a new message.
  */
 export const PlayRequestSchema: GenMessage<PlayRequest> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 24);
+  messageDesc(file_tricktable_v1_game_service, 25);
 
 /**
  * Opens a seat's play stream on a game whose every seat is taken.
@@ -915,7 +999,7 @@ export type PlayOpen = Message<"tricktable.v1.PlayOpen"> & {
  * Use `create(PlayOpenSchema)` to create a new message.
  */
 export const PlayOpenSchema: GenMessage<PlayOpen> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 25);
+  messageDesc(file_tricktable_v1_game_service, 26);
 
 /**
  * One move on the play stream: SubmitMoveRequest's fields that the stream does not fix.
@@ -950,7 +1034,7 @@ export type PlayMove = Message<"tricktable.v1.PlayMove"> & {
  * Use `create(PlayMoveSchema)` to create a new message.
  */
 export const PlayMoveSchema: GenMessage<PlayMove> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 26);
+  messageDesc(file_tricktable_v1_game_service, 27);
 
 /**
  * What the play stream sends its seat: a PlayStep per step of the game the seat learns of.
@@ -1001,7 +1085,7 @@ export type PlayResponse = Message<"tricktable.v1.PlayResponse"> & {
  * Use `create(PlayResponseSchema)` to create a new message.
  */
 export const PlayResponseSchema: GenMessage<PlayResponse> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 27);
+  messageDesc(file_tricktable_v1_game_service, 28);
 
 /**
  * One step of the game as the seat learns of it, its parts in this order.
@@ -1038,7 +1122,7 @@ export type PlayStep = Message<"tricktable.v1.PlayStep"> & {
  * Use `create(PlayStepSchema)` to create a new message.
  */
 export const PlayStepSchema: GenMessage<PlayStep> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 28);
+  messageDesc(file_tricktable_v1_game_service, 29);
 
 /**
  * The answer to one PlayMove.
@@ -1081,7 +1165,7 @@ export type PlayMoveResult = Message<"tricktable.v1.PlayMoveResult"> & {
  * Use `create(PlayMoveResultSchema)` to create a new message.
  */
 export const PlayMoveResultSchema: GenMessage<PlayMoveResult> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 29);
+  messageDesc(file_tricktable_v1_game_service, 30);
 
 /**
  * A refused move's status: the fields (and field numbers) of google.rpc.Status, so its bytes
@@ -1115,7 +1199,7 @@ export type PlayError = Message<"tricktable.v1.PlayError"> & {
  * Use `create(PlayErrorSchema)` to create a new message.
  */
 export const PlayErrorSchema: GenMessage<PlayError> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 30);
+  messageDesc(file_tricktable_v1_game_service, 31);
 
 /**
  * The seat's view at a version: what GetGame gives it there.
@@ -1141,7 +1225,388 @@ export type PlayView = Message<"tricktable.v1.PlayView"> & {
  * Use `create(PlayViewSchema)` to create a new message.
  */
 export const PlayViewSchema: GenMessage<PlayView> = /*@__PURE__*/
-  messageDesc(file_tricktable_v1_game_service, 31);
+  messageDesc(file_tricktable_v1_game_service, 32);
+
+/**
+ * @generated from message tricktable.v1.QuickPlayRequest
+ */
+export type QuickPlayRequest = Message<"tricktable.v1.QuickPlayRequest"> & {
+  /**
+   * A GameType name; its options (defaults filled in) and the time control (absent: no clock)
+   * choose the queue. Ignored when resuming with a ticket.
+   *
+   * @generated from field: string game_type = 1;
+   */
+  gameType: string;
+
+  /**
+   * @generated from field: map<string, tricktable.v1.OptionValue> options = 2;
+   */
+  options: { [key: string]: OptionValue };
+
+  /**
+   * @generated from field: tricktable.v1.TimeControl time_control = 3;
+   */
+  timeControl?: TimeControl | undefined;
+
+  /**
+   * How other players see this player (at most 64 characters).
+   *
+   * @generated from field: string player_name = 4;
+   */
+  playerName: string;
+
+  /**
+   * A ticket from an earlier QuickPlay: resume waiting (or learn the seat taken meanwhile).
+   *
+   * @generated from field: string ticket = 5;
+   */
+  ticket: string;
+
+  /**
+   * With it, the seats still empty this many milliseconds after queueing go to server bots
+   * (heuristic); 0: wait for people only. At most 600000.
+   *
+   * @generated from field: uint32 bot_wait_ms = 6;
+   */
+  botWaitMs: number;
+};
+
+/**
+ * Describes the message tricktable.v1.QuickPlayRequest.
+ * Use `create(QuickPlayRequestSchema)` to create a new message.
+ */
+export const QuickPlayRequestSchema: GenMessage<QuickPlayRequest> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 33);
+
+/**
+ * @generated from message tricktable.v1.QuickPlayResponse
+ */
+export type QuickPlayResponse = Message<"tricktable.v1.QuickPlayResponse"> & {
+  /**
+   * @generated from oneof tricktable.v1.QuickPlayResponse.kind
+   */
+  kind: {
+    /**
+     * @generated from field: tricktable.v1.QuickPlayQueued queued = 1;
+     */
+    value: QuickPlayQueued;
+    case: "queued";
+  } | {
+    /**
+     * @generated from field: tricktable.v1.QuickPlayMatched matched = 2;
+     */
+    value: QuickPlayMatched;
+    case: "matched";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message tricktable.v1.QuickPlayResponse.
+ * Use `create(QuickPlayResponseSchema)` to create a new message.
+ */
+export const QuickPlayResponseSchema: GenMessage<QuickPlayResponse> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 34);
+
+/**
+ * The player waits in the queue.
+ *
+ * @generated from message tricktable.v1.QuickPlayQueued
+ */
+export type QuickPlayQueued = Message<"tricktable.v1.QuickPlayQueued"> & {
+  /**
+   * The ticket's secret: resume with it, or cancel with it. Sent first, then when it changes.
+   *
+   * @generated from field: string ticket = 1;
+   */
+  ticket: string;
+
+  /**
+   * How many players wait in this queue, this one included.
+   *
+   * @generated from field: int32 waiting = 2;
+   */
+  waiting: number;
+};
+
+/**
+ * Describes the message tricktable.v1.QuickPlayQueued.
+ * Use `create(QuickPlayQueuedSchema)` to create a new message.
+ */
+export const QuickPlayQueuedSchema: GenMessage<QuickPlayQueued> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 35);
+
+/**
+ * A game was made: the seat is the player's, with its token (as JoinGame's).
+ *
+ * @generated from message tricktable.v1.QuickPlayMatched
+ */
+export type QuickPlayMatched = Message<"tricktable.v1.QuickPlayMatched"> & {
+  /**
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: int32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: string seat_token = 3;
+   */
+  seatToken: string;
+};
+
+/**
+ * Describes the message tricktable.v1.QuickPlayMatched.
+ * Use `create(QuickPlayMatchedSchema)` to create a new message.
+ */
+export const QuickPlayMatchedSchema: GenMessage<QuickPlayMatched> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 36);
+
+/**
+ * @generated from message tricktable.v1.CancelQuickPlayRequest
+ */
+export type CancelQuickPlayRequest = Message<"tricktable.v1.CancelQuickPlayRequest"> & {
+  /**
+   * @generated from field: string ticket = 1;
+   */
+  ticket: string;
+};
+
+/**
+ * Describes the message tricktable.v1.CancelQuickPlayRequest.
+ * Use `create(CancelQuickPlayRequestSchema)` to create a new message.
+ */
+export const CancelQuickPlayRequestSchema: GenMessage<CancelQuickPlayRequest> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 37);
+
+/**
+ * @generated from message tricktable.v1.CancelQuickPlayResponse
+ */
+export type CancelQuickPlayResponse = Message<"tricktable.v1.CancelQuickPlayResponse"> & {
+  /**
+   * True: the ticket left the queue and will never be seated. False: it had been seated.
+   *
+   * @generated from field: bool cancelled = 1;
+   */
+  cancelled: boolean;
+};
+
+/**
+ * Describes the message tricktable.v1.CancelQuickPlayResponse.
+ * Use `create(CancelQuickPlayResponseSchema)` to create a new message.
+ */
+export const CancelQuickPlayResponseSchema: GenMessage<CancelQuickPlayResponse> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 38);
+
+/**
+ * @generated from message tricktable.v1.RevokeInviteRequest
+ */
+export type RevokeInviteRequest = Message<"tricktable.v1.RevokeInviteRequest"> & {
+  /**
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: string invite_code = 2;
+   */
+  inviteCode: string;
+
+  /**
+   * Replace the code with a new one (returned).
+   *
+   * @generated from field: bool reissue = 3;
+   */
+  reissue: boolean;
+};
+
+/**
+ * Describes the message tricktable.v1.RevokeInviteRequest.
+ * Use `create(RevokeInviteRequestSchema)` to create a new message.
+ */
+export const RevokeInviteRequestSchema: GenMessage<RevokeInviteRequest> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 39);
+
+/**
+ * @generated from message tricktable.v1.RevokeInviteResponse
+ */
+export type RevokeInviteResponse = Message<"tricktable.v1.RevokeInviteResponse"> & {
+  /**
+   * The new code, with reissue; else empty.
+   *
+   * @generated from field: string invite_code = 1;
+   */
+  inviteCode: string;
+};
+
+/**
+ * Describes the message tricktable.v1.RevokeInviteResponse.
+ * Use `create(RevokeInviteResponseSchema)` to create a new message.
+ */
+export const RevokeInviteResponseSchema: GenMessage<RevokeInviteResponse> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 40);
+
+/**
+ * @generated from message tricktable.v1.RematchRequest
+ */
+export type RematchRequest = Message<"tricktable.v1.RematchRequest"> & {
+  /**
+   * The ended game (the caller's seat token in the metadata).
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message tricktable.v1.RematchRequest.
+ * Use `create(RematchRequestSchema)` to create a new message.
+ */
+export const RematchRequestSchema: GenMessage<RematchRequest> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 41);
+
+/**
+ * @generated from message tricktable.v1.RematchResponse
+ */
+export type RematchResponse = Message<"tricktable.v1.RematchResponse"> & {
+  /**
+   * @generated from field: tricktable.v1.RematchOffer rematch = 1;
+   */
+  rematch?: RematchOffer | undefined;
+};
+
+/**
+ * Describes the message tricktable.v1.RematchResponse.
+ * Use `create(RematchResponseSchema)` to create a new message.
+ */
+export const RematchResponseSchema: GenMessage<RematchResponse> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 42);
+
+/**
+ * A rematch of an ended game: who has accepted, and once every human seat has, the new game.
+ *
+ * @generated from message tricktable.v1.RematchOffer
+ */
+export type RematchOffer = Message<"tricktable.v1.RematchOffer"> & {
+  /**
+   * The seats of the ended game that have accepted, in order.
+   *
+   * @generated from field: repeated int32 accepted = 1;
+   */
+  accepted: number[];
+
+  /**
+   * The next game, once it has started; empty until then. Seat s of the ended game is seat
+   * (s + 1) % seat_count there, with the same token.
+   *
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message tricktable.v1.RematchOffer.
+ * Use `create(RematchOfferSchema)` to create a new message.
+ */
+export const RematchOfferSchema: GenMessage<RematchOffer> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 43);
+
+/**
+ * @generated from message tricktable.v1.ListMyGamesRequest
+ */
+export type ListMyGamesRequest = Message<"tricktable.v1.ListMyGamesRequest"> & {
+  /**
+   * At most this many games (1 to 100; 0 means 50).
+   *
+   * @generated from field: int32 page_size = 1;
+   */
+  pageSize: number;
+};
+
+/**
+ * Describes the message tricktable.v1.ListMyGamesRequest.
+ * Use `create(ListMyGamesRequestSchema)` to create a new message.
+ */
+export const ListMyGamesRequestSchema: GenMessage<ListMyGamesRequest> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 44);
+
+/**
+ * @generated from message tricktable.v1.ListMyGamesResponse
+ */
+export type ListMyGamesResponse = Message<"tricktable.v1.ListMyGamesResponse"> & {
+  /**
+   * @generated from field: repeated tricktable.v1.MyGame games = 1;
+   */
+  games: MyGame[];
+};
+
+/**
+ * Describes the message tricktable.v1.ListMyGamesResponse.
+ * Use `create(ListMyGamesResponseSchema)` to create a new message.
+ */
+export const ListMyGamesResponseSchema: GenMessage<ListMyGamesResponse> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 45);
+
+/**
+ * A game the player holds a seat at.
+ *
+ * @generated from message tricktable.v1.MyGame
+ */
+export type MyGame = Message<"tricktable.v1.MyGame"> & {
+  /**
+   * @generated from field: tricktable.v1.GameSummary game = 1;
+   */
+  game?: GameSummary | undefined;
+
+  /**
+   * @generated from field: int32 seat = 2;
+   */
+  seat: number;
+};
+
+/**
+ * Describes the message tricktable.v1.MyGame.
+ * Use `create(MyGameSchema)` to create a new message.
+ */
+export const MyGameSchema: GenMessage<MyGame> = /*@__PURE__*/
+  messageDesc(file_tricktable_v1_game_service, 46);
+
+/**
+ * Who finds a game in the lobby.
+ *
+ * @generated from enum tricktable.v1.Visibility
+ */
+export enum Visibility {
+  /**
+   * As VISIBILITY_PUBLIC.
+   *
+   * @generated from enum value: VISIBILITY_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Listed by ListGames; anyone may join its open seats.
+   *
+   * @generated from enum value: VISIBILITY_PUBLIC = 1;
+   */
+  PUBLIC = 1,
+
+  /**
+   * Not listed; joined only with the invite code its creator received.
+   *
+   * @generated from enum value: VISIBILITY_UNLISTED = 2;
+   */
+  UNLISTED = 2,
+}
+
+/**
+ * Describes the enum tricktable.v1.Visibility.
+ */
+export const VisibilitySchema: GenEnum<Visibility> = /*@__PURE__*/
+  enumDesc(file_tricktable_v1_game_service, 0);
 
 /**
  * Where a game is in its life.
@@ -1187,13 +1652,20 @@ export enum GameStatus {
  * Describes the enum tricktable.v1.GameStatus.
  */
 export const GameStatusSchema: GenEnum<GameStatus> = /*@__PURE__*/
-  enumDesc(file_tricktable_v1_game_service, 0);
+  enumDesc(file_tricktable_v1_game_service, 1);
 
 /**
  * Tricktable's game service: list game types, create and join games, play and watch them.
  *
  * Authentication: JoinGame returns a secret seat token. Calls made for a seat carry it as
  * `authorization: Bearer <token>` metadata; a call without a token is a spectator's.
+ *
+ * Player identity (optional: a server started with --auth-jwt-secret or --auth-jwks): a call
+ * may carry the operator's signed token (a JWT whose `sub` is the player id) as
+ * `x-player-token: <jwt>`. A seat taken with it (JoinGame, QuickPlay) belongs to that player,
+ * who can take it again from another device (JoinGame answers the same seat, with a new seat
+ * token); ListMyGames lists the player's games. An expired, malformed or wrongly signed token
+ * is UNAUTHENTICATED (INVALID_PLAYER_TOKEN) and changes nothing.
  *
  * Errors use the standard status codes (INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED,
  * PERMISSION_DENIED, FAILED_PRECONDITION, ABORTED, UNAVAILABLE) and carry a
@@ -1317,6 +1789,68 @@ export const GameService: GenService<{
     methodKind: "bidi_streaming";
     input: typeof PlayRequestSchema;
     output: typeof PlayResponseSchema;
+  },
+  /**
+   * Quick play: queue for a game of a type, options and time control. The stream first says
+   * the ticket (keep it: a later QuickPlay with only the ticket resumes the wait, on any
+   * replica), then, once enough players wait, the game and the seat taken with its token, and
+   * ends. With bot_wait_ms, the seats still empty that long after queueing go to server bots.
+   * A ticket whose stream is gone longer than the server's grace time (or cancelled) leaves
+   * the queue and is never seated.
+   *
+   * @generated from rpc tricktable.v1.GameService.QuickPlay
+   */
+  quickPlay: {
+    methodKind: "server_streaming";
+    input: typeof QuickPlayRequestSchema;
+    output: typeof QuickPlayResponseSchema;
+  },
+  /**
+   * Leave the quick play queue now. Answers whether the ticket was still waiting (false: it
+   * had a seat already, and the game is the player's to play or leave).
+   *
+   * @generated from rpc tricktable.v1.GameService.CancelQuickPlay
+   */
+  cancelQuickPlay: {
+    methodKind: "unary";
+    input: typeof CancelQuickPlayRequestSchema;
+    output: typeof CancelQuickPlayResponseSchema;
+  },
+  /**
+   * Revoke an invite code of an unlisted game, or of a reserved seat (whoever holds the code
+   * may revoke it); with reissue, a new code replaces it and is returned.
+   *
+   * @generated from rpc tricktable.v1.GameService.RevokeInvite
+   */
+  revokeInvite: {
+    methodKind: "unary";
+    input: typeof RevokeInviteRequestSchema;
+    output: typeof RevokeInviteResponseSchema;
+  },
+  /**
+   * From a seat of an ended game (its token in the metadata): accept playing again, with the
+   * same options and time control and each player one seat on (seat s sits at s + 1, with
+   * the same seat token). The next game starts when every human seat has accepted; each
+   * acceptance is a version of the ended game, whose StreamEvents (opened after its last
+   * batch) carries the offer and, at the end, the new game's id.
+   *
+   * @generated from rpc tricktable.v1.GameService.Rematch
+   */
+  rematch: {
+    methodKind: "unary";
+    input: typeof RematchRequestSchema;
+    output: typeof RematchResponseSchema;
+  },
+  /**
+   * The caller's games, open and recent (most recent first), by the player identity of its
+   * `x-player-token` (a server started with --auth-jwt-secret or --auth-jwks).
+   *
+   * @generated from rpc tricktable.v1.GameService.ListMyGames
+   */
+  listMyGames: {
+    methodKind: "unary";
+    input: typeof ListMyGamesRequestSchema;
+    output: typeof ListMyGamesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tricktable_v1_game_service, 0);

@@ -84,16 +84,30 @@ def sit(page: Page, served: Served, game_id: str, seat: int, token: str) -> None
     page.goto(f"{served.web_url}/#/")
     page.evaluate(
         "([id, seat, token]) => localStorage.setItem("
-        "`tricktable.seats.${id}`, JSON.stringify([{ seat, token }])) || "
-        "sessionStorage.setItem(`tricktable.seat.${id}`, JSON.stringify({ seat, token }))",
+        "`tricktable.seats.${id}`, JSON.stringify([{ seat, token }]))",
         [game_id, seat, token],
     )
     page.goto(f"{served.web_url}/#/game/{game_id}")
+    page.locator(f"button.take-back[data-seat='{seat}']").click()
 
 
 def emoji_in(page: Page) -> list[str]:
-    text: str = page.evaluate("document.body.innerText + getComputedStyleText()")
+    """The characters on the page, and those CSS draws (``content``), that need an emoji font."""
+    text: str = page.evaluate(
+        """() => document.body.innerText
+             + [...document.querySelectorAll('*')].map(el => ['::before', '::after']
+                 .map(p => getComputedStyle(el, p).content).join('')).join('')
+             + [...document.querySelectorAll('[data-pip]')].map(el => el.dataset.pip).join('')"""
+    )
     return [c for c in text if any(lo <= ord(c) <= hi for lo, hi in EMOJI_RANGES)]
+
+
+def in_view(page: Page, selector: str) -> bool:
+    """Whether the whole of the element is on the screen as it is (nothing scrolled)."""
+    box = page.locator(selector).bounding_box()
+    size = page.viewport_size
+    assert box is not None and size is not None
+    return box["y"] >= 0 and box["y"] + box["height"] <= size["height"]
 
 
 @pytest.mark.parametrize("size", list(SIZES))
@@ -115,9 +129,23 @@ def test_each_games_table_on_a_desktop_and_a_phone(
         sit(page, served, game_id, 0, tokens[0])
         page.wait_for_selector("#hand button.card.legal")
         page.wait_for_selector("#trick [data-card]")
+        page.wait_for_timeout(200)  # the fonts and the last redraw
         if SHOTS:
             Path(SHOTS).mkdir(parents=True, exist_ok=True)
             page.screenshot(path=f"{SHOTS}/{game_type}-{size}.png")
+        # The trick, the move to make and the whole hand, on one screen without scrolling.
+        assert page.evaluate("window.scrollY") == 0
+        for part in ("#trick", "#hand", "#status"):
+            assert in_view(page, part), f"{part} is off the screen"
+        assert not emoji_in(page)
+        # Seats by name, the facts in words: no engine field names, no seat numbers.
+        text = page.inner_text("main")
+        for engine_word in ("seat 0", "seat 1", "version", "partner status", "ladder", "_"):
+            assert engine_word not in text, engine_word
+        names = page.locator(".felt .seat .who .name").all_inner_texts()
+        assert sorted(n.removesuffix(" (you)") for n in names) == sorted(NAMES[: len(tokens)]), (
+            names
+        )
     finally:
         context.close()
     assert not errors, errors

@@ -1,4 +1,4 @@
-// The connection to the server, the seat kept across reloads, and refusals explained.
+// The connection to the server, and refusals explained (seats.ts keeps the seats).
 //
 // The page is served by the server it talks to, so it calls its own origin: no CORS. The
 // protocol is Connect with binary messages by default; `?protocol=connect-json` or
@@ -36,37 +36,6 @@ export function connect(protocol: Protocol, baseUrl: string): Api {
 export function as(token: string | undefined, signal?: AbortSignal): CallOptions {
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   return { headers, signal };
-}
-
-// -- the seat, per tab -------------------------------------------------------------------------
-// sessionStorage is per tab and survives a reload: each tab can hold another seat of the same
-// game, and a reload resumes the seat and the event stream where they were.
-
-export interface Seat {
-  seat: number;
-  token: string;
-}
-
-const seatKey = (gameId: string) => `tricktable.seat.${gameId}`;
-const versionKey = (gameId: string) => `tricktable.version.${gameId}`;
-
-export function savedSeat(gameId: string): Seat | undefined {
-  const text = sessionStorage.getItem(seatKey(gameId));
-  return text ? (JSON.parse(text) as Seat) : undefined;
-}
-
-export function saveSeat(gameId: string, seat: Seat): void {
-  sessionStorage.setItem(seatKey(gameId), JSON.stringify(seat));
-}
-
-/** The last version this tab has seen of a game (-1: none). */
-export function savedVersion(gameId: string): bigint {
-  const text = sessionStorage.getItem(versionKey(gameId));
-  return text === null ? -1n : BigInt(text);
-}
-
-export function saveVersion(gameId: string, version: bigint): void {
-  sessionStorage.setItem(versionKey(gameId), version.toString());
 }
 
 // -- refusals ------------------------------------------------------------------------------------

@@ -12,7 +12,9 @@ ticks and whose person, waiting, times out; a seat whose player left shown waiti
 reconnect; an optional move (may_act) offered without "Your turn"; a game abandoned as idle.
 The pages use each transport (Connect binary, Connect JSON, gRPC-Web). With
 ``TRICKTABLE_SCREENSHOT=path`` the Counterpoint test saves a picture of the table there (the one
-in the README).
+in the README). What a person sees and does at the table (seats kept and taken back, Resign
+asked first, bids as cards are picked, the end of a game...) is in test_table_person.py; each
+game's table on a desktop and a phone, in test_table_screens.py.
 
 The tests skip, saying why, only where Chromium is not installed; ``.ci/run`` installs it.
 """
@@ -266,7 +268,7 @@ def test_a_whole_counterpoint_game_from_two_pages(
     shot = os.environ.get("TRICKTABLE_SCREENSHOT")
 
     def over() -> bool:
-        if shot and ada.locator("#trick .played figure").count() == 1 and not Path(shot).exists():
+        if shot and ada.locator("#trick figure.played").count() == 1 and not Path(shot).exists():
             ada.screenshot(path=shot, full_page=True)
         return "Game over" in status(ada)
 
@@ -546,10 +548,17 @@ _PREFER: dict[str, list[tuple[str, ...]]] = {
 
 
 @pytest.mark.parametrize(
-    ("game_type", "seats", "options", "shown", "summary"),
+    ("game_type", "seats", "options", "shown", "summary", "explained"),
     [
         # The log tells what decided the deal from the typed result: Sixty-Six's reason...
-        ("sixty-six", 2, {"target_game_points": "1"}, "Stock", r"scored: .* — [a-z ]+"),
+        (
+            "sixty-six",
+            2,
+            {"target_game_points": "1"},
+            "Stock",
+            r"scored: .* — [a-z ]+",
+            "Claim: say you have 66",
+        ),
         # ... and Nominations' contract (P0 bids, the others pass).
         (
             "nominations",
@@ -557,6 +566,7 @@ _PREFER: dict[str, list[tuple[str, ...]]] = {
             {"end_mode": "deals", "deal_count": "1"},
             "Contract",
             r"scored: .* — P0 .*, (made|missed)",
+            "Bid the tricks you and a partner will take",
         ),
     ],
 )
@@ -568,6 +578,7 @@ def test_sixty_six_and_nominations_play_to_the_end_in_the_browser(
     options: dict[str, str],
     shown: str,
     summary: str,
+    explained: str,
 ) -> None:
     native = served[1]
     first = open_page("/")
@@ -580,14 +591,18 @@ def test_sixty_six_and_nominations_play_to_the_end_in_the_browser(
     first.wait_for_selector("#hand")
     prefer = _PREFER[game_type]
     details: set[str] = set()
+    explanations: set[str] = set()  # the line beside each kind of move button
 
     def over() -> bool:
         details.update(first.locator(".detail dt").all_inner_texts())
+        for page in pages:
+            explanations.update(page.locator("#moves .explain").all_inner_texts())
         return "Game over" in status(first)
 
     play_until(pages, over, prefer)
     assert native.get(game_id).view.finished
     assert shown in details
+    assert any(explained in line for line in explanations), explanations
     assert re.search(summary, first.inner_text("#log")), first.inner_text("#log")
     for page in pages:
         page.wait_for_selector("#status:has-text('Game over')")

@@ -7,8 +7,11 @@
 
 import { Code, ConnectError, createClient, type CallOptions, type Client } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
+import { type MessageInitShape } from "@bufbuild/protobuf";
 import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb";
-import { GameService } from "./gen/tricktable/v1/game_service_pb";
+import { GameService, type CreateGameRequestSchema, type GameSummary } from "./gen/tricktable/v1/game_service_pb";
+import { type GameType } from "./gen/tricktable/v1/game_types_pb";
+import { holdSeat } from "./seats";
 
 export type Api = Client<typeof GameService>;
 export type Protocol = "connect-binary" | "connect-json" | "grpc-web";
@@ -36,6 +39,32 @@ export function connect(protocol: Protocol, baseUrl: string): Api {
 export function as(token: string | undefined, signal?: AbortSignal): CallOptions {
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   return { headers, signal };
+}
+
+// -- the lobby's calls (the table's are in session.ts) ----------------------------------------
+
+export async function gameTypes(api: Api): Promise<GameType[]> {
+  return (await api.listGameTypes({})).gameTypes;
+}
+
+/** The games waiting for players. */
+export async function openGames(api: Api): Promise<GameSummary[]> {
+  return (await api.listGames({ pageSize: 50 })).games;
+}
+
+/** A game as a spectator sees it (the lobby's "your games"). */
+export async function gameSummary(api: Api, gameId: string): Promise<GameSummary | undefined> {
+  return (await api.getGame({ gameId, compactLayAside: true })).game; // as every read of the page
+}
+
+export async function createGame(api: Api, request: MessageInitShape<typeof CreateGameRequestSchema>): Promise<GameSummary> {
+  return (await api.createGame(request)).game!;
+}
+
+/** Take a seat (the first open one without `seat`); this browser keeps it (seats.ts). */
+export async function sit(api: Api, gameId: string, playerName: string, seat?: number): Promise<void> {
+  const joined = await api.joinGame({ gameId, playerName, seat });
+  holdSeat(gameId, { seat: joined.seat, token: joined.seatToken, name: playerName });
 }
 
 // -- refusals ------------------------------------------------------------------------------------

@@ -2,8 +2,8 @@
 // option's kind, default, range, choices and presets), so a new option needs no change here.
 
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { type Api, explain } from "./api";
-import { gamesHeld, heldSeats, holdSeat } from "./seats";
+import { type Api, createGame, explain, gameSummary, gameTypes, openGames, sit } from "./api";
+import { gamesHeld, heldSeats } from "./seats";
 import { h, replace } from "./dom";
 import { TimeControlSchema, TimeoutPolicy, type TimeControl } from "./gen/tricktable/v1/clocks_pb";
 import { GameStatus, type CreateGameRequestSchema, type GameSummary } from "./gen/tricktable/v1/game_service_pb";
@@ -121,6 +121,7 @@ export class Lobby {
   private timer = 0;
   private readonly games = h("div", { id: "open-games" });
   private readonly mine = h("div", { id: "your-games" });
+  private readonly mineSection = h("div", { class: "lobby-mine", hidden: true }, h("h2", {}, "Your games"), this.mine);
   private readonly message = h("p", { id: "lobby-message", class: "refusal", hidden: true });
 
   /** `gameType`: the game the new-game form starts with (after "new game" at a game's end). */
@@ -128,7 +129,7 @@ export class Lobby {
 
   async start(): Promise<void> {
     try {
-      this.types = (await this.api.listGameTypes({})).gameTypes;
+      this.types = await gameTypes(this.api);
     } catch (err) {
       replace(this.root, this.message);
       this.refuse(err);
@@ -197,8 +198,8 @@ export class Lobby {
     replace(
       this.root,
       h("section", { class: "lobby" },
-        h("div", {},
-          h("h2", {}, "Your games"), this.mine,
+        this.mineSection,
+        h("div", { class: "lobby-open" },
           h("h2", {}, "Open games"), this.games,
           h("h2", {}, "Games"),
           h("ul", { id: "game-types" }, ...this.types.map((t) => h("li", { "data-game-type": t.name }, h("strong", {}, t.title), ` (${t.seats} players): ${t.summary}`))),
@@ -220,7 +221,7 @@ export class Lobby {
 
   private async refresh(): Promise<void> {
     try {
-      const { games } = await this.api.listGames({ pageSize: 50 });
+      const games = await openGames(this.api);
       replace(this.games, games.length ? h("table", {}, h("tr", {}, h("th", {}, "game"), h("th", {}, "seats"), h("th", {})), ...games.map((g) => this.row(g))) : h("p", {}, "No game is waiting for players: create one."));
     } catch (err) {
       this.refuse(err);
@@ -232,7 +233,7 @@ export class Lobby {
     const rows: HTMLElement[] = [];
     for (const gameId of gamesHeld().slice(0, YOUR_GAMES)) {
       try {
-        const { game } = await this.api.getGame({ gameId, compactLayAside: true }); // as every read of the page
+        const game = await gameSummary(this.api, gameId);
         if (!game) continue;
         const names = heldSeats(gameId).map((s) => s.name || game.seats[s.seat]?.playerName || "your seat").join(", ");
         const state = game.status === GameStatus.WAITING ? "waiting for players" : game.status === GameStatus.PLAYING ? "in play" : "over";
@@ -244,7 +245,8 @@ export class Lobby {
         continue; // gone (expired): nothing to go back to
       }
     }
-    replace(this.mine, rows.length ? h("table", { class: "games-list" }, ...rows) : h("p", {}, "None in this browser yet."));
+    replace(this.mine, h("table", { class: "games-list" }, ...rows));
+    this.mineSection.hidden = !rows.length;
   }
 
   private row(game: GameSummary): HTMLElement {
@@ -259,8 +261,8 @@ export class Lobby {
 
   private async createAndSit(request: MessageInitShape<typeof CreateGameRequestSchema>, name: string): Promise<void> {
     try {
-      const { game } = await this.api.createGame(request);
-      await this.sit(game!.gameId, name, 0);
+      const game = await createGame(this.api, request);
+      await this.sit(game.gameId, name, 0);
     } catch (err) {
       this.refuse(err);
     }
@@ -268,8 +270,7 @@ export class Lobby {
 
   private async sit(gameId: string, playerName: string, seat?: number): Promise<void> {
     try {
-      const joined = await this.api.joinGame({ gameId, playerName, seat });
-      holdSeat(gameId, { seat: joined.seat, token: joined.seatToken, name: playerName });
+      await sit(this.api, gameId, playerName, seat);
       location.hash = `#/game/${gameId}`;
     } catch (err) {
       this.refuse(err);

@@ -70,7 +70,8 @@ export function forgetSeat(gameId: string, seat: number): void {
     localStorage.removeItem(heldKey(gameId));
     localStorage.setItem(INDEX, JSON.stringify(gamesHeld().reverse().filter((id) => id !== gameId)));
   }
-  if (tabSeat(gameId)?.seat === seat) sessionStorage.removeItem(tabKey(gameId));
+  const mine = read<unknown>(sessionStorage, tabKey(gameId), undefined); // not tabSeat: it keeps
+  if (isSeat(mine) && mine.seat === seat) sessionStorage.removeItem(tabKey(gameId));
 }
 
 /** Play `seat` in this tab. */

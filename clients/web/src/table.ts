@@ -219,7 +219,7 @@ export class Table {
         h("strong", {}, this.name(s.seat)), ` ${s.score}`, view.winners.includes(s.seat) ? h("span", { class: "badge" }, "wins") : null))),
       deals.length ? h("details", { open: true }, h("summary", {}, "Score sheet"), scoreSheet(deals, this.name, "score-sheet")) : null,
       h("p", { class: "next" },
-        h("a", { id: "new-game", class: "button primary", href: `#/new/${encodeURIComponent(game.gameType)}` }, "New game"),
+        h("a", { id: "play-new-game", class: "button primary", href: `#/new/${encodeURIComponent(game.gameType)}` }, "New game"),
         " ",
         h("a", { class: "button", href: "#/" }, "Lobby")));
   }
@@ -331,7 +331,8 @@ export class Table {
   private layAside(view: View): Child {
     const offer = layAsideOffer(view);
     if (!offer) return null;
-    const picked = offer.cards.filter((c) => this.chosen.has(cardKey(c)));
+    // In the order they were picked (the Set keeps it).
+    const picked = [...this.chosen].flatMap((key) => offer.cards.filter((c) => cardKey(c) === key));
     const reading = this.session.gameType?.bidReading;
     const high = this.session.game?.options.high_readings?.value;
     const highReadings = high?.case === "boolValue" ? high.value : false;

@@ -30,6 +30,16 @@ function requestId(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** A signal aborted when either is (AbortSignal.any, which Safari before 17.4 lacks). */
+function eitherAborted(a: AbortSignal, b: AbortSignal): AbortSignal {
+  const both = new AbortController();
+  for (const signal of [a, b]) {
+    if (signal.aborted) both.abort();
+    else signal.addEventListener("abort", () => both.abort(), { once: true });
+  }
+  return both.signal;
+}
+
 const logKey = (gameId: string) => `tricktable.log.${gameId}`;
 const dealsKey = (gameId: string) => `tricktable.deals.${gameId}`;
 const versionKey = (gameId: string) => `tricktable.version.${gameId}`;
@@ -142,7 +152,7 @@ export class GameSession {
         if (this.note) await this.refresh(); // back after a drop: read the game, clear the note
         const from = this.seenVersion + 1n;
         this.restream = new AbortController();
-        const signal = AbortSignal.any([this.stop$.signal, this.restream.signal]);
+        const signal = eitherAborted(this.stop$.signal, this.restream.signal);
         const batches = this.api.streamEvents({ gameId: this.gameId, fromVersion: from }, as(this.seat?.token, signal));
         for await (const batch of batches) {
           this.record(batch);

@@ -422,7 +422,7 @@ def test_a_ninety_nine_deal_with_the_lay_aside_bid(
     assert final.view.finished
     log = first.inner_text("#log")
     assert "Deal 1 scored" in log and "lays 3 cards aside" in log
-    assert "calls" in log  # the round of premium calls, one button per call
+    assert "passes" in log  # the round of premium calls, one button per call
     sheet = first.locator("#game-over #score-sheet")  # the deal-by-deal score sheet
     assert sheet.count() == 1 and "made the bid" in sheet.inner_text()
 

@@ -81,6 +81,11 @@ export function explain(err: unknown): Refusal {
   return { code: Code[error.code], reason: info?.reason ?? "", message: error.rawMessage };
 }
 
+/** The game does not exist (any more). */
+export function isGone(err: unknown): boolean {
+  return ConnectError.from(err).code === Code.NotFound;
+}
+
 export function isStale(err: unknown): boolean {
   return ConnectError.from(err).code === Code.Aborted;
 }

@@ -6,6 +6,15 @@ import { cardText, suitText } from "./cards";
 import { contractText } from "./moves";
 import { dealWhy } from "./detail";
 
+/** A call as the log says it. */
+const CALLED: Record<string, string> = {
+  pass: "passes",
+  declare: "declares: bid cards face up",
+  reveal: "reveals: bid cards and hand face up",
+  claim: "claims to have 66",
+  decline: "declines",
+};
+
 /** `declarer`: the declarer of the deal the event belongs to, where the game has one (a card
  * its own declarer called means playing alone). */
 export function describeEvent(event: Event, name: (seat: number) => string, declarer?: number): string {
@@ -21,7 +30,7 @@ export function describeEvent(event: Event, name: (seat: number) => string, decl
       return `${name(e.value.seat)} lays ${e.value.count} cards aside${cards}`;
     }
     case "called":
-      return `${name(e.value.seat)} calls ${e.value.call}${e.value.automatic ? " (automatic)" : ""}`;
+      return `${name(e.value.seat)} ${CALLED[e.value.call] ?? `calls ${e.value.call}`}${e.value.automatic ? " (automatic)" : ""}`;
     case "seatChosen":
       return `${name(e.value.seat)} names ${name(e.value.chosen)} (${e.value.role})`;
     case "cardsExposed":

@@ -2,8 +2,8 @@
 // option's kind, default, range, choices and presets), so a new option needs no change here.
 
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { type Api, createGame, explain, gameSummary, gameTypes, openGames, sit } from "./api";
-import { gamesHeld, heldSeats } from "./seats";
+import { type Api, createGame, explain, gameSummary, gameTypes, isGone, openGames, sit } from "./api";
+import { forgetGame, gamesHeld, heldSeats } from "./seats";
 import { h, replace } from "./dom";
 import { TimeControlSchema, TimeoutPolicy, type TimeControl } from "./gen/tricktable/v1/clocks_pb";
 import { GameStatus, type CreateGameRequestSchema, type GameSummary } from "./gen/tricktable/v1/game_service_pb";
@@ -241,8 +241,9 @@ export class Lobby {
           h("td", {}, this.title(game.gameType), h("small", {}, ` ${state}`)),
           h("td", {}, names),
           h("td", {}, h("a", { class: "button primary", href: `#/game/${gameId}` }, game.status === GameStatus.FINISHED || game.status === GameStatus.ABANDONED ? "See the end" : "Back to the table"))));
-      } catch {
-        continue; // gone (expired): nothing to go back to
+      } catch (err) {
+        // Gone (expired): nothing to go back to, and nothing to keep.
+        if (isGone(err)) forgetGame(gameId);
       }
     }
     replace(this.mine, h("table", { class: "games-list" }, ...rows));

@@ -74,6 +74,11 @@ export function forgetSeat(gameId: string, seat: number): void {
   if (isSeat(mine) && mine.seat === seat) sessionStorage.removeItem(tabKey(gameId));
 }
 
+/** Forget every seat of a game that is gone. */
+export function forgetGame(gameId: string): void {
+  for (const seat of heldSeats(gameId)) forgetSeat(gameId, seat.seat);
+}
+
 /** Play `seat` in this tab. */
 export function useSeat(gameId: string, seat: Seat): void {
   sessionStorage.setItem(tabKey(gameId), JSON.stringify(seat));

@@ -185,8 +185,8 @@ export class Table {
     if (!seats.length || this.session.over) return null;
     const game = this.session.game;
     return h("div", { id: "take-back", class: "note" },
-      this.session.seat ? "This browser also holds " : "This browser holds a seat in this game. ",
-      ...seats.map((seat) => h("button", { class: "take-back", "data-seat": seat.seat, onclick: () => void this.session.takeBack(seat) },
+      this.session.seat ? "This browser also holds " : `This browser holds ${seats.length === 1 ? "a seat" : "seats"} in this game. `,
+      ...seats.map((seat) => h("button", { class: `take-back${this.session.seat ? "" : " primary"}`, "data-seat": seat.seat, onclick: () => void this.session.takeBack(seat) },
         this.session.seat ? `${seatName(game, seat.seat)}'s seat: play it here` : `Take my seat back (${seatName(game, seat.seat)})`)));
   }
 

@@ -366,6 +366,8 @@ def test_an_optional_move_is_offered_without_being_your_turn(
         [f"tricktable.seat.{table.game_id}", saved, f"#/game/{table.game_id}"],
     )
     page.wait_for_selector("#moves .optional")
+    offered = page.inner_text("#moves")  # with what the button does
+    assert "Claim: say you have 66" in offered or "Swap the trump nine" in offered, offered
     assert status(page).startswith("Waiting for") and status(page) != "Your turn"
     assert page.locator(f".seat[data-seat='{seat}'] .badge.optional").count() == 1
     assert page.locator(f".seat[data-seat='{seat}'] .badge:has-text('to act')").count() == 0

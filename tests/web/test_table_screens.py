@@ -135,6 +135,7 @@ def test_each_games_table_on_a_desktop_and_a_phone(
             page.screenshot(path=f"{SHOTS}/{game_type}-{size}.png")
         # The trick, the move to make and the whole hand, on one screen without scrolling.
         assert page.evaluate("window.scrollY") == 0
+        assert page.evaluate("document.documentElement.scrollWidth") <= width  # no sideways
         for part in ("#trick", "#hand", "#status"):
             assert in_view(page, part), f"{part} is off the screen"
         assert not emoji_in(page)
@@ -168,5 +169,7 @@ def test_the_lobby_on_a_desktop_and_a_phone(
         if SHOTS:
             Path(SHOTS).mkdir(parents=True, exist_ok=True)
             page.screenshot(path=f"{SHOTS}/lobby-{size}.png")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width  # no sideways
+        assert not emoji_in(page)
     finally:
         context.close()

@@ -1,8 +1,12 @@
 // npm run bundle: src/ → ../../service/web/static/, which `tricktable serve --web-port` serves
 // at /. The output is committed (the quick start needs only Python), so it must not vary from
 // one machine to another: no timestamps, no absolute paths, no source maps.
+//
+// index.html names each file with its content's hash (app.js?v=<hash>): the server lets a
+// browser keep such an address for a year (service/web/app.py), and a new build is a new one.
 import { build } from "esbuild";
-import { copyFileSync, mkdirSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 
 const out = "../../service/web/static";
 rmSync(out, { recursive: true, force: true });
@@ -17,6 +21,10 @@ await build({
   legalComments: "none",
   logLevel: "warning",
 });
-for (const file of ["index.html", "style.css"]) {
-  copyFileSync(`src/${file}`, `${out}/${file}`);
+copyFileSync("src/style.css", `${out}/style.css`);
+let page = readFileSync("src/index.html", "utf8");
+for (const file of ["app.js", "style.css"]) {
+  const hash = createHash("sha256").update(readFileSync(`${out}/${file}`)).digest("hex").slice(0, 16);
+  page = page.replace(`"${file}"`, `"${file}?v=${hash}"`);
 }
+writeFileSync(`${out}/index.html`, page);

@@ -16,8 +16,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from connectrpc.errors import ConnectError
+from starlette.datastructures import MutableHeaders
 from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.exceptions import ExceptionMiddleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.responses import PlainTextResponse
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -32,6 +34,14 @@ from service.web.adapter import ConnectGameService, ErrorsToConnect
 from service.web.guard import Guard, StrictGzip, drained
 
 STATIC = Path(__file__).resolve().parent / "static"
+#: A file asked for by its content's hash (``app.js?v=<hash>``, as the built index.html names
+#: it) never changes: a browser keeps it a year without asking again.
+KEEP_VERSIONED = "public, max-age=31536000, immutable"
+#: Anything else (index.html above all) may change with a new build: a browser keeps it but
+#: asks each time, and an unchanged file is answered 304 by its ETag.
+REVALIDATE = "no-cache"
+#: Smaller answers gain nothing from gzip.
+GZIP_MIN_BYTES = 1024
 
 #: What a Connect or gRPC-Web client sends (besides the CORS-safelisted headers).
 ALLOWED_HEADERS = (
@@ -73,7 +83,10 @@ class WebApp:
         self._stream = f"{rpc.path}/StreamEvents"
         self._files: ASGIApp = (
             # The middleware answers StaticFiles' "not found" (an exception) with a 404.
-            ExceptionMiddleware(StaticFiles(directory=static, html=True))
+            GZipMiddleware(
+                _Cached(ExceptionMiddleware(StaticFiles(directory=static, html=True))),
+                minimum_size=GZIP_MIN_BYTES,
+            )
             if (static / "index.html").exists()
             else PlainTextResponse("the web table is not built (npm run build)", 404)
         )
@@ -98,6 +111,27 @@ class WebApp:
 
     async def _events(self, scope: Scope, receive: Receive, send: Send) -> None:
         await _ended_by_disconnect(self._rpc, scope, receive, send)
+
+
+class _Cached:
+    """The table's files with their Cache-Control: kept for good when asked for by their hash,
+    revalidated otherwise (StaticFiles answers an unchanged file's ETag with 304)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        versioned = any(
+            part.startswith(b"v=") for part in scope.get("query_string", b"").split(b"&")
+        )
+
+        async def with_cache_control(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] in (200, 304):
+                headers = MutableHeaders(scope=message)
+                headers["cache-control"] = KEEP_VERSIONED if versioned else REVALIDATE
+            await send(message)
+
+        await self._app(scope, receive, with_cache_control)
 
 
 async def _ended_by_disconnect(app: object, scope: Scope, receive: Receive, send: Send) -> None:

@@ -12,7 +12,9 @@ ticks and whose person, waiting, times out; a seat whose player left shown waiti
 reconnect; an optional move (may_act) offered without "Your turn"; a game abandoned as idle.
 The pages use each transport (Connect binary, Connect JSON, gRPC-Web). With
 ``TRICKTABLE_SCREENSHOT=path`` the Counterpoint test saves a picture of the table there (the one
-in the README).
+in the README). What a person sees and does at the table (seats kept and taken back, Resign
+asked first, bids as cards are picked, the end of a game...) is in test_table_person.py; each
+game's table on a desktop and a phone, in test_table_screens.py.
 
 The tests skip, saying why, only where Chromium is not installed; ``.ci/run`` installs it.
 """
@@ -140,8 +142,10 @@ def create_and_sit(
     page.wait_for_selector("#create")
     page.select_option("#game-type", game_type)
     page.fill("#player-name", name)
-    for seat, bot in (bots or {}).items():
-        page.select_option(f"#seat-{seat}-player", bot)
+    # The other seats default to a server bot: those not in ``bots`` are left to people here.
+    for select in page.locator(".seat-players select").all():
+        seat = int(select.get_attribute("data-seat") or 0)
+        select.select_option((bots or {}).get(seat, ""))
     if clock:
         page.check("#clock-on")
         for field, value in clock.items():
@@ -149,6 +153,8 @@ def create_and_sit(
                 page.select_option("#clock-policy", value)
             else:
                 page.fill(f"#clock-{field}", value)
+    if options:
+        page.click("details.rules > summary")  # the rules are folded away until asked for
     for option, value in (options or {}).items():
         field = f"#option-{option}"
         if page.locator(f"select{field}").count():
@@ -205,6 +211,9 @@ def act(page: Page, prefer: tuple[str, ...] = ("pass",)) -> bool:
     buttons = page.locator("#moves button.move")
     if legal.count():
         legal.first.click()
+    elif page.locator("#moves .contract").count():  # Nominations: trumps, then the card to call
+        page.locator("#moves .trump-choice").first.click()
+        page.locator("#moves .call-card").first.click()
     elif buttons.count():
         choices = [f"#moves button[data-{attr}='{b}']" for b in prefer for attr in ("move", "kind")]
         wanted = [c for c in choices if page.locator(c).count()]
@@ -259,7 +268,7 @@ def test_a_whole_counterpoint_game_from_two_pages(
     shot = os.environ.get("TRICKTABLE_SCREENSHOT")
 
     def over() -> bool:
-        if shot and ada.locator("#trick .played figure").count() == 1 and not Path(shot).exists():
+        if shot and ada.locator("#trick figure.played").count() == 1 and not Path(shot).exists():
             ada.screenshot(path=shot, full_page=True)
         return "Game over" in status(ada)
 
@@ -269,8 +278,8 @@ def test_a_whole_counterpoint_game_from_two_pages(
     assert final.view.finished and final.game.status == pb.GAME_STATUS_FINISHED
     assert moves == final.game.version
     assert version(ada) == version(bob) == final.game.version
-    winners = " and ".join(f"{['Ada', 'Bob'][w]} (seat {w})" for w in final.view.winners)
-    assert winners in status(ada).replace(", you", "")
+    winners = " and ".join(["Ada", "Bob"][w] for w in final.view.winners)
+    assert winners in status(ada).replace(" (you)", "")
     scores = ada.locator(".seat .score").all_inner_texts()
     assert scores == [f"score {s.score}" for s in final.view.seats]
     assert "Game over" in ada.inner_text("#log")
@@ -313,7 +322,7 @@ def test_a_clock_ticks_and_a_waiting_person_times_out(
     seconds = float(first.split("bank 0:")[1].split()[0])
     assert 0 < seconds <= 3.0  # never more than the server gave, whatever this machine's clock
     # The move time and the bank run out: the server plays for her, and the page says so.
-    ada.wait_for_selector("#log li:has-text('Ada (seat 0, you) ran out of time')")
+    ada.wait_for_selector("#log li:has-text('Ada (you) ran out of time')")
     ada.wait_for_selector(".clock[data-seat='0']:not([data-timeouts='0'])")
     assert native.get(game_id).view.clocks[0].timeouts >= 1  # clocks come in seat order
 
@@ -357,6 +366,8 @@ def test_an_optional_move_is_offered_without_being_your_turn(
         [f"tricktable.seat.{table.game_id}", saved, f"#/game/{table.game_id}"],
     )
     page.wait_for_selector("#moves .optional")
+    offered = page.inner_text("#moves")  # with what the button does
+    assert "Claim: say you have 66" in offered or "Swap the trump nine" in offered, offered
     assert status(page).startswith("Waiting for") and status(page) != "Your turn"
     assert page.locator(f".seat[data-seat='{seat}'] .badge.optional").count() == 1
     assert page.locator(f".seat[data-seat='{seat}'] .badge:has-text('to act')").count() == 0
@@ -413,9 +424,9 @@ def test_a_ninety_nine_deal_with_the_lay_aside_bid(
     assert final.view.finished
     log = first.inner_text("#log")
     assert "Deal 1 scored" in log and "lays 3 cards aside" in log
-    assert "calls" in log  # the round of premium calls, one button per call
-    deal = first.locator(".detail table.deal")
-    assert deal.count() == 1 and "bid" in deal.inner_text()
+    assert "passes" in log  # the round of premium calls, one button per call
+    sheet = first.locator("#game-over #score-sheet")  # the deal-by-deal score sheet
+    assert sheet.count() == 1 and "made the bid" in sheet.inner_text()
 
 
 @dataclass
@@ -539,17 +550,25 @@ _PREFER: dict[str, list[tuple[str, ...]]] = {
 
 
 @pytest.mark.parametrize(
-    ("game_type", "seats", "options", "shown", "summary"),
+    ("game_type", "seats", "options", "shown", "summary", "explained"),
     [
         # The log tells what decided the deal from the typed result: Sixty-Six's reason...
-        ("sixty-six", 2, {"target_game_points": "1"}, "stock state", r"scored: .* — [a-z ]+"),
+        (
+            "sixty-six",
+            2,
+            {"target_game_points": "1"},
+            "Stock",
+            r"scored: .* — [a-z ]+",
+            "Claim: say you have 66",
+        ),
         # ... and Nominations' contract (P0 bids, the others pass).
         (
             "nominations",
             4,
             {"end_mode": "deals", "deal_count": "1"},
-            "contract",
+            "Contract",
             r"scored: .* — P0 .*, (made|missed)",
+            "Bid the tricks you and a partner will take",
         ),
     ],
 )
@@ -561,6 +580,7 @@ def test_sixty_six_and_nominations_play_to_the_end_in_the_browser(
     options: dict[str, str],
     shown: str,
     summary: str,
+    explained: str,
 ) -> None:
     native = served[1]
     first = open_page("/")
@@ -573,14 +593,18 @@ def test_sixty_six_and_nominations_play_to_the_end_in_the_browser(
     first.wait_for_selector("#hand")
     prefer = _PREFER[game_type]
     details: set[str] = set()
+    explanations: set[str] = set()  # the line beside each kind of move button
 
     def over() -> bool:
         details.update(first.locator(".detail dt").all_inner_texts())
+        for page in pages:
+            explanations.update(page.locator("#moves .explain").all_inner_texts())
         return "Game over" in status(first)
 
     play_until(pages, over, prefer)
     assert native.get(game_id).view.finished
     assert shown in details
+    assert any(explained in line for line in explanations), explanations
     assert re.search(summary, first.inner_text("#log")), first.inner_text("#log")
     for page in pages:
         page.wait_for_selector("#status:has-text('Game over')")
@@ -610,7 +634,7 @@ def test_a_spectator_receives_moves_live_and_never_a_hidden_card(
         mine = native.get(table.game_id, table.tokens[seat])
         native.move(table.game_id, table.tokens[seat], mine.view.legal_moves[0], mine.game.version)
         now = mine.game.version + 1
-        watcher.wait_for_selector(f"#version[data-version='{now}']")  # live, from the stream
+        wait_for_version_above(watcher, now - 1)  # live, from the stream
         shown = set(
             watcher.locator("[data-card]").evaluate_all("cs => cs.map(c => c.dataset.card)")
         )
@@ -639,7 +663,7 @@ def test_a_reload_resumes_the_seat_and_the_stream(
 
     ada.reload()
     ada.wait_for_selector("#hand")
-    assert ada.inner_text("#viewer") == "You: Ada (seat 0, you)"
+    assert ada.inner_text("#viewer") == "You: Ada"
     assert hand(ada) == held
     assert ada.locator("#log li").all_inner_texts() == log_before  # kept, not replayed twice
     seen = version(ada)
@@ -648,7 +672,7 @@ def test_a_reload_resumes_the_seat_and_the_stream(
     log_after = ada.locator("#log li").all_inner_texts()
     assert log_after[: len(log_before)] == log_before
     assert sum(line.startswith("Deal 1") for line in log_after) == 1
-    assert "Bob (seat 1) lays 3 cards aside face down" in log_after
+    assert "Bob lays 3 cards aside face down" in log_after
     assert native.get(game_id).game.version == version(ada)
 
 
@@ -680,7 +704,7 @@ def test_an_illegal_move_shows_the_servers_reason(
     acting = [ada, bob][state.view.to_act[0]]
     acting.bring_to_front()
     acting.locator("#hand button.card.legal").first.click()
-    idle.wait_for_selector(f"#version[data-version='{before + 1}']")
+    wait_for_version_above(idle, before)
     illegal = idle.locator("#hand button.card:not(.legal)")
     if illegal.count():
         idle.bring_to_front()
@@ -712,7 +736,7 @@ def test_a_page_resumes_after_the_server_restarts(browser: BrowserContext, redis
                 wait_for_version_above(pages[0], 1)  # Ada's page follows the new server's stream
                 log = pages[0].locator("#log li").all_inner_texts()
                 assert sum(line.startswith("Deal 1") for line in log) == 1
-                assert "Bob (seat 1) lays 3 cards aside face down" in log
+                assert "Bob lays 3 cards aside face down" in log
     finally:
         for page in pages:
             page.close()

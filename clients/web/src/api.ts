@@ -1,4 +1,4 @@
-// The connection to the server, the seat kept across reloads, and refusals explained.
+// The connection to the server, and refusals explained (seats.ts keeps the seats).
 //
 // The page is served by the server it talks to, so it calls its own origin: no CORS. The
 // protocol is Connect with binary messages by default; `?protocol=connect-json` or
@@ -7,8 +7,11 @@
 
 import { Code, ConnectError, createClient, type CallOptions, type Client } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
+import { type MessageInitShape } from "@bufbuild/protobuf";
 import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb";
-import { GameService } from "./gen/tricktable/v1/game_service_pb";
+import { GameService, type CreateGameRequestSchema, type GameSummary } from "./gen/tricktable/v1/game_service_pb";
+import { type GameType } from "./gen/tricktable/v1/game_types_pb";
+import { holdSeat } from "./seats";
 
 export type Api = Client<typeof GameService>;
 export type Protocol = "connect-binary" | "connect-json" | "grpc-web";
@@ -38,35 +41,30 @@ export function as(token: string | undefined, signal?: AbortSignal): CallOptions
   return { headers, signal };
 }
 
-// -- the seat, per tab -------------------------------------------------------------------------
-// sessionStorage is per tab and survives a reload: each tab can hold another seat of the same
-// game, and a reload resumes the seat and the event stream where they were.
+// -- the lobby's calls (the table's are in session.ts) ----------------------------------------
 
-export interface Seat {
-  seat: number;
-  token: string;
+export async function gameTypes(api: Api): Promise<GameType[]> {
+  return (await api.listGameTypes({})).gameTypes;
 }
 
-const seatKey = (gameId: string) => `tricktable.seat.${gameId}`;
-const versionKey = (gameId: string) => `tricktable.version.${gameId}`;
-
-export function savedSeat(gameId: string): Seat | undefined {
-  const text = sessionStorage.getItem(seatKey(gameId));
-  return text ? (JSON.parse(text) as Seat) : undefined;
+/** The games waiting for players. */
+export async function openGames(api: Api): Promise<GameSummary[]> {
+  return (await api.listGames({ pageSize: 50 })).games;
 }
 
-export function saveSeat(gameId: string, seat: Seat): void {
-  sessionStorage.setItem(seatKey(gameId), JSON.stringify(seat));
+/** A game as a spectator sees it (the lobby's "your games"). */
+export async function gameSummary(api: Api, gameId: string): Promise<GameSummary | undefined> {
+  return (await api.getGame({ gameId, compactLayAside: true })).game; // as every read of the page
 }
 
-/** The last version this tab has seen of a game (-1: none). */
-export function savedVersion(gameId: string): bigint {
-  const text = sessionStorage.getItem(versionKey(gameId));
-  return text === null ? -1n : BigInt(text);
+export async function createGame(api: Api, request: MessageInitShape<typeof CreateGameRequestSchema>): Promise<GameSummary> {
+  return (await api.createGame(request)).game!;
 }
 
-export function saveVersion(gameId: string, version: bigint): void {
-  sessionStorage.setItem(versionKey(gameId), version.toString());
+/** Take a seat (the first open one without `seat`); this browser keeps it (seats.ts). */
+export async function sit(api: Api, gameId: string, playerName: string, seat?: number): Promise<void> {
+  const joined = await api.joinGame({ gameId, playerName, seat });
+  holdSeat(gameId, { seat: joined.seat, token: joined.seatToken, name: playerName });
 }
 
 // -- refusals ------------------------------------------------------------------------------------
@@ -81,6 +79,11 @@ export function explain(err: unknown): Refusal {
   const error = ConnectError.from(err);
   const info = error.findDetails(ErrorInfoSchema)[0];
   return { code: Code[error.code], reason: info?.reason ?? "", message: error.rawMessage };
+}
+
+/** The game does not exist (any more). */
+export function isGone(err: unknown): boolean {
+  return ConnectError.from(err).code === Code.NotFound;
 }
 
 export function isStale(err: unknown): boolean {

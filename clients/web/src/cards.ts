@@ -47,10 +47,16 @@ export function isRed(suit: Suit): boolean {
   return suit === Suit.HEARTS || suit === Suit.DIAMONDS;
 }
 
-/** A card face; `data-card` carries its text ("Q♠") for people and tests alike. */
-export function cardFace(card: Card, tag = "span", attrs: Record<string, string | boolean | EventListener | undefined> = {}): HTMLElement {
-  const colour = card.rank === Rank.JOKER ? "joker" : isRed(card.suit) ? "red" : "black";
-  return h(tag, { class: `card ${colour}`, "data-card": cardText(card), ...attrs }, cardText(card));
+export function cardColour(card: Card): string {
+  return card.rank === Rank.JOKER ? "joker" : isRed(card.suit) ? "red" : "black";
+}
+
+/** A card face: its text ("Q♠") in the corner, and its suit large in the middle (drawn by CSS
+ * from `data-pip`, so the text stays "Q♠"); `data-card` carries the text for people and tests
+ * alike. `extra` classes: "small", "legal", "chosen"... */
+export function cardFace(card: Card, tag = "span", attrs: Record<string, string | boolean | EventListener | undefined> = {}, extra = ""): HTMLElement {
+  const pip = card.rank === Rank.JOKER ? "★" : (SUIT_SYMBOL[card.suit] ?? "");
+  return h(tag, { class: `card ${cardColour(card)}${extra ? ` ${extra}` : ""}`, "data-card": cardText(card), "data-pip": pip, ...attrs }, cardText(card));
 }
 
 /** A hand by suit, each suit in the game's rank order (GameType.rankOrder, strongest first),

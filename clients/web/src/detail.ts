@@ -1,107 +1,150 @@
-// What is special to each game (View.detail), drawn from the message itself: every field is
-// shown by its name, seats by their player's name, cards as cards, suits as symbols. A field a
-// game adds later appears without a change here.
+// What is special to each game (View.detail), said as a card site says it: a few rows in
+// words, seats by name, cards as cards. Engine fields a player does not read (the bid ladder,
+// counters, who called first) stay hidden.
 
 import { type View } from "./gen/tricktable/v1/views_pb";
-import { type Card, type SeatCards } from "./gen/tricktable/v1/cards_pb";
+import { type Card } from "./gen/tricktable/v1/cards_pb";
+import { type CounterpointDetail, type NinetyNineDetail, type NominationsDetail, type SixtySixDetail } from "./gen/tricktable/v1/views_pb";
 import { SixtySixReason, type DealScored } from "./gen/tricktable/v1/events_pb";
 import { cardFace, suitText } from "./cards";
 import { h, type Child } from "./dom";
-
-const SEAT_FIELDS = new Set([
-  "eldest", "caller", "premiumSeat", "nonDealer", "closer", "endWindowSeat", "firstCaller",
-  "highBidder", "declarer", "partner", "cutter", "seat",
-]);
-const SUIT_FIELDS = new Set(["trump", "marriageSuit", "suit"]);
-const LABELS: Record<string, string> = { premium: "premium call", closerOpponentTricks: "opponent's tricks at close" };
+import { contractText } from "./moves";
 
 type Named = (seat: number) => string;
-type Fields = Record<string, unknown> & { $typeName?: string };
-
-function label(field: string): string {
-  return LABELS[field] ?? field.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
-}
-
-function isMessage(value: unknown, type?: string): value is Fields {
-  return typeof value === "object" && value !== null && "$typeName" in value && (type === undefined || (value as Fields).$typeName === type);
-}
+export type Row = [string, Child];
 
 function cards(list: Card[]): HTMLElement {
-  return h("span", { class: "cards" }, ...list.map((c) => cardFace(c)));
+  return h("span", { class: "cards" }, ...list.map((c) => cardFace(c, "span", {}, "small")));
 }
 
-/** A deal's result: the game's typed result (DealScored.result), a row per field, beside the
- * points and totals every game has. */
-function dealTable(deal: DealScored, name: Named): HTMLElement {
-  const seats = deal.totals.map((_, seat) => seat);
-  const row = (title: string, cell: (seat: number) => Child) => h("tr", {}, h("th", {}, title), ...seats.map((s) => h("td", {}, cell(s))));
-  const whole = (title: string, content: Child) => h("tr", {}, h("th", {}, title), h("td", { colspan: seats.length }, content));
-  const result = deal.result.case === undefined ? [] : resultRows(deal.result.value as unknown as Fields, seats.length, name, row, whole);
-  return h(
-    "table",
-    { class: "deal" },
-    h("tr", {}, h("th", {}, `deal ${deal.dealNo}`), ...seats.map((s) => h("th", {}, name(s)))),
-    ...result,
-    row("points", (s) => deal.points[s]),
-    row("total", (s) => deal.totals[s]),
-  );
+/** Deals as a score sheet: a row per deal (what decided it, then each seat's points), and the
+ * running totals. */
+export function scoreSheet(deals: DealScored[], name: Named, id = ""): HTMLElement {
+  const seats = deals[0]?.totals.map((_, seat) => seat) ?? [];
+  return h("table", { class: "deal", id: id || undefined },
+    h("tr", {}, h("th", {}, "deal"), ...seats.map((s) => h("th", {}, name(s)))),
+    ...deals.map((deal) => h("tr", { "data-deal": deal.dealNo },
+      h("th", {}, String(deal.dealNo), dealWhy(deal, name) ? h("small", { class: "why" }, ` ${dealWhy(deal, name)}`) : null),
+      ...seats.map((s) => h("td", {}, `${deal.points[s] > 0 ? "+" : ""}${deal.points[s]}`)))),
+    h("tr", { class: "total" }, h("th", {}, "total"), ...seats.map((s) => h("td", {}, String(deals[deals.length - 1]?.totals[s] ?? 0)))));
 }
 
-function resultRows(
-  result: Fields,
-  seats: number,
-  name: Named,
-  row: (title: string, cell: (seat: number) => Child) => HTMLElement,
-  whole: (title: string, content: Child) => HTMLElement,
-): HTMLElement[] {
-  const rows: HTMLElement[] = [];
-  for (const [field, v] of Object.entries(result)) {
-    if (field.startsWith("$")) continue;
-    if (Array.isArray(v) && v.length === seats) {
-      rows.push(row(label(field), (s) => value(field, v[s], name) ?? (typeof v[s] === "boolean" ? "no" : "—")));
-    } else if (field === "reason" && typeof v === "number") {
-      rows.push(whole("reason", reasonText(v)));
-    } else {
-      const shown = value(field, v, name);
-      if (shown !== null) rows.push(whole(label(field), shown));
+/** What decided a deal, from the game's typed result. */
+export function dealWhy(deal: DealScored, name: Named): string {
+  const result = deal.result;
+  switch (result.case) {
+    case "ninetyNine": {
+      const r = result.value;
+      const made = r.made.flatMap((ok, seat) => (ok ? [name(seat)] : []));
+      const premium = r.premiumSeat !== undefined && r.premium ? `; ${name(r.premiumSeat)} ${r.premium}d` : "";
+      return `${made.length ? `${made.join(", ")} made the bid` : "nobody made the bid"}${premium}`;
     }
+    case "counterpoint":
+      return `bids ${result.value.bids.join(" / ")}, took ${result.value.cardPoints.join(" / ")}`;
+    case "sixtySix": {
+      const why = reasonText(result.value.reason);
+      return result.value.scorer !== undefined ? `${why}: ${name(result.value.scorer)} scores` : why;
+    }
+    case "nominations": {
+      const r = result.value;
+      if (r.allPassed || r.declarer === undefined) return "everybody passed";
+      const times = r.multiplier > 1 ? `, ×${r.multiplier}` : "";
+      return `${name(r.declarer)} ${contractText(r.contract ?? "", r.bidTricks)}, ${r.made ? "made" : "missed"}${times}`;
+    }
+    default:
+      return deal.note;
   }
+}
+
+function ninetyNine(d: NinetyNineDetail, name: Named): Row[] {
+  const rows: Row[] = [["Rules", d.edition === "classic" ? "classic: the turn-up sets trumps" : "revised: trumps follow the last deal"]];
+  const calls = d.calls.flatMap((call, seat) => (call.value === undefined ? [] : [`${name(seat)} ${call.value === "pass" ? "passed" : `${call.value}d`}`]));
+  if (calls.length) rows.push(["Premium calls", calls.join(", ")]);
+  if (d.caller !== undefined) rows.push(["To call", name(d.caller)]);
+  if (d.premiumSeat !== undefined && d.premium) {
+    rows.push(["Premium", `${name(d.premiumSeat)} ${d.premium === "reveal" ? "reveals: bid cards and hand face up (60)" : "declares: bid cards face up (30)"}`]);
+  }
+  if (d.jokerAs?.rank) rows.push(["The Joker counts as", cardFace(d.jokerAs, "span", {}, "small")]);
   return rows;
 }
 
-function value(field: string, v: unknown, name: Named): Child {
-  if (v === undefined || v === "" || (Array.isArray(v) && v.length === 0)) return null;
-  if (typeof v === "number" && SEAT_FIELDS.has(field)) return name(v);
-  if (typeof v === "number" && SUIT_FIELDS.has(field)) return v ? suitText(v) : null;
-  if (typeof v === "boolean") return v ? "yes" : null;
-  if (typeof v === "number" || typeof v === "string" || typeof v === "bigint") return String(v);
-  if (isMessage(v, "tricktable.v1.Card")) return (v as unknown as Card).rank ? cardFace(v as unknown as Card) : null;
-  if (isMessage(v, "tricktable.v1.DealScored")) return (v as unknown as DealScored).totals.length ? dealTable(v as unknown as DealScored, name) : null;
-  if (isMessage(v, "tricktable.v1.SeatCards")) return (v as unknown as SeatCards).visible ? cards((v as unknown as SeatCards).cards) : "hidden";
-  if (isMessage(v) && v.$typeName?.startsWith("tricktable.v1.Optional")) return v.value === undefined ? "—" : String(v.value);
-  if (Array.isArray(v)) {
-    if (field === "calls" || field === "knownCards") {
-      return h("span", {}, ...v.map((item, seat) => h("span", { class: "per-seat" }, `${name(seat)}: `, value(field, item, name) ?? "—")));
-    }
-    return h("span", { class: "list" }, ...v.map((item) => h("span", { class: "item" }, value(field, item, name))));
-  }
-  if (isMessage(v)) return h("span", { class: "nested" }, ...fieldRows(v, name).map(([k, c]) => h("span", { class: "item" }, `${k} `, c)));
-  return null;
+function counterpoint(_d: CounterpointDetail): Row[] {
+  return [["Bids", "secret until the deal ends: take as near your bid in card points as you can"]];
 }
 
-function fieldRows(message: Fields, name: Named): [string, Child][] {
-  const rows: [string, Child][] = [];
-  for (const [field, v] of Object.entries(message)) {
-    if (field.startsWith("$")) continue;
-    const shown = value(field, v, name);
-    if (shown !== null) rows.push([label(field), shown]);
+function sixtySix(d: SixtySixDetail, name: Named): Row[] {
+  const stock = d.stockState === "closed" && d.closer !== undefined
+    ? `closed by ${name(d.closer)}: follow suit, no more drawing`
+    : d.stockState === "exhausted" ? "used up: follow suit from now on" : `${d.stockSize} cards left`;
+  const rows: Row[] = [["Stock", stock]];
+  for (const m of d.marriages) {
+    rows.push(["Marriage", `${name(m.seat)}: ${suitText(m.suit)} (${m.points})${m.counts ? "" : ", counts once they win a trick"}`]);
   }
+  if (d.marriageSuit) rows.push(["Lead", `the King or Queen of ${suitText(d.marriageSuit)} (marriage)`]);
+  if (d.endWindowSeat !== undefined) rows.push(["To claim or pass", name(d.endWindowSeat)]);
+  d.knownCards.forEach((known, seat) => {
+    if (known.visible && known.cards.length) rows.push([`${name(seat)} holds`, cards(known.cards)]);
+  });
+  rows.push(["Match", `first to ${d.targetGamePoints} game points${d.carry ? `; ${d.carry} carried to the next deal` : ""}`]);
   return rows;
 }
 
-/** The game-specific rows of a view: [label, content]. */
-export function detailRows(view: View, name: Named): [string, Child][] {
-  return view.detail.case === undefined ? [] : fieldRows(view.detail.value as unknown as Fields, name);
+function partnerWords(d: NominationsDetail, name: Named): string {
+  const declarer = d.declarer === undefined ? "the declarer" : name(d.declarer);
+  switch (d.partnerStatus) {
+    case "unknown":
+      return "unknown until the called card is played";
+    case "you_are_partner":
+      return `you, secretly: you hold the called card`;
+    case "you_hold_called_card":
+      return "none: you called your own card and play alone (the others do not know)";
+    case "revealed":
+      return d.partner === undefined ? "" : `${name(d.partner)}`;
+    case "solo":
+      return `none: ${declarer} plays alone`;
+    default:
+      return "";
+  }
+}
+
+function nominations(d: NominationsDetail, view: View, name: Named): Row[] {
+  const rows: Row[] = [];
+  if (d.declarer !== undefined && d.contract) {
+    const trumps = d.noTrump ? "no trump" : view.trump ? `trumps ${suitText(view.trump)}` : "";
+    rows.push(["Contract", `${name(d.declarer)}: ${contractText(d.contract)}${trumps ? `, ${trumps}` : ""}`]);
+    if (d.called?.rank) rows.push(["Called card", cardFace(d.called, "span", {}, "small")]);
+    const partner = partnerWords(d, name);
+    if (partner) rows.push(["Partner", partner]);
+    if (d.sideTricks !== undefined) rows.push(["Declarer's side", `${d.sideTricks} tricks`]);
+  } else if (d.auction.length || d.highBid) {
+    const bids = d.auction.map((call, i) => `${name((d.firstCaller + i) % view.seats.length)} ${call === "pass" ? "passed" : contractText(call)}`);
+    rows.push(["Bids", bids.join(", ") || "none yet"]);
+    if (d.highBid && d.highBidder !== undefined) rows.push(["Highest", `${name(d.highBidder)}: ${contractText(d.highBid)}`]);
+  }
+  if (d.multiplier > 1) rows.push(["Double hand", `scores count ×${d.multiplier}`]);
+  return rows;
+}
+
+/** The game-specific rows of a view, in words: [label, content]. */
+export function detailRows(view: View, name: Named): Row[] {
+  switch (view.detail.case) {
+    case "ninetyNineDetail":
+      return ninetyNine(view.detail.value, name);
+    case "counterpointDetail":
+      return counterpoint(view.detail.value);
+    case "sixtySixDetail":
+      return sixtySix(view.detail.value, name);
+    case "nominationsDetail":
+      return nominations(view.detail.value, view, name);
+    default:
+      return [];
+  }
+}
+
+/** The last deal's result, where the view carries one. */
+export function lastDeal(view: View): DealScored | undefined {
+  const deal = view.detail.value?.lastDeal;
+  return deal?.totals.length ? deal : undefined;
 }
 
 /** A Sixty-Six deal's reason in words: SIXTY_SIX_REASON_FALSE_OUT is "false out". */

@@ -1,12 +1,23 @@
 // One line per event for the table's log. Events arrive projected for this viewer: a card this
 // viewer may not see is simply absent, and the line says only what is there.
 
-import { type DealScored, type Event } from "./gen/tricktable/v1/events_pb";
+import { type Event } from "./gen/tricktable/v1/events_pb";
 import { cardText, suitText } from "./cards";
 import { contractText } from "./moves";
-import { reasonText } from "./detail";
+import { dealWhy } from "./detail";
 
-export function describeEvent(event: Event, name: (seat: number) => string): string {
+/** A call as the log says it. */
+const CALLED: Record<string, string> = {
+  pass: "passes",
+  declare: "declares: bid cards face up",
+  reveal: "reveals: bid cards and hand face up",
+  claim: "claims to have 66",
+  decline: "declines",
+};
+
+/** `declarer`: the declarer of the deal the event belongs to, where the game has one (a card
+ * its own declarer called means playing alone). */
+export function describeEvent(event: Event, name: (seat: number) => string, declarer?: number): string {
   const e = event.kind;
   switch (e.case) {
     case "dealStarted": {
@@ -19,7 +30,7 @@ export function describeEvent(event: Event, name: (seat: number) => string): str
       return `${name(e.value.seat)} lays ${e.value.count} cards aside${cards}`;
     }
     case "called":
-      return `${name(e.value.seat)} calls ${e.value.call}${e.value.automatic ? " (automatic)" : ""}`;
+      return `${name(e.value.seat)} ${CALLED[e.value.call] ?? `calls ${e.value.call}`}${e.value.automatic ? " (automatic)" : ""}`;
     case "seatChosen":
       return `${name(e.value.seat)} names ${name(e.value.chosen)} (${e.value.role})`;
     case "cardsExposed":
@@ -34,7 +45,7 @@ export function describeEvent(event: Event, name: (seat: number) => string): str
     }
     case "dealScored":
     {
-      const why = dealSummary(e.value, name);
+      const why = dealWhy(e.value, name);
       return `Deal ${e.value.dealNo} scored: ${e.value.points.join(" / ")} (totals ${e.value.totals.join(" / ")})${why ? ` — ${why}` : ""}`;
     }
     case "gameOver":
@@ -58,6 +69,9 @@ export function describeEvent(event: Event, name: (seat: number) => string): str
     case "contractDeclared":
       return `${name(e.value.declarer)} declares ${e.value.trump ? `trumps ${suitText(e.value.trump)}` : "no trump"}, calls ${cardText(e.value.called)}`;
     case "partnerNotice":
+      if (e.value.holder !== undefined && e.value.holder === declarer) {
+        return `You hold the called card ${cardText(e.value.called)} yourself: you play alone`;
+      }
       return e.value.holder !== undefined
         ? `You hold the called card ${cardText(e.value.called)}: you are the partner`
         : `The called card is ${cardText(e.value.called)}`;
@@ -71,31 +85,5 @@ export function describeEvent(event: Event, name: (seat: number) => string): str
       return `The game was abandoned${e.value.reason === "idle" ? ": nobody moved for too long" : e.value.reason ? ` (${e.value.reason})` : ""}`;
     default:
       return "(an event this page does not know)";
-  }
-}
-
-/** What decided a deal, from the game's typed result (a server from before it: its note). */
-function dealSummary(deal: DealScored, name: (seat: number) => string): string {
-  const result = deal.result;
-  switch (result.case) {
-    case "ninetyNine":
-      return result.value.premiumSeat !== undefined && result.value.premium
-        ? `premium: ${name(result.value.premiumSeat)} ${result.value.premium}`
-        : "";
-    case "counterpoint":
-      return "";
-    case "sixtySix": {
-      const why = reasonText(result.value.reason);
-      const scorer = result.value.scorer !== undefined ? `: ${name(result.value.scorer)} scores` : "";
-      return `${why}${scorer}`;
-    }
-    case "nominations": {
-      const r = result.value;
-      if (r.allPassed || r.declarer === undefined) return "everybody passed";
-      const times = r.multiplier > 1 ? `, ×${r.multiplier}` : "";
-      return `${name(r.declarer)} ${contractText(r.contract ?? "", r.bidTricks)}, ${r.made ? "made" : "missed"}${times}`;
-    }
-    default:
-      return deal.note;
   }
 }

@@ -2,13 +2,45 @@
 // option's kind, default, range, choices and presets), so a new option needs no change here.
 
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { type Api, explain, saveSeat } from "./api";
+import { type Api, createGame, explain, gameSummary, gameTypes, isGone, openGames, sit } from "./api";
+import { forgetGame, gamesHeld, heldSeats } from "./seats";
 import { h, replace } from "./dom";
 import { TimeControlSchema, TimeoutPolicy, type TimeControl } from "./gen/tricktable/v1/clocks_pb";
-import { type CreateGameRequestSchema, type GameSummary } from "./gen/tricktable/v1/game_service_pb";
+import { GameStatus, type CreateGameRequestSchema, type GameSummary } from "./gen/tricktable/v1/game_service_pb";
 import { OptionKind, type GameType, type OptionSpec, type OptionValue, OptionValueSchema } from "./gen/tricktable/v1/game_types_pb";
 
 const REFRESH_MS = 2000;
+/** How many of this browser's games the lobby lists. */
+const YOUR_GAMES = 8;
+
+/** Options that apply only when another option has a value: hidden otherwise. */
+const APPLIES_WHEN: Record<string, Record<string, [string, string]>> = {
+  "ninety-nine": {
+    first_deal_trump: ["edition", "revised"],
+    game_length_deals: ["game_end", "fixed_deals"],
+    target_score: ["game_end", "target_score"],
+    premium_fail_award: ["premium_bids", "true"],
+    reveal_expose_timing: ["premium_bids", "true"],
+    revealer_names_leader: ["premium_bids", "true"],
+  },
+  nominations: {
+    target_score: ["end_mode", "target"],
+    deal_count: ["end_mode", "deals"],
+    double_hand_multiplier: ["all_pass", "double_hand"],
+    double_hand_stacking: ["all_pass", "double_hand"],
+    double_hand_cut: ["all_pass", "double_hand"],
+    open_misere_points: ["open_misere", "true"],
+    open_misere_expose: ["open_misere", "true"],
+  },
+};
+
+/** An option nobody can change (one value allowed) or that changes nothing in play (how the
+ * cards are dealt out, where the game says so) is not shown. */
+function fixed(spec: OptionSpec): boolean {
+  if (spec.kind === OptionKind.CHOICE && spec.choices.length <= 1) return true;
+  if (spec.kind === OptionKind.INT && spec.minimum !== undefined && spec.minimum === spec.maximum) return true;
+  return spec.description.includes("no effect on play");
+}
 
 function shown(value: OptionValue | undefined): string {
   const v = value?.value;
@@ -49,11 +81,12 @@ function optionField(spec: OptionSpec): { row: HTMLElement; read: () => OptionVa
 function seatFields(seats: number): { row: HTMLElement; read: () => Record<number, string> } {
   const choices = [...Array(seats).keys()].slice(1).map((seat) =>
     h("select", { id: `seat-${seat}-player`, "data-seat": seat },
-      h("option", { value: "" }, "a person"),
-      h("option", { value: "heuristic" }, "server bot (heuristic)"),
-      h("option", { value: "random" }, "server bot (random)")) as HTMLSelectElement);
-  const row = h("div", { class: "seat-players" }, h("p", {}, "You take seat 0."),
-    ...choices.map((select, i) => h("label", { class: "option" }, h("span", { class: "name" }, `seat ${i + 1}`), select)));
+      // A server bot by default: one person alone can play at once.
+      h("option", { value: "heuristic" }, "a server bot"),
+      h("option", { value: "" }, "a person (joins later)"),
+      h("option", { value: "random" }, "a server bot playing at random")) as HTMLSelectElement);
+  const row = h("div", { class: "seat-players" }, h("p", {}, "You take the first seat. The other players:"),
+    ...choices.map((select, i) => h("label", { class: "option" }, h("span", { class: "name" }, `player ${i + 2}`), select)));
   const read = () => {
     const bots: Record<number, string> = {};
     choices.forEach((select, i) => { if (select.value) bots[i + 1] = select.value; });
@@ -87,13 +120,16 @@ export class Lobby {
   private types: GameType[] = [];
   private timer = 0;
   private readonly games = h("div", { id: "open-games" });
+  private readonly mine = h("div", { id: "your-games" });
+  private readonly mineSection = h("div", { class: "lobby-mine", hidden: true }, h("h2", {}, "Your games"), this.mine);
   private readonly message = h("p", { id: "lobby-message", class: "refusal", hidden: true });
 
-  constructor(private readonly root: HTMLElement, private readonly api: Api) {}
+  /** `gameType`: the game the new-game form starts with (after "new game" at a game's end). */
+  constructor(private readonly root: HTMLElement, private readonly api: Api, private readonly gameType = "") {}
 
   async start(): Promise<void> {
     try {
-      this.types = (await this.api.listGameTypes({})).gameTypes;
+      this.types = await gameTypes(this.api);
     } catch (err) {
       replace(this.root, this.message);
       this.refuse(err);
@@ -103,6 +139,7 @@ export class Lobby {
     const type = h("select", { id: "game-type", name: "game_type" }, ...this.types.map((t) => h("option", { value: t.name }, `${t.title} (${t.seats} players)`))) as HTMLSelectElement;
     const name = h("input", { id: "player-name", name: "player_name", placeholder: "your name", maxlength: 64 }) as HTMLInputElement;
     const options = h("div", { class: "options" });
+    const summary = h("p", { class: "summary" });
     const players = h("div", {});
     let readBots = (): Record<number, string> => ({});
     const clock = clockFields();
@@ -110,6 +147,15 @@ export class Lobby {
     const showOptions = () => {
       const gameType = this.types.find((t) => t.name === type.value);
       fields = (gameType?.options ?? []).map((spec) => ({ spec, ...optionField(spec) }));
+      const applies = APPLIES_WHEN[gameType?.name ?? ""] ?? {};
+      const showApplying = () => {
+        for (const field of fields) {
+          const when = applies[field.spec.name];
+          const other = when && fields.find((f) => f.spec.name === when[0]);
+          field.row.hidden = fixed(field.spec) || (other !== undefined && shown(other.read()) !== when[1]);
+        }
+      };
+      for (const field of fields) field.row.addEventListener("change", showApplying);
       for (const field of fields) {
         if (field.spec.presets.length === 0) continue;
         // An edition or preset sets other options' defaults: show them as it would.
@@ -118,11 +164,15 @@ export class Lobby {
           for (const [other, v] of Object.entries(preset?.defaults ?? {})) fields.find((f) => f.spec.name === other)?.set(v);
         });
       }
-      replace(options, h("p", { class: "summary" }, gameType?.summary ?? ""), ...fields.map((f) => f.row));
+      showApplying();
+      summary.textContent = gameType?.summary ?? "";
+      const shownCount = fields.filter((f) => !f.row.hidden).length;
+      replace(options, h("details", { class: "rules" }, h("summary", {}, `Rules and options (${shownCount})`), ...fields.map((f) => f.row)));
       const seats = seatFields(gameType?.seats ?? 0);
       readBots = seats.read;
       replace(players, seats.row);
     };
+    if (this.types.some((t) => t.name === this.gameType)) type.value = this.gameType;
     type.addEventListener("change", showOptions);
     showOptions();
     form.addEventListener("submit", (event) => {
@@ -138,8 +188,9 @@ export class Lobby {
       h("h2", {}, "New game"),
       h("label", {}, "Game ", type),
       h("label", {}, "Name ", name),
-      options,
+      summary,
       players,
+      options,
       clock.row,
       h("button", { type: "submit", id: "create" }, "Create and take a seat"),
     );
@@ -147,14 +198,16 @@ export class Lobby {
     replace(
       this.root,
       h("section", { class: "lobby" },
-        h("div", {}, h("h2", {}, "Open games"), this.games,
+        this.mineSection,
+        h("div", { class: "lobby-open" },
+          h("h2", {}, "Open games"), this.games,
           h("h2", {}, "Games"),
           h("ul", { id: "game-types" }, ...this.types.map((t) => h("li", { "data-game-type": t.name }, h("strong", {}, t.title), ` (${t.seats} players): ${t.summary}`))),
           h("p", {}, "Watch any game: ", watch, h("button", { onclick: () => { if (watch.value) location.hash = `#/game/${watch.value.trim()}`; } }, "Watch"))),
         form),
       this.message,
     );
-    await this.refresh();
+    await Promise.all([this.refresh(), this.showMine()]);
     this.timer = window.setInterval(() => void this.refresh(), REFRESH_MS);
   }
 
@@ -168,15 +221,37 @@ export class Lobby {
 
   private async refresh(): Promise<void> {
     try {
-      const { games } = await this.api.listGames({ pageSize: 50 });
-      replace(this.games, games.length ? h("table", {}, h("tr", {}, h("th", {}, "game"), h("th", {}, "seats"), h("th", {})), ...games.map((g) => this.row(g))) : h("p", {}, "No open game: create one."));
+      const games = await openGames(this.api);
+      replace(this.games, games.length ? h("table", {}, h("tr", {}, h("th", {}, "game"), h("th", {}, "seats"), h("th", {})), ...games.map((g) => this.row(g))) : h("p", {}, "No game is waiting for players: create one."));
     } catch (err) {
       this.refuse(err);
     }
   }
 
+  /** The games this browser holds a seat in (kept in localStorage): back to the table. */
+  private async showMine(): Promise<void> {
+    const rows: HTMLElement[] = [];
+    for (const gameId of gamesHeld().slice(0, YOUR_GAMES)) {
+      try {
+        const game = await gameSummary(this.api, gameId);
+        if (!game) continue;
+        const names = heldSeats(gameId).map((s) => s.name || game.seats[s.seat]?.playerName || "your seat").join(", ");
+        const state = game.status === GameStatus.WAITING ? "waiting for players" : game.status === GameStatus.PLAYING ? "in play" : "over";
+        rows.push(h("tr", { "data-game": gameId },
+          h("td", {}, this.title(game.gameType), h("small", {}, ` ${state}`)),
+          h("td", {}, names),
+          h("td", {}, h("a", { class: "button primary", href: `#/game/${gameId}` }, game.status === GameStatus.FINISHED || game.status === GameStatus.ABANDONED ? "See the end" : "Back to the table"))));
+      } catch (err) {
+        // Gone (expired): nothing to go back to, and nothing to keep.
+        if (isGone(err)) forgetGame(gameId);
+      }
+    }
+    replace(this.mine, h("table", { class: "games-list" }, ...rows));
+    this.mineSection.hidden = !rows.length;
+  }
+
   private row(game: GameSummary): HTMLElement {
-    const seats = game.seats.map((s) => (s.taken ? s.playerName || `seat ${s.seat}` : "open")).join(", ");
+    const seats = game.seats.map((s) => (s.bot ? "bot" : s.taken ? s.playerName || "taken" : "open")).join(", ");
     return h("tr", { "data-game": game.gameId },
       h("td", {}, this.title(game.gameType), h("small", {}, ` ${game.gameId}`)),
       h("td", {}, seats),
@@ -187,8 +262,8 @@ export class Lobby {
 
   private async createAndSit(request: MessageInitShape<typeof CreateGameRequestSchema>, name: string): Promise<void> {
     try {
-      const { game } = await this.api.createGame(request);
-      await this.sit(game!.gameId, name, 0);
+      const game = await createGame(this.api, request);
+      await this.sit(game.gameId, name, 0);
     } catch (err) {
       this.refuse(err);
     }
@@ -196,8 +271,7 @@ export class Lobby {
 
   private async sit(gameId: string, playerName: string, seat?: number): Promise<void> {
     try {
-      const joined = await this.api.joinGame({ gameId, playerName, seat });
-      saveSeat(gameId, { seat: joined.seat, token: joined.seatToken });
+      await sit(this.api, gameId, playerName, seat);
       location.hash = `#/game/${gameId}`;
     } catch (err) {
       this.refuse(err);

@@ -12,13 +12,14 @@ let current: { stop(): void } | undefined;
 function route(): void {
   current?.stop();
   const match = /^#\/game\/([^/]+)$/.exec(location.hash);
+  const newGame = /^#\/new\/([^/]+)$/.exec(location.hash);
   document.getElementById("where")!.textContent = "";
   if (match) {
     const table = new Table(root, api, decodeURIComponent(match[1]));
     current = table;
     void table.start();
   } else {
-    const lobby = new Lobby(root, api);
+    const lobby = new Lobby(root, api, newGame ? decodeURIComponent(newGame[1]) : "");
     current = lobby;
     void lobby.start();
   }

@@ -8,6 +8,7 @@ const CONTRACT_NAMES: Record<string, string> = { misere: "misère", open_misere:
 
 export function contractText(contract: string, tricks?: number): string {
   if (contract === "tricks" && tricks !== undefined) return `${tricks} tricks`;
+  if (/^\d+$/.test(contract)) return `${contract} tricks`; // a Nominations contract: "10"
   return CONTRACT_NAMES[contract] ?? contract;
 }
 

@@ -1,207 +1,86 @@
-// The card table: one game as this tab's seat (or a spectator) sees it.
+// The card table: one game as this tab's seat (or a spectator) sees it, drawn as a table with
+// the seats around it (this tab's seat at the bottom), the trick in the middle and the hand
+// below. session.ts holds the data; this module only draws and turns clicks into its calls.
 //
-// The server is the only source of truth. The page shows GetGame's view, follows StreamEvents
-// (resuming from the last version it saw, also after a reload), and reads the view again after
-// each batch. Legal moves come ready-made in the view: cards that are legal plays light up,
-// laying cards aside is picking them in the hand (offered as one compact choice of cards, see
-// layaside.ts), other moves are buttons. A card that is not a legal play can still be clicked:
-// the server refuses it, and the page shows why.
+// Legal moves come ready-made in the view: cards that are legal plays light up, laying cards
+// aside is picking them in the hand (the bid they make shown as they are picked), a Nominations
+// contract is trumps then the card to call, other moves are buttons with a line on what they
+// do. A card that is not a legal play can still be clicked: the server refuses it and the page
+// shows why.
 
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
-import { type Api, type Refusal, type Seat, as, explain, isStale, saveSeat, savedSeat, savedVersion, saveVersion } from "./api";
-import { clockText, ServerTime } from "./clocks";
-import { bySuit, cardFace, cardKey, cardText, SUIT_NAME, suitText } from "./cards";
-import { detailRows } from "./detail";
+import { create } from "@bufbuild/protobuf";
+import { type Api } from "./api";
+import { clockText } from "./clocks";
+import { bySuit, cardFace, cardKey, cardText, SUIT_NAME, SUIT_SYMBOL, suitText } from "./cards";
+import { detailRows, lastDeal, scoreSheet } from "./detail";
 import { h, replace, type Child } from "./dom";
 import { describeEvent } from "./events";
-import { type Card } from "./gen/tricktable/v1/cards_pb";
-import { GameStatus, StreamEventsResponseSchema, type GameSummary, type StreamEventsResponse } from "./gen/tricktable/v1/game_service_pb";
-import { type GameType } from "./gen/tricktable/v1/game_types_pb";
+import { Suit, type Card } from "./gen/tricktable/v1/cards_pb";
+import { GameStatus, type GameSummary } from "./gen/tricktable/v1/game_service_pb";
 import { MoveSchema, type Move } from "./gen/tricktable/v1/moves_pb";
 import { type SeatView, type TrickView, type View } from "./gen/tricktable/v1/views_pb";
 import { layAsideMove, layAsideOffer } from "./layaside";
 import { describeMove } from "./moves";
+import { GameSession } from "./session";
+import { bidRule, bidText, explainMoves, moveLabel, seatName } from "./words";
 
-/** The batches of events the log keeps (and the tab keeps across a reload). */
-const LOG_BATCHES = 200;
-/** Taking a seat is no event of the game: while seats are open, the page asks again this often. */
-const WAITING_POLL_MS = 1000;
-/** While a game runs, the page reads it again this often, to learn who is (still) connected:
- * presence is no event of the game. */
-const PRESENCE_POLL_MS = 5000;
 /** How often the running clocks are redrawn. */
 const CLOCK_TICK_MS = 100;
 /** More moves than this of one kind are offered in a list rather than as buttons. */
 const MAX_BUTTONS = 16;
-
-function requestId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16)); // randomUUID needs https
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-const logKey = (gameId: string) => `tricktable.log.${gameId}`;
+/** Where each seat sits, by its distance clockwise from the seat at the bottom. */
+const PLACES: Record<number, string[]> = {
+  2: ["bottom", "top"],
+  3: ["bottom", "left", "right"],
+  4: ["bottom", "left", "top", "right"],
+};
 
 export class Table {
-  private seat?: Seat;
-  private game?: GameSummary;
-  /** The game's type, as ListGameTypes gives it: its facts (rank order, card points). */
-  private gameType?: GameType;
-  private view?: View;
-  private refusal?: Refusal;
-  private note = "";
+  private readonly session: GameSession;
   private readonly chosen = new Set<string>(); // cards picked to lay aside
-  private log: StreamEventsResponse[]; // described when drawn, with the players' names then
-  private readonly stop$ = new AbortController();
-  private readonly serverTime = new ServerTime();
+  private contractTrump?: Suit; // Nominations: the trumps chosen, before the card to call
+  private confirmingResign = false;
+  private logPinned = true; // the log follows its newest line unless the reader scrolled up
   private ticker = 0;
 
-  constructor(private readonly root: HTMLElement, private readonly api: Api, private readonly gameId: string) {
-    this.seat = savedSeat(gameId);
-    try {
-      const kept = JSON.parse(sessionStorage.getItem(logKey(gameId)) ?? "[]") as string[];
-      this.log = kept.map((b64) => fromBinary(StreamEventsResponseSchema, base64Decode(b64)));
-    } catch {
-      this.log = []; // unreadable (another version of this page wrote it): start afresh
-    }
+  constructor(private readonly root: HTMLElement, api: Api, gameId: string) {
+    this.session = new GameSession(api, gameId, () => this.render());
   }
 
   async start(): Promise<void> {
-    await this.refresh();
-    void this.follow();
-    void this.poll();
+    await this.session.start();
     this.ticker = window.setInterval(() => this.tick(), CLOCK_TICK_MS);
   }
 
-  /** Reads the game again now and then: taking a seat and presence are no events of the game. */
-  private async poll(): Promise<void> {
-    while (!this.stop$.signal.aborted && !this.over) {
-      const waiting = !this.game || this.game.status === GameStatus.WAITING;
-      await new Promise((resolve) => setTimeout(resolve, waiting ? WAITING_POLL_MS : PRESENCE_POLL_MS));
-      if (!this.stop$.signal.aborted) await this.refresh();
-    }
-  }
-
-  private get over(): boolean {
-    return this.game?.status === GameStatus.FINISHED || this.game?.status === GameStatus.ABANDONED;
-  }
-
   stop(): void {
-    this.stop$.abort();
+    this.session.stop();
     window.clearInterval(this.ticker);
   }
 
-  private get token(): string | undefined {
-    return this.seat?.token;
+  private get mySeat(): number | undefined {
+    return this.session.seat?.seat;
   }
 
-  private name = (seat: number): string => {
-    const player = this.game?.seats[seat]?.playerName;
-    const you = seat === this.seat?.seat ? ", you" : "";
-    return player ? `${player} (seat ${seat}${you})` : `Seat ${seat}${you}`;
-  };
-
-  private async refresh(): Promise<void> {
-    try {
-      // compactLayAside: a lay-aside turn comes as one choice (~260 bytes), not 560 moves.
-      const reply = await this.api.getGame({ gameId: this.gameId, compactLayAside: true }, as(this.token, this.stop$.signal));
-      if (reply.game && this.gameType?.name !== reply.game.gameType) {
-        const types = (await this.api.listGameTypes({}, { signal: this.stop$.signal })).gameTypes;
-        this.gameType = types.find((t) => t.name === reply.game?.gameType);
-      }
-      this.game = reply.game;
-      this.view = reply.view;
-      if (reply.view) this.serverTime.learn(reply.view);
-      this.note = "";
-    } catch (err) {
-      if (this.stop$.signal.aborted) return;
-      const why = explain(err);
-      this.note = `Cannot read the game: ${why.reason || why.code} ${why.message}`;
-    }
-    this.render();
-  }
-
-  /** StreamEvents from the version after the last one seen, for as long as the page shows the
-   * game; a dropped stream, or one a restarting server ended, is resumed from where it stopped. */
-  private async follow(): Promise<void> {
-    while (!this.stop$.signal.aborted) {
-      try {
-        if (this.note) await this.refresh(); // back after a drop: read the game, clear the note
-        const from = savedVersion(this.gameId) + 1n;
-        const batches = this.api.streamEvents({ gameId: this.gameId, fromVersion: from }, as(this.token, this.stop$.signal));
-        for await (const batch of batches) {
-          this.record(batch);
-          // Batches the view already shows (a replay from an earlier version) need no reload.
-          if (!this.game || batch.version > this.game.version) await this.refresh();
-          else this.render();
-        }
-        await this.refresh();
-        if (this.over) return;
-        await new Promise((resolve) => setTimeout(resolve, 1000)); // the server was restarting
-      } catch (err) {
-        if (this.stop$.signal.aborted) return;
-        this.note = `The event stream dropped (${explain(err).message}); resuming…`;
-        this.render();
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-      }
-    }
-  }
-
-  private record(batch: StreamEventsResponse): void {
-    this.log = [...this.log, batch].slice(-LOG_BATCHES);
-    const kept = this.log.map((b) => base64Encode(toBinary(StreamEventsResponseSchema, b)));
-    sessionStorage.setItem(logKey(this.gameId), JSON.stringify(kept));
-    saveVersion(this.gameId, batch.version);
-  }
+  /** A seat's name, "(you)" after this tab's own. */
+  private name = (seat: number): string => `${seatName(this.session.game, seat)}${seat === this.mySeat ? " (you)" : ""}`;
 
   // -- acting ----------------------------------------------------------------------------------
 
   private async send(move: Move): Promise<void> {
-    if (!this.game || !this.seat) return;
-    try {
-      await this.api.submitMove(
-        // The page reads the game again after a move, but the answer's view is built anyway:
-        // compactLayAside keeps it small when the next turn is a lay-aside.
-        { gameId: this.gameId, move, expectedVersion: this.game.version, requestId: requestId(), compactLayAside: true },
-        as(this.token),
-      );
-      this.refusal = undefined;
+    if (await this.session.send(move)) {
       this.chosen.clear();
-    } catch (err) {
-      this.refusal = explain(err);
-      if (isStale(err)) this.refusal.message += " (the table has been brought up to date: try again)";
+      this.contractTrump = undefined;
+      this.render();
     }
-    await this.refresh();
-  }
-
-  private async takeSeat(seat: number): Promise<void> {
-    const name = (document.getElementById("seat-name") as HTMLInputElement | null)?.value ?? "";
-    try {
-      const joined = await this.api.joinGame({ gameId: this.gameId, seat, playerName: name });
-      this.seat = { seat: joined.seat, token: joined.seatToken };
-      saveSeat(this.gameId, this.seat);
-      this.refusal = undefined;
-    } catch (err) {
-      this.refusal = explain(err);
-    }
-    await this.refresh();
-  }
-
-  private async leave(): Promise<void> {
-    try {
-      await this.api.leaveGame({ gameId: this.gameId }, as(this.token));
-    } catch (err) {
-      this.refusal = explain(err);
-    }
-    await this.refresh();
   }
 
   private clickCard(card: Card): void {
-    const view = this.view!;
-    if (layAsideOffer(view)) {
+    const view = this.session.view!;
+    const offer = layAsideOffer(view);
+    if (offer) {
       const key = cardKey(card);
       if (this.chosen.has(key)) this.chosen.delete(key);
-      else this.chosen.add(key);
+      else if (this.chosen.size < offer.count) this.chosen.add(key); // exactly `count`, no more
       this.render();
       return;
     }
@@ -210,56 +89,64 @@ export class Table {
   }
 
   private layChosenAside(): void {
-    const offer = this.view && layAsideOffer(this.view);
+    const offer = this.session.view && layAsideOffer(this.session.view);
     const move = offer && layAsideMove(offer, this.chosen);
     if (move) void this.send(move);
+  }
+
+  private async resign(): Promise<void> {
+    this.confirmingResign = false;
+    await this.session.leave();
   }
 
   // -- drawing ---------------------------------------------------------------------------------
 
   private render(): void {
-    const view = this.view;
-    const game = this.game;
-    document.getElementById("where")!.textContent = game ? `${game.gameType} · ${game.gameId}` : this.gameId;
+    const { view, game } = this.session;
+    document.getElementById("where")!.textContent = game ? this.session.gameType?.title ?? game.gameType : "";
     if (!view || !game) {
-      replace(this.root, h("p", { id: "note", class: "note" }, this.note), h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
+      replace(this.root, h("p", { id: "note", class: "note" }, this.session.note || "Loading…"), h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
       return;
     }
+    const oldLog = this.root.querySelector("#log");
+    if (oldLog) this.logPinned = oldLog.scrollTop + oldLog.clientHeight >= oldLog.scrollHeight - 4;
+    const over = this.session.over;
     replace(
       this.root,
-      h("section", { class: "table", "data-phase": view.phase },
+      h("section", { class: "table", "data-phase": view.phase, "data-seats": view.seats.length },
         h("div", { class: "bar" },
-          h("span", { id: "status" }, this.status(view, game)),
-          h("span", { id: "version", "data-version": String(game.version) }, `version ${game.version}`),
-          h("span", { id: "viewer" }, this.seat ? `You: ${this.name(this.seat.seat)}` : "Spectator"),
-          this.seat && game.status !== GameStatus.FINISHED && game.status !== GameStatus.ABANDONED
-            ? h("button", { id: "leave", onclick: () => void this.leave() }, game.status === GameStatus.WAITING ? "Leave the seat" : "Resign")
+          h("span", { id: "status", class: this.mySeat !== undefined && view.toAct.includes(this.mySeat) && !over ? "mine" : "" }, this.status(view, game)),
+          h("span", { id: "version", "data-version": String(game.version), hidden: true }),
+          h("span", { id: "viewer" }, this.session.seat ? `You: ${seatName(game, this.session.seat.seat)}` : "Spectator"),
+          this.session.seat && !over
+            ? h("button", { id: "leave", onclick: () => this.askToLeave(game) }, game.status === GameStatus.WAITING ? "Leave the seat" : "Resign")
             : null,
-          h("a", { href: "#/" }, "Lobby")),
+          h("a", { href: "#/", class: "lobby-link" }, "Lobby")),
+        this.confirmBox(),
+        this.takeBackBox(),
         this.refusalBox(),
-        this.note ? h("p", { id: "note", class: "note" }, this.note) : null,
+        this.session.note ? h("p", { id: "note", class: "note" }, this.session.note) : null,
         game.status === GameStatus.WAITING ? this.openSeats(game) : null,
-        h("div", { class: "felt" },
-          h("div", { class: "seats" }, ...view.seats.map((s) => this.seatBox(s, view))),
-          h("div", { class: "centre" },
-            h("div", { class: "facts" },
-              h("span", {}, `phase ${view.phase.replaceAll("_", " ")}`),
-              h("span", {}, `deal ${view.dealNo}`),
-              h("span", {}, `dealer ${this.name(view.dealer)}`),
-              h("span", { id: "trump" }, `trumps ${suitText(view.trump)}`),
-              view.turnUp?.rank ? h("span", {}, "turn-up ", cardFace(view.turnUp)) : null),
-            this.trick(view.trick, "trick", "The trick"),
-            view.tricks.length ? this.trick(view.tricks[view.tricks.length - 1], "last-trick", "Last trick") : null,
-            this.details(view))),
-        this.seat && view.viewer !== undefined ? this.hand(view) : null,
+        over ? this.gameOver(view, game) : null,
+        this.felt(view),
         this.moves(view),
-        h("details", { open: true, class: "log" }, h("summary", {}, "What happened"), h("ol", { id: "log" }, ...this.logLines().map((line) => h("li", {}, line))))),
+        this.session.seat && view.viewer !== undefined ? this.hand(view) : null,
+        this.about(view),
+        h("details", { open: true, class: "log" }, h("summary", {}, "What happened"),
+          h("ol", { id: "log" }, ...this.logLines().map((line) => h("li", {}, line))))),
     );
+    const log = this.root.querySelector("#log");
+    if (log && this.logPinned) log.scrollTop = log.scrollHeight;
   }
 
   private logLines(): string[] {
-    return this.log.flatMap((batch) => [
-      ...batch.events.map((event) => describeEvent(event, this.name)),
+    let declarer: number | undefined;
+    return this.session.log.flatMap((batch) => [
+      ...batch.events.map((event) => {
+        if (event.kind.case === "contractDeclared") declarer = event.kind.value.declarer;
+        if (event.kind.case === "dealStarted") declarer = undefined;
+        return describeEvent(event, this.name, declarer);
+      }),
       ...(batch.resignedSeat === undefined ? [] : [`${this.name(batch.resignedSeat)} resigned`]),
     ]);
   }
@@ -270,29 +157,77 @@ export class Table {
     }
     if (view.finished) return `Game over: ${view.winners.map(this.name).join(" and ")} ${view.winners.length > 1 ? "win" : "wins"}`;
     if (game.status === GameStatus.WAITING) return "Waiting for players";
-    if (this.seat && view.toAct.includes(this.seat.seat)) return "Your turn";
+    if (this.mySeat !== undefined && view.toAct.includes(this.mySeat)) return "Your turn";
     return `Waiting for ${view.toAct.map(this.name).join(" and ")}`;
   }
 
+  private askToLeave(game: GameSummary): void {
+    if (game.status === GameStatus.WAITING) {
+      void this.session.leave(); // nothing is lost: the seat is open again
+      return;
+    }
+    this.confirmingResign = true;
+    this.render();
+  }
+
+  /** Resigning ends the game for everyone: it is asked first. */
+  private confirmBox(): Child {
+    if (!this.confirmingResign || this.session.over) return null;
+    return h("div", { id: "confirm-resign", class: "confirm", role: "alertdialog" },
+      h("p", {}, h("strong", {}, "Resign this game?"), " The game ends now, for every player, and cannot be taken back."),
+      h("button", { id: "resign-yes", class: "danger", onclick: () => void this.resign() }, "Yes, resign"),
+      h("button", { id: "resign-no", onclick: () => { this.confirmingResign = false; this.render(); } }, "Keep playing"));
+  }
+
+  /** The seats this browser holds that this tab does not play: take one back. */
+  private takeBackBox(): Child {
+    const seats = this.session.seatsToTakeBack;
+    if (!seats.length || this.session.over) return null;
+    const game = this.session.game;
+    return h("div", { id: "take-back", class: "note" },
+      this.session.seat ? "This browser also holds " : `This browser holds ${seats.length === 1 ? "a seat" : "seats"} in this game. `,
+      ...seats.map((seat) => h("button", { class: `take-back${this.session.seat ? "" : " primary"}`, "data-seat": seat.seat, onclick: () => void this.session.takeBack(seat) },
+        this.session.seat ? `${seatName(game, seat.seat)}'s seat: play it here` : `Take my seat back (${seatName(game, seat.seat)})`)));
+  }
+
   private refusalBox(): Child {
-    if (!this.refusal) return null;
-    return h("p", { id: "refusal", class: "refusal", "data-reason": this.refusal.reason },
-      h("strong", {}, this.refusal.reason || this.refusal.code), ` ${this.refusal.message}`);
+    const refusal = this.session.refusal;
+    if (!refusal) return null;
+    return h("p", { id: "refusal", class: "refusal", "data-reason": refusal.reason },
+      h("strong", {}, refusal.reason || refusal.code), ` ${refusal.message}`);
   }
 
   private openSeats(game: GameSummary): HTMLElement {
     const open = game.seats.filter((s) => !s.taken);
     return h("div", { class: "open-seats" },
-      h("p", {}, `${open.length} open seat${open.length === 1 ? "" : "s"}. Others join from the lobby or from this page in another tab.`),
-      this.seat ? null : h("span", {},
+      h("p", {}, `${open.length} open seat${open.length === 1 ? "" : "s"}. Send this page's address to the players, or they join from the lobby.`),
+      this.session.seat ? null : h("span", {},
         h("input", { id: "seat-name", placeholder: "your name", maxlength: 64 }),
-        ...open.map((s) => h("button", { class: "take-seat", "data-seat": s.seat, onclick: () => void this.takeSeat(s.seat) }, `Take seat ${s.seat}`))));
+        ...open.map((s) => h("button", {
+          class: "take-seat", "data-seat": s.seat,
+          onclick: () => void this.session.takeSeat(s.seat, (document.getElementById("seat-name") as HTMLInputElement | null)?.value ?? ""),
+        }, `Sit as ${seatName(game, s.seat)}`))));
+  }
+
+  /** The end of the game: the standing, the deal-by-deal score sheet, and what next. */
+  private gameOver(view: View, game: GameSummary): HTMLElement {
+    const standing = [...view.seats].sort((a, b) => b.score - a.score);
+    const deals = this.session.deals.length ? this.session.deals : [lastDeal(view)].filter((d) => d !== undefined);
+    return h("div", { id: "game-over", class: "game-over" },
+      h("h2", {}, view.finished ? "Final standing" : "The game was abandoned"),
+      h("ol", { class: "standing" }, ...standing.map((s) => h("li", { "data-seat": s.seat, class: view.winners.includes(s.seat) ? "winner" : "" },
+        h("strong", {}, this.name(s.seat)), ` ${s.score}`, view.winners.includes(s.seat) ? h("span", { class: "badge" }, "wins") : null))),
+      deals.length ? h("details", { open: true }, h("summary", {}, "Score sheet"), scoreSheet(deals, this.name, "score-sheet")) : null,
+      h("p", { class: "next" },
+        h("a", { id: "play-new-game", class: "button primary", href: `#/new/${encodeURIComponent(game.gameType)}` }, "New game"),
+        " ",
+        h("a", { class: "button", href: "#/" }, "Lobby")));
   }
 
   /** Redraws the running clocks (only their text: the rest of the table stays as it is). */
   private tick(): void {
-    const now = this.serverTime.now();
-    for (const clock of this.view?.clocks ?? []) {
+    const now = this.session.serverTime.now();
+    for (const clock of this.session.view?.clocks ?? []) {
       if (!clock.running) continue;
       const shown = this.root.querySelector(`.clock[data-seat="${clock.seat}"]`);
       if (shown) shown.textContent = clockText(clock, now);
@@ -303,14 +238,33 @@ export class Table {
     const clock = view.clocks.find((c) => c.seat === seat);
     if (!clock) return null;
     return h("div", { class: `clock${clock.running ? " running" : ""}`, "data-seat": seat, "data-timeouts": clock.timeouts },
-      clockText(clock, this.serverTime.now()));
+      clockText(clock, this.session.serverTime.now()));
   }
 
   /** A note when a person's seat has nobody at it (a bot's seat is always connected). */
   private absence(seat: number, view: View): Child {
     const presence = view.presence.find((p) => p.seat === seat);
-    if (!presence || presence.connected || seat === view.viewer || this.game?.status !== GameStatus.PLAYING) return null;
+    if (!presence || presence.connected || seat === view.viewer || this.session.game?.status !== GameStatus.PLAYING) return null;
     return h("div", { class: "absent" }, "not connected: waiting for the player to reconnect");
+  }
+
+  /** Where a seat sits at this table: this tab's seat (or the first, for a spectator) at the
+   * bottom, the others clockwise. */
+  private place(seat: number, view: View): string {
+    const n = view.seats.length;
+    const bottom = this.mySeat ?? 0;
+    return PLACES[n]?.[(seat - bottom + n) % n] ?? "top";
+  }
+
+  private felt(view: View): HTMLElement {
+    return h("div", { class: "felt" },
+      ...view.seats.map((s) => this.seatBox(s, view)),
+      h("div", { class: "centre" },
+        h("div", { class: "facts" },
+          h("span", {}, `Deal ${view.dealNo}`),
+          h("span", { id: "trump" }, view.trump ? `Trumps ${suitText(view.trump)}` : "No trump"),
+          view.turnUp?.rank ? h("span", { class: "turn-up" }, "turn-up ", cardFace(view.turnUp, "span", {}, "small")) : null),
+        this.trick(view.trick, "trick", view)));
   }
 
   private seatBox(seat: SeatView, view: View): HTMLElement {
@@ -320,72 +274,123 @@ export class Table {
       h("span", {}, `${seat.handSize} cards`),
       seat.bid !== undefined ? h("span", { class: "bid" }, `bid ${seat.bid}`) : null,
       seat.asideCount ? h("span", {}, `${seat.asideCount} aside`) : null,
-      h("span", {}, `tricks ${seat.tricksWon}`),
-      seat.pointsTaken !== undefined ? h("span", {}, `points ${seat.pointsTaken}`) : null,
+      h("span", {}, `${seat.tricksWon} trick${seat.tricksWon === 1 ? "" : "s"}`),
+      seat.pointsTaken !== undefined ? h("span", {}, `${seat.pointsTaken} points`) : null,
       h("span", { class: "score" }, `score ${seat.score}`),
     ];
-    const exposed = seat.seat !== view.viewer && seat.hand ? h("div", { class: "exposed" }, "hand ", ...seat.hand.cards.map((c) => cardFace(c))) : null;
-    const aside = seat.aside?.cards.length ? h("div", { class: "aside" }, "aside ", ...seat.aside.cards.map((c) => cardFace(c))) : null;
-    return h("div", { class: `seat${acting ? " acting" : ""}${seat.seat === view.viewer ? " mine" : ""}`, "data-seat": seat.seat },
-      h("div", { class: "who" }, this.name(seat.seat),
-        acting ? h("span", { class: "badge" }, "to act") : null,
+    const small = (cards: Card[]) => cards.map((c) => cardFace(c, "span", {}, "small"));
+    const exposed = seat.seat !== view.viewer && seat.hand ? h("div", { class: "exposed" }, "hand ", ...small(seat.hand.cards)) : null;
+    const aside = seat.aside?.cards.length ? h("div", { class: "aside" }, "aside ", ...small(seat.aside.cards)) : null;
+    const mine = seat.seat === view.viewer;
+    return h("div", { class: `seat at-${this.place(seat.seat, view)}${acting ? " acting" : ""}${mine ? " mine" : ""}`, "data-seat": seat.seat },
+      h("div", { class: "who" }, h("span", { class: "name" }, this.name(seat.seat)),
+        seat.seat === view.dealer ? h("span", { class: "badge dealer", title: "dealer" }, "dealer") : null,
+        acting ? h("span", { class: "badge" }, mine ? "your turn" : "to act") : null,
         optional ? h("span", { class: "badge optional" }, "may act") : null),
       this.clock(seat.seat, view), this.absence(seat.seat, view),
       h("div", { class: "facts" }, ...facts), exposed, aside);
   }
 
-  private trick(trick: TrickView | undefined, id: string, title: string): HTMLElement {
+  /** The trick on the table, each card before the seat that played it; the last trick beside
+   * it while no card of the next one is down. */
+  private trick(trick: TrickView | undefined, id: string, view: View): HTMLElement {
     const played = trick?.cards ?? [];
+    const last = view.tricks[view.tricks.length - 1];
     return h("div", { id, class: "trick" },
-      h("h3", {}, title, trick?.winner !== undefined ? ` — won by ${this.name(trick.winner)}` : ""),
-      played.length
-        ? h("div", { class: "played" }, ...played.map((card, i) => h("figure", {}, cardFace(card), h("figcaption", {}, this.name(trick!.seats[i])))))
-        : h("p", { class: "empty" }, "no card yet"));
+      ...played.map((card, i) => h("figure", { class: `played at-${this.place(trick!.seats[i], view)}` },
+        cardFace(card), h("figcaption", {}, seatName(this.session.game, trick!.seats[i])))),
+      played.length ? null : h("p", { class: "empty" }, last?.winner !== undefined ? `${this.name(last.winner)} won the last trick` : ""));
   }
 
-  private details(view: View): HTMLElement {
-    return h("dl", { class: "detail" }, ...detailRows(view, this.name).flatMap(([label, content]) => [h("dt", {}, label), h("dd", {}, content)]));
+  /** The game's state in words, the last trick and the last deal (folded away on a phone). */
+  private about(view: View): HTMLElement {
+    const rows = detailRows(view, this.name);
+    const last = view.tricks[view.tricks.length - 1];
+    const deal = lastDeal(view);
+    return h("div", { class: "about" },
+      rows.length ? h("dl", { class: "detail" }, ...rows.flatMap(([label, content]) => [h("dt", {}, label), h("dd", {}, content)])) : null,
+      last ? h("div", { id: "last-trick", class: "last-trick" }, h("span", {}, `Last trick${last.winner !== undefined ? `, won by ${this.name(last.winner)}` : ""}: `),
+        ...last.cards.map((card) => cardFace(card, "span", {}, "small"))) : null,
+      deal && !this.session.over ? h("details", { class: "last-deal" }, h("summary", {}, `Deal ${deal.dealNo} scored`), scoreSheet([deal], this.name)) : null);
   }
 
   private hand(view: View): HTMLElement {
     const me = view.seats[view.viewer!];
     const cards = me?.hand?.cards ?? [];
     const legal = new Set(view.legalMoves.flatMap((m) => (m.kind.case === "playCard" && m.kind.value.card ? [cardKey(m.kind.value.card)] : [])));
-    const rows = [...bySuit(cards, this.gameType?.rankOrder ?? [])].filter(([, row]) => row.length);
+    const rows = [...bySuit(cards, this.session.gameType?.rankOrder ?? [])].filter(([, row]) => row.length);
     return h("div", { id: "hand", class: "hand" },
-      h("h3", {}, "Your hand"),
       ...rows.map(([suit, row]) =>
         h("div", { class: "suit-row", "data-suit": SUIT_NAME[suit] ?? "joker" },
-          ...row.map((card) => cardFace(card, "button", {
-            class: `card ${cardFace(card).className.split(" ")[1]}${legal.has(cardKey(card)) ? " legal" : ""}${this.chosen.has(cardKey(card)) ? " chosen" : ""}`,
-            title: legal.has(cardKey(card)) ? `play ${cardText(card)}` : cardText(card),
-            onclick: () => this.clickCard(card),
-          })))));
+          ...row.map((card) => {
+            const extra = `${legal.has(cardKey(card)) ? "legal" : ""}${this.chosen.has(cardKey(card)) ? " chosen" : ""}`;
+            return cardFace(card, "button", { title: legal.has(cardKey(card)) ? `play ${cardText(card)}` : cardText(card), onclick: () => this.clickCard(card) }, extra.trim());
+          }))));
+  }
+
+  private layAside(view: View): Child {
+    const offer = layAsideOffer(view);
+    if (!offer) return null;
+    // In the order they were picked (the Set keeps it).
+    const picked = [...this.chosen].flatMap((key) => offer.cards.filter((c) => cardKey(c) === key));
+    const reading = this.session.gameType?.bidReading;
+    const high = this.session.game?.options.high_readings?.value;
+    const highReadings = high?.case === "boolValue" ? high.value : false;
+    const made = reading ? bidText(picked, reading, view.turnUp, highReadings, cardText) : "";
+    return h("div", { class: "lay-aside", "data-count": offer.count },
+      h("p", {}, h("strong", {}, `Pick ${offer.count} cards to lay aside (${this.chosen.size} picked)`), made ? h("span", { id: "bid-made" }, ` ${made}`) : null, " ",
+        h("button", { id: "lay-aside", class: "primary", disabled: !layAsideMove(offer, this.chosen), onclick: () => this.layChosenAside() }, "Lay aside")),
+      reading ? h("p", { class: "explain" }, bidRule(reading, highReadings)) : null);
+  }
+
+  /** Nominations' contract: trumps first, then the card to call (its holder is the partner). */
+  private contract(moves: Move[]): HTMLElement {
+    const declared = moves.flatMap((m) => (m.kind.case === "declareContract" ? [{ move: m, trump: m.kind.value.trump, called: m.kind.value.called }] : []));
+    const trumps = [...new Set(declared.map((d) => d.trump))].sort((a, b) => (a === Suit.UNSPECIFIED ? 1 : b === Suit.UNSPECIFIED ? -1 : 0));
+    const chosen = this.contractTrump;
+    const callable = declared.filter((d) => d.trump === chosen && d.called);
+    const bySuitRow = new Map<Suit, typeof callable>();
+    for (const d of callable) bySuitRow.set(d.called!.suit, [...(bySuitRow.get(d.called!.suit) ?? []), d]);
+    return h("div", { class: "contract" },
+      h("p", { class: "explain" }, "You won the auction. Choose trumps, then the card to call: its holder is your partner (a card of your own: you play alone)."),
+      h("div", { class: "kind" }, ...trumps.map((trump) => h("button", {
+        class: `trump-choice${trump === chosen ? " chosen" : ""}`, "data-trump": trump ? SUIT_NAME[trump] : "none",
+        onclick: () => { this.contractTrump = trump; this.render(); },
+      }, trump ? `${SUIT_SYMBOL[trump]} trumps` : "No trump"))),
+      chosen === undefined ? null : h("div", { class: "call-cards" },
+        h("p", {}, "Call a card:"),
+        ...[...bySuitRow.values()].map((row) => h("div", { class: "suit-row" },
+          ...row.map((d) => cardFace(d.called!, "button", { onclick: () => void this.send(d.move), title: `call ${cardText(d.called)}` }, "call-card small"))))));
   }
 
   private moves(view: View): Child {
     const offer = layAsideOffer(view);
-    if (!this.seat || (!view.legalMoves.length && !offer)) return null;
+    if (!this.session.seat || (!view.legalMoves.length && !offer)) return null;
     const others = view.legalMoves.filter((m) => m.kind.case !== "playCard" && m.kind.case !== "layAside");
     const parts: Child[] = [];
-    if (!view.toAct.includes(this.seat.seat)) {
+    if (this.mySeat !== undefined && !view.toAct.includes(this.mySeat)) {
       // Only optional moves (a Sixty-Six claim): the game does not wait for them, no clock runs.
       parts.push(h("p", { class: "optional" }, "You may, if you wish (the game does not wait for it):"));
     }
-    if (offer) {
-      parts.push(h("p", { class: "lay-aside", "data-count": offer.count },
-        `Pick ${offer.count} cards in your hand to lay aside (${this.chosen.size} picked) `,
-        h("button", { id: "lay-aside", disabled: !layAsideMove(offer, this.chosen), onclick: () => this.layChosenAside() }, "Lay aside")));
-    }
+    parts.push(this.layAside(view));
+    if (others.some((m) => m.kind.case === "declareContract")) parts.push(this.contract(others));
     const byKind = new Map<string, Move[]>();
-    for (const move of others) byKind.set(move.kind.case!, [...(byKind.get(move.kind.case!) ?? []), move]);
+    for (const move of others) {
+      if (move.kind.case === "declareContract") continue;
+      byKind.set(move.kind.case!, [...(byKind.get(move.kind.case!) ?? []), move]);
+    }
     for (const [kind, moves] of byKind) {
+      const why = explainMoves(kind, moves);
+      let choices: Child;
       if (moves.length <= MAX_BUTTONS) {
-        parts.push(h("span", { class: "kind" }, ...moves.map((m) => h("button", { class: "move", "data-kind": kind, "data-move": describeMove(m), onclick: () => void this.send(m) }, describeMove(m)))));
+        choices = h("span", { class: "kind" }, ...moves.map((m) => h("button", {
+          class: "move", "data-kind": kind, "data-move": describeMove(m), onclick: () => void this.send(m),
+        }, moveLabel(m, this.name, describeMove(m)))));
       } else {
-        const list = h("select", { class: "move-list", "data-kind": kind }, ...moves.map((m, i) => h("option", { value: i }, describeMove(m)))) as HTMLSelectElement;
-        parts.push(h("span", { class: "kind" }, list, h("button", { onclick: () => void this.send(moves[Number(list.value)]) }, "Send")));
+        const list = h("select", { class: "move-list", "data-kind": kind }, ...moves.map((m, i) => h("option", { value: i }, moveLabel(m, this.name, describeMove(m))))) as HTMLSelectElement;
+        choices = h("span", { class: "kind" }, list, h("button", { onclick: () => void this.send(moves[Number(list.value)]) }, "Send"));
       }
+      parts.push(h("div", { class: "choice", "data-kind": kind }, choices, why ? h("small", { class: "explain" }, why) : null));
     }
     return h("div", { id: "moves", class: "moves" }, ...parts);
   }

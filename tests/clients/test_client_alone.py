@@ -189,7 +189,7 @@ def test_the_client_alone_plays_and_exports_and_tells_a_game(
         "counterpoint",
         "--address",
         server.address,
-        stdin="1\nq\n",
+        stdin="1\n\nq\ny\n",  # bid cards confirmed (Enter), leaving too (y)
     )
     assert played.returncode == 0, played.stderr
     assert "You lay 3 cards aside" in played.stdout

@@ -27,7 +27,7 @@ from typing import Any
 from google.protobuf import json_format
 from rich.console import Console
 
-from tricktable.cli.common import add_tls_arguments, tls_options
+from tricktable.cli.common import add_tls_arguments, tls_options, unreachable
 from tricktable.cli.watch import show_batch
 from tricktable.client import Client
 from tricktable.errors import TricktableError
@@ -105,7 +105,8 @@ def run(args: argparse.Namespace, *, console: Console | None = None) -> int:
         try:
             record = client.record(args.game_id)
         except TricktableError as exc:
-            print(f"tricktable replay: {exc}", file=sys.stderr)
+            line = unreachable(exc, args.address, bool(args.tls or args.tls_ca))
+            print(line or f"tricktable replay: {exc}", file=sys.stderr)
             return 1
     text = record_to_json(record)
     if args.output is None:

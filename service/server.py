@@ -71,6 +71,7 @@ class Server:
             bot_delay_s=config.bot_delay_s,
             idle_ttl_s=config.idle_ttl_s,
         )
+        self.metrics.follow(self.games.feed.counts)  # live games, waiting calls: at each scrape
         self.scheduler = Scheduler(self.games, interval_s=config.sweep_interval_s)
         self._health = health.aio.HealthServicer()
         limit = config.max_message_bytes

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from tricktable.bots import make_bot
 from tricktable.bots.runner import play_game
-from tricktable.cli.replay import record_to_json
 from tricktable.client import Client
+from tricktable.records import record_to_json
 
 from service.running import ServerThread
 

@@ -14,6 +14,11 @@ from tricktable.client import OptionValue
 from tricktable.errors import TricktableError
 from tricktable.v1 import game_types_pb2
 
+#: How the server package is installed: it is no package on an index (``pip install tricktable``
+#: would fetch someone else's), but the root of a Tricktable checkout, with the engine and this
+#: client from their folders, in one pip command.
+INSTALL_SERVER = "in a Tricktable checkout: pip install ./engine ./clients/python ."
+
 
 def add_game_argument(parser: argparse.ArgumentParser) -> None:
     """The game, by its identifier: any game the server offers (it is checked there)."""

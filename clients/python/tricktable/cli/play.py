@@ -379,7 +379,7 @@ class Player:
                 with self.ticking.at_prompt(state.view):
                     self.reader.ask(text())
                     answer = None
-                    while answer is None and not stream.poll():
+                    while answer is None and not self._news(stream, state):
                         answer = self.reader.take(POLL_S)
             except KeyboardInterrupt:
                 raise Quit from None
@@ -401,6 +401,15 @@ class Player:
             if stream.ended or fresh is None or not same_decision(state, fresh, self.seat.seat):
                 raise MovedOn
             self._learn(fresh)
+
+    def _news(self, stream: LiveStream, state: pb.PlayView) -> bool:
+        """Whether the server told something to show while the player types: events, or the
+        decision gone (a message that changes neither is taken quietly)."""
+        stream.poll()
+        fresh = stream.view
+        if stream.ended or fresh is None or stream.has_events():
+            return True
+        return not same_decision(state, fresh, self.seat.seat)
 
     def _submit(self, move: moves_pb2.Move, state: pb.PlayView) -> bool:
         """True once the move is made, or when the game moved on so that it no longer stands

@@ -128,6 +128,10 @@ class LiveStream(PlayStream):
             took = True
         return took
 
+    def has_events(self) -> bool:
+        """Whether event batches arrived that :meth:`events` has not handed over yet."""
+        return bool(self._events)
+
     def _handle(self, item: pb.PlayResponse | grpc.RpcError | _End) -> None:
         """One message as :meth:`PlayStream.receive` takes it: the end, a drop (reconnect, or
         raise when patience is spent), or a step."""

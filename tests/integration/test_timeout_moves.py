@@ -12,6 +12,8 @@ from tricktable.v1 import game_service_pb2 as pb
 from engine.core.events import TimedOut
 from engine.core.moves import Bid, Call, DeclareContract, PlayCard
 from engine.record import timed_out, verify
+from service.cli.record_check import check_record
+from service.records import record_to_json
 from tests.integration.test_clocks import record_of, time_control, watch_until
 from tests.service.support import Client, auth, option_value
 
@@ -33,6 +35,9 @@ def test_a_timed_out_nominations_bidder_passes_and_never_bids_a_misere(client: C
     )
     record = record_of(client, table.game_id)
     assert verify(record) is None  # the clock's moves re-play through the rules
+    exported = client.stub.GetGameRecord(pb.GetGameRecordRequest(game_id=table.game_id)).record
+    replays, verdict = check_record(record_to_json(exported))  # replay --check's checker
+    assert replays and "made by the clock" in verdict, verdict
     steps = [s for s in record.steps if s.move is not None]
     assert all(timed_out(s) == TimedOut(s.seat or 0, auto_move=True) for s in steps)
     moves = [s.move for s in steps]

@@ -23,8 +23,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from engine.core.chance import Chance
-
 AUTO_MOVE = "auto_move"
 FORFEIT = "forfeit"
 POLICIES = (AUTO_MOVE, FORFEIT)
@@ -228,12 +226,3 @@ def views(tc: TimeControl, clocks: Clocks, now_ms: int) -> tuple[SeatClockView, 
             )
         )
     return tuple(out)
-
-
-def auto_move_index(seed: bytes, version: int, choices: int) -> int:
-    """The AUTO_MOVE policy: which of a timed-out seat's legal moves (in the order the rules
-    list them, as its view shows them) the server plays. Drawn from the game's secret seeded
-    chance under the label ``timeout:<version>`` (the version the timeout makes): unpredictable
-    without the seed, reproduced by a replay with it, and it says nothing about hidden cards
-    beyond the move itself (a move any legal choice of the seat could have been)."""
-    return Chance(seed).randint(f"timeout:{version}", 0, choices - 1)

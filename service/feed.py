@@ -203,6 +203,18 @@ class GameFeed:
         watch.followers[follower] = None
         return lambda: self._unfollow(game_id, watch, follower)
 
+    def counts(self) -> tuple[int, int]:
+        """(games followed, calls and streams waiting for their next move) now, for the
+        metrics. Called from the scraping thread: a snapshot taken while the loop changes the
+        watches is taken again."""
+        for _ in range(5):
+            try:
+                watches = list(self._watches.values())
+                return len(watches), sum(len(w.waiters) + len(w.followers) for w in watches)
+            except RuntimeError:  # a dict resized during the copy
+                continue
+        return len(self._watches), 0
+
     def close(self) -> None:
         """Shutdown: every waiting call's wait returns None, and every later wait at once; the
         store's waits stop (followers end by the server's own signal)."""

@@ -122,6 +122,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             async def stream(raw: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
                 structlog.contextvars.clear_contextvars()
                 release = None
+                metrics.stream_opened(method)
                 try:
                     if limits is not None:
                         release = limits.admit(
@@ -135,6 +136,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 except Exception as exc:
                     await _abort(context, method, exc, metrics)
                 finally:
+                    metrics.stream_closed(method)
                     if release is not None:
                         release()
                 metrics.rpc_handled(method, "OK")
@@ -163,6 +165,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             ) -> AsyncIterator[Any]:
                 structlog.contextvars.clear_contextvars()
                 requests = _decoded(raws, decode)
+                metrics.stream_opened(method)
                 release = None
                 try:
                     if limits is not None:  # the play stream: an open stream, counted
@@ -177,6 +180,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 except Exception as exc:
                     await _abort(context, method, exc, metrics)
                 finally:
+                    metrics.stream_closed(method)
                     if release is not None:
                         release()
                 metrics.rpc_handled(method, "OK")

@@ -10,14 +10,43 @@ own registry (one per server, so several servers in one process, as in the tests
     tricktable_games_created_total{game_type}
     tricktable_games_ended_total{game_type, status} status: finished | abandoned
     tricktable_store_errors_total{method}           RPCs that failed because the store was down
+    tricktable_deadline_fire_delay_seconds{kind}    a scheduled step (timeout, bot): deadline to
+                                                    commit
+    tricktable_live_games                           games followed on this replica now (a stream
+                                                    or a held call on them)
+    tricktable_open_streams{method}                 streams open on this replica now
+    tricktable_waiting_players                      players waiting on this replica for a game's
+                                                    next move: event and play streams, calls
+                                                    held (wait_for_turn, after_version)
+    process_* and python_*                          the process: CPU, memory, open files, GC
+
+The gauges are this replica's (sum them over the replicas). Counters have no ``_created`` twin,
+and the endpoint answers ``/metrics`` only (anything else is 404). deploy/README.md lists them.
 """
 
 from __future__ import annotations
 
+import socket
 import threading
-from wsgiref.simple_server import WSGIServer
+from collections.abc import Callable, Iterable
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
+from prometheus_client import (
+    GC_COLLECTOR,
+    PLATFORM_COLLECTOR,
+    PROCESS_COLLECTOR,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+    make_wsgi_app,
+)
+from prometheus_client.exposition import ThreadingWSGIServer
+
+#: Where the metrics are served; every other path is 404.
+METRICS_PATH = "/metrics"
 
 #: SubmitMove latency buckets, in seconds: sub-millisecond (embedded store) to a stalled store.
 LATENCY_BUCKETS = (
@@ -60,6 +89,18 @@ class Metrics:
         """A scheduled step committed (``kind``: timeout or bot), ``late_s`` after its deadline."""
         return
 
+    def stream_opened(self, method: str) -> None:
+        return
+
+    def stream_closed(self, method: str) -> None:
+        return
+
+    def follow(self, counts: Callable[[], tuple[int, int]]) -> None:
+        """Where the live games and waiting players are counted (read at each scrape): a
+        function of (games followed, streams and calls waiting), called from the scraping
+        thread."""
+        return
+
 
 def method_name(full: str) -> str:
     """``/tricktable.v1.GameService/SubmitMove`` → ``SubmitMove`` (other services keep their
@@ -70,7 +111,11 @@ def method_name(full: str) -> str:
 
 class PrometheusMetrics(Metrics):
     def __init__(self) -> None:
+        # A counter's `_created` sample doubles every series for a number scrapers do not use.
+        disable_created_metrics()  # type: ignore[no-untyped-call]
         self.registry = CollectorRegistry()
+        for process in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR):
+            self.registry.register(process)  # the process's own: CPU, memory, files, GC
         self._rpcs = Counter(
             "tricktable_rpcs",
             "RPCs handled, by method and final status code",
@@ -105,6 +150,23 @@ class PrometheusMetrics(Metrics):
             buckets=LATENCY_BUCKETS,
             registry=self.registry,
         )
+        self._streams = Gauge(
+            "tricktable_open_streams",
+            "Streams open on this replica (StreamEvents, Play, ...)",
+            ["method"],
+            registry=self.registry,
+        )
+        self._counts: Callable[[], tuple[int, int]] = lambda: (0, 0)
+        Gauge(
+            "tricktable_live_games",
+            "Games followed on this replica now: a stream or a held call on them",
+            registry=self.registry,
+        ).set_function(lambda: self._counts()[0])
+        Gauge(
+            "tricktable_waiting_players",
+            "Players waiting on this replica for a game's next move: streams and held calls",
+            registry=self.registry,
+        ).set_function(lambda: self._counts()[1])
         self._rpc_children: dict[tuple[str, str], Counter] = {}
         self._http: WSGIServer | None = None
         self._thread: threading.Thread | None = None
@@ -132,9 +194,29 @@ class PrometheusMetrics(Metrics):
     def deadline_fired(self, kind: str, late_s: float) -> None:
         self._fired.labels(kind).observe(max(0.0, late_s))
 
+    def stream_opened(self, method: str) -> None:
+        self._streams.labels(method_name(method)).inc()
+
+    def stream_closed(self, method: str) -> None:
+        self._streams.labels(method_name(method)).dec()
+
+    def follow(self, counts: Callable[[], tuple[int, int]]) -> None:
+        self._counts = counts
+
     def serve_http(self, host: str, port: int) -> int:
-        """Serve ``/metrics`` over HTTP on a background thread; the port bound (for 0: any)."""
-        self._http, self._thread = start_http_server(port, host, registry=self.registry)
+        """Serve ``/metrics`` (only) over HTTP on a background thread; the port bound (for 0:
+        any)."""
+
+        class Server(ThreadingWSGIServer):
+            address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+
+        self._http = make_server(
+            host, port, only_metrics(make_wsgi_app(self.registry)), Server, _Quiet
+        )
+        self._thread = threading.Thread(
+            target=self._http.serve_forever, name="metrics", daemon=True
+        )
+        self._thread.start()
         return int(self._http.server_port)
 
     def stop_http(self) -> None:
@@ -145,3 +227,25 @@ class PrometheusMetrics(Metrics):
         if self._thread is not None:
             self._thread.join(5)
             self._thread = None
+
+
+class _Quiet(WSGIRequestHandler):
+    """No line on stderr per scrape (the server's own logs are structured)."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+
+def only_metrics(app: WsgiApp) -> WsgiApp:
+    """``app`` at :data:`METRICS_PATH`; 404 anywhere else."""
+
+    def serve(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if environ.get("PATH_INFO") != METRICS_PATH:
+            start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8")])
+            return [f"not found: the metrics are at {METRICS_PATH}\n".encode()]
+        return app(environ, start_response)
+
+    return serve

@@ -7,6 +7,7 @@ language with protobuf reads it; :func:`record_from_json` reads it back for chec
 from __future__ import annotations
 
 from google.protobuf import json_format
+from tricktable import records as records_json
 from tricktable.v1 import cards_pb2
 from tricktable.v1 import game_service_pb2 as pb
 
@@ -90,10 +91,8 @@ def record_from_proto(msg: pb.GameRecord) -> Record:
 
 
 def record_to_json(msg: pb.GameRecord) -> str:
-    # Zeros are printed too (seat 0, version 0): a record is read by people as well as programs.
-    return json_format.MessageToJson(
-        msg, preserving_proto_field_name=True, indent=1, always_print_fields_with_no_presence=True
-    )
+    """The record's JSON, byte-stable (:func:`tricktable.records.record_to_json`)."""
+    return records_json.record_to_json(msg)
 
 
 def record_from_json(text: str) -> pb.GameRecord:

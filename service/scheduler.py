@@ -10,6 +10,10 @@ A game that ends leaves the index in the step that ends it, so the index holds o
 run (and, for a while, the stale hints a crash or an expired open game left).
 Idle games (``serve --idle-ttl``) are found the same way, from a lazily kept entry (see
 :meth:`GameService.end_if_idle`).
+
+While the store cannot be reached, the sweeps fail: the outage is logged once (a warning),
+sweeps go on at a slower pace, and its end is logged once (with how long it lasted and how many
+sweeps failed), instead of a warning per sweep (:class:`Outage`).
 """
 
 from __future__ import annotations
@@ -32,6 +36,41 @@ log = structlog.get_logger("tricktable.scheduler")
 DEFAULT_INTERVAL_S = 0.05
 #: Entries fired concurrently per sweep.
 DEFAULT_BATCH = 200
+#: The longest pause between sweeps while the store is unreachable (doubling up to it).
+OUTAGE_PAUSE_S = 0.5
+
+
+class Outage:
+    """Whether the store is down as this replica's sweeps see it: logs its start and its end
+    once each, and the pause before the next sweep."""
+
+    def __init__(self, interval_s: float, clock: Callable[[], float]) -> None:
+        self._interval_s = interval_s
+        self._clock = clock
+        self.since: float | None = None  # when the first failing sweep came
+        self.failures = 0
+        self._pause_s = interval_s
+
+    def failed(self, why: str) -> float:
+        """A sweep (or a firing) failed for want of the store: the pause before the next."""
+        self.failures += 1
+        if self.since is None:
+            self.since = self._clock()
+            log.warning("store unreachable: deadline sweeps fail until it answers", why=why)
+        else:
+            self._pause_s = min(OUTAGE_PAUSE_S, self._pause_s * 2)
+        return self._pause_s
+
+    def recovered(self) -> None:
+        """A sweep went through: the end of an outage, if one was on."""
+        if self.since is None:
+            return
+        log.info(
+            "store reachable again: deadline sweeps resumed",
+            down_s=round(self._clock() - self.since, 3),
+            failed_sweeps=self.failures,
+        )
+        self.since, self.failures, self._pause_s = None, 0, self._interval_s
 
 
 class Scheduler:
@@ -50,6 +89,7 @@ class Scheduler:
         self._clock = clock
         self._task: asyncio.Task[None] | None = None
         self.fired = 0  # timeouts this replica committed
+        self.outage = Outage(interval_s, clock)
 
     def start(self) -> None:
         if self._task is None:
@@ -68,8 +108,7 @@ class Scheduler:
                 more = await self.sweep()
                 pause = 0.0 if more else await self._pause()
             except StoreUnavailable as exc:
-                log.warning("deadline sweep failed", why=exc.message)
-                pause = self._interval_s
+                pause = self.outage.failed(exc.message)
             except Exception:  # a bug must not stop every clock of this replica
                 log.exception("deadline sweep failed")
                 pause = self._interval_s
@@ -87,10 +126,15 @@ class Scheduler:
         again at once)."""
         now_ms = int(self._clock() * 1000)
         entries = await self._store.due(now_ms, self._batch)
-        await asyncio.gather(*(self._handle(entry) for entry in entries))
+        if self.outage.since is not None and not entries:
+            self.outage.recovered()  # (with entries, once one of them went through)
+        handled = await asyncio.gather(*(self._handle(entry) for entry in entries))
+        if any(handled):
+            self.outage.recovered()
         return len(entries) >= self._batch
 
-    async def _handle(self, entry: Due) -> None:
+    async def _handle(self, entry: Due) -> bool:
+        """Fire one entry; False when the store failed meanwhile (the entry stays)."""
         later: int | None = None  # an idle game that moved since: its later deadline
         try:
             if entry.kind == IDLE:
@@ -99,9 +143,8 @@ class Scheduler:
                 self.fired += 1
         except GameNotFound:
             pass  # expired: only its index entry is left
-        except StoreUnavailable as exc:
-            log.warning(
-                "firing failed; kept for the next sweep", game_id=entry.game_id, why=exc.message
-            )
-            return
+        except StoreUnavailable as exc:  # kept for the next sweep
+            self.outage.failed(exc.message)
+            return False
         await self._store.done(entry, later)
+        return True

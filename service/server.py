@@ -74,6 +74,7 @@ class Server:
             queue_poll_s=min(0.5, config.queue_grace_s / 4),
             identity=identity.from_flags(config.auth_jwt_secret, config.auth_jwks),
         )
+        self.metrics.follow(self.games.feed.counts)  # live games, waiting calls: at each scrape
         self.scheduler = Scheduler(self.games, interval_s=config.sweep_interval_s)
         self._health = health.aio.HealthServicer()
         limit = config.max_message_bytes

@@ -15,12 +15,13 @@ token; it acts when its seat must act.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tricktable import facts
 from tricktable.bots import make_bot
 from tricktable.legal import legal_moves
+from tricktable.v1 import moves_pb2
 
 from engine.core.chance import Chance
 from engine.core.moves import Move
@@ -29,6 +30,8 @@ from service import clocks as clock_rules
 from service import convert
 from service.clocks import Clocks, TimeControl
 from service.store.base import GameRecord, SeatRecord, Timing
+
+_PLAY_CARD = "play_card"
 
 #: The reference bots a seat may be given.
 BOT_KINDS = ("random", "heuristic")
@@ -101,16 +104,28 @@ def bot_to_move(record: GameRecord, must_act: Iterable[int]) -> int | None:
 
 
 def bot_move(
-    kind: str, rules: Rules[Any], state: Any, seat: int, *, seed: bytes, version: int
+    kind: str,
+    rules: Rules[Any],
+    state: Any,
+    seat: int,
+    *,
+    seed: bytes,
+    version: int,
+    cards_only: bool = False,
 ) -> Move:
     """The reference bot's move for ``seat``, decided on the seat's own view only. A random
     bot is seeded from the game's secret chance under ``bot:<version>``, so a replay with the
-    seed makes the same move; the heuristic bots are deterministic."""
+    seed makes the same move; the heuristic bots are deterministic. ``cards_only``: when the
+    seat may play a card, the bot chooses among its card plays alone (a timeout's move never
+    claims, closes, marries or exchanges)."""
     if not facts.known(rules.name):  # the bots read the game's facts as a client would
         facts.learn([convert.game_type_to_proto(rules.game_type())])
     # Lay-asides as one choice, not hundreds of listed moves: the bots read either form alike.
     view = convert.view_to_proto(rules.view(state, seat), compact_lay_aside=True)
-    legal = legal_moves(view)
+    listed = legal_moves(view)
+    legal: Sequence[moves_pb2.Move] = listed
+    if cards_only and _PLAY_CARD in listed.kinds():
+        legal = [m for m in listed if m.WhichOneof("kind") == _PLAY_CARD]
     bot = make_bot(kind, rules.name, seed=Chance(seed).randint(f"bot:{version}", 0, 2**31 - 1))
     chosen = bot(view, legal)
     if chosen is None or chosen not in legal:
@@ -119,14 +134,16 @@ def bot_move(
 
 
 def auto_move(rules: Rules[Any], state: Any, seat: int, seed: bytes, version: int) -> Move:
-    """The AUTO_MOVE policy: the move the game's rules name for a timeout (Sixty-Six's close
-    exchange is declined, §16.9), else one drawn from the legal moves (see
-    :func:`service.clocks.auto_move_index`)."""
+    """The AUTO_MOVE policy, the least harmful move for a seat whose clock ran out: the move
+    the game's rules name for the decision (:meth:`~engine.core.rules.Rules.timeout_move`:
+    pass where passing is legal, the lowest bid, Sixty-Six's draw and declined exchange), else
+    the heuristic reference bot's choice on the seat's own view, among its card plays alone
+    when it may play a card (never a claim, a close, a marriage or an exchange). Recorded as
+    an ordinary move; a replay with the seed makes it again."""
     named = rules.timeout_move(state, seat)
     if named is not None:
         return named
-    legal = rules.legal_moves(state, seat)
-    return legal[clock_rules.auto_move_index(seed, version, len(legal))]
+    return bot_move("heuristic", rules, state, seat, seed=seed, version=version, cards_only=True)
 
 
 def bot_kinds(given: Mapping[int, str], seat_count: int) -> dict[int, str]:

@@ -44,14 +44,18 @@ def worker_args(argv: Sequence[str], index: int, metrics_port: int | None) -> li
 
 def supervise(argv: Sequence[str], workers: int, metrics_port: int | None, grace_s: float) -> int:
     """Run ``workers`` servers until a signal or a worker's end; their exit status."""
+    return supervise_all([worker_args(argv, i, metrics_port) for i in range(workers)], grace_s)
+
+
+def supervise_all(commands: Sequence[Sequence[str]], grace_s: float) -> int:
+    """Run one ``tricktable`` process per argument list (``serve ...``) until a signal or the
+    end of one of them, then stop them all; the first non-zero exit status (also for
+    ``tricktable cluster``'s replicas)."""
     # A worker is one server: TRICKTABLE_WORKERS, which may have set --workers here, must not
     # make each worker a supervisor in turn.
     env = {k: v for k, v in os.environ.items() if k != "TRICKTABLE_WORKERS"}
     procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", _RUN_CLI, *worker_args(argv, i, metrics_port)], env=env
-        )
-        for i in range(workers)
+        subprocess.Popen([sys.executable, "-c", _RUN_CLI, *args], env=env) for args in commands
     ]
     stopping: list[int] = []
 

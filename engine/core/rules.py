@@ -265,9 +265,11 @@ class Rules(ABC, Generic[S]):
         return self._legal[state.phase](state, seat)
 
     def timeout_move(self, state: S, seat: int) -> Move | None:
-        """The move the rules make for ``seat`` when its clock runs out, where a spec names
-        one (Sixty-Six §16.9: ``decline`` at the close's exchange offer); None leaves the
-        choice to the service's policy among the legal moves."""
+        """The least harmful move for ``seat`` when its clock runs out, where the game's rules
+        name one (Sixty-Six §16.9: ``decline`` at the close's exchange offer; pass where
+        passing is legal; the lowest bid when one is due; see docs/proposed-rules-timeout.md).
+        None leaves the choice to the service's policy: the heuristic reference bot on the
+        seat's view, among its card plays alone when it may play a card."""
         return None
 
     def apply(self, state: S, seat: int, move: Move) -> tuple[S, list[Event]]:

@@ -99,6 +99,7 @@ NAME_LEADER: Final = "name_leader"  # a revealer names who leads the first trick
 PLAY: Final = "play"  # nine tricks
 
 _CALLS: Final = (Call("pass"), Call("declare"), Call("reveal"))
+_PASS: Final = _CALLS[0]
 _SEAT_CHOICES: Final = tuple(ChooseSeat(seat) for seat in range(_SEATS))
 
 
@@ -434,6 +435,17 @@ class NinetyNine(Rules[NinetyNineState]):
         assert p is not None
         s.hand_exposed = True
         events.append(CardsExposed(seat=p, what="hand", cards=tuple(C.cards_of(s.hands[p]))))
+
+    def timeout_move(self, s: NinetyNineState, seat: int) -> Call | ChooseSeat | None:
+        """The least harmful move for a seat whose clock ran out (proposed wording in
+        docs/proposed-rules-timeout.md): at the premium calls ``pass`` (never a premium); a
+        revealer names eldest to lead, as when ``revealer_names_leader`` is off. None for the bid
+        cards and the play: the service's policy chooses (the reference bot, cards only)."""
+        if s.phase == PREMIUM and seat == s.caller:
+            return _PASS
+        if s.phase == NAME_LEADER and seat == s.premium_seat:
+            return ChooseSeat((s.dealer + 1) % _SEATS)
+        return None
 
     def choose_leader(
         self, s: NinetyNineState, seat: int, move: ChooseSeat, events: list[Event]

@@ -21,6 +21,7 @@ from typing import Any, Final, TypeGuard
 
 from engine.core import cards as C
 from engine.core.cards import SUIT_MASK
+from engine.core.chance import Chance
 from engine.core.errors import InvalidOptions, Reason
 from engine.core.events import (
     AllPassed,
@@ -648,6 +649,21 @@ class Nominations(Rules[NominationsState]):
         self.deal(s, pack, events)
 
     # -- the moves: the auction (§3) ---------------------------------------------------------
+
+    def timeout_move(self, s: NominationsState, seat: int) -> Call | Bid | Cut | None:
+        """The least harmful move for a seat whose clock ran out (proposed wording in
+        docs/proposed-rules-timeout.md): in the auction ``pass``, or, for a dealer who must bid
+        (§3.3), the lowest bid of the ladder (a number, never a misère); a cutter cuts at a
+        secret depth, as the default random cut does. None for the declaration and the play:
+        the service's policy chooses (the reference bot, cards only)."""
+        if seat != s.turn:
+            return None
+        if s.phase == AUCTION:
+            return _options_ladder(s.options)[0] if dealer_must_bid(s) else PASS
+        if s.phase == CUT:  # a secret depth, as the default ``double_hand_cut: random`` draws
+            # A fresh Chance of the seed: the draw is no part of the deal's chance log.
+            return Cut(Chance(s.chance.seed).randint(f"timeout:cut:{s.deal_no}", 1, 51))
+        return None
 
     def pass_(self, s: NominationsState, seat: int, move: Call, events: list[Event]) -> None:
         s.calls.append("pass")

@@ -955,9 +955,21 @@ class SixtySix(Rules[SixtySixState]):
         )
         s.phase = CLOSE_EXCHANGE if offers_exchange_at_close(s, seat) else LEAD
 
-    def timeout_move(self, s: SixtySixState, seat: int) -> Call | None:
-        """§16.9: a timeout at the close's exchange offer declines it."""
-        return _DECLINE if s.phase == CLOSE_EXCHANGE else None
+    def timeout_move(self, s: SixtySixState, seat: int) -> Call | DrawCards | None:
+        """The least harmful move for a seat whose clock ran out: §16.9 declines the close's
+        exchange offer; the proposed wording (docs/proposed-rules-timeout.md) draws after a
+        trick and passes in the end window, so a timeout never closes, claims, marries or
+        exchanges. None at a lead or a follow: the service's policy plays a card (the
+        reference bot's choice among the card plays only)."""
+        if seat not in self.to_act(s):
+            return None
+        if s.phase == CLOSE_EXCHANGE:
+            return _DECLINE
+        if s.phase == POST_TRICK:
+            return _DRAW
+        if s.phase == END_WINDOW:
+            return _PASS
+        return None
 
     def claim(self, s: SixtySixState, seat: int, move: Claim, events: list[Event]) -> None:
         events.append(Called(seat=seat, call="claim"))

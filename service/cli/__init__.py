@@ -1,4 +1,5 @@
-"""The server's commands of ``tricktable``: ``serve``, ``simulate``, ``bench`` and ``health``.
+"""The server's commands of ``tricktable``: ``serve``, ``cluster``, ``simulate``, ``bench`` and
+``health``.
 
 The ``tricktable`` command itself is the client package's (:mod:`tricktable.cli`); this package
 adds these commands to it through the entry point group ``tricktable.commands`` (pyproject.toml),
@@ -16,10 +17,11 @@ import tricktable.cli
 
 
 def server_commands() -> dict[str, tricktable.cli.Register]:
-    from service.cli import bench, health, serve, simulate  # noqa: PLC0415 (see above)
+    from service.cli import bench, cluster, health, serve, simulate  # noqa: PLC0415 (see above)
 
     return {
         "serve": serve.register,
+        "cluster": cluster.register,
         "simulate": simulate.register,
         "bench": bench.register,
         "health": health.register,

@@ -43,16 +43,46 @@ def from_environment(
         if isinstance(action, argparse._StoreTrueAction | argparse._StoreFalseAction):
             lowered = value.strip().lower()
             if lowered not in _TRUE | _FALSE:
-                parser.error(f"{name}={value!r}: expected 1/0, true/false, yes/no or on/off")
+                action.default = BadValue(name, value, "expected 1/0, true/false, yes/no or on/off")
+                continue
             action.default = (lowered in _TRUE) == isinstance(action, argparse._StoreTrueAction)
         else:
-            action.default = value
+            action.default = _checked(name, value, action.type)
+
+
+class BadValue:
+    """A variable's value its flag's type refuses, kept until the command runs, where
+    :func:`check_choices` names the variable (argparse itself would name only the flag, and
+    would refuse it even for a command that never reads it)."""
+
+    def __init__(self, name: str, value: str, reason: str) -> None:
+        self.name, self.value, self.reason = name, value, reason
+
+    def __str__(self) -> str:
+        return f"{self.name}={self.value!r}: {self.reason}"
+
+
+_EXPECTED: dict[object, str] = {int: "expected a whole number", float: "expected a number"}
+
+
+def _checked(name: str, value: str, convert: object) -> str | BadValue:
+    """The value, or a :class:`BadValue` when the flag's type cannot read it."""
+    if not callable(convert):
+        return value
+    try:
+        convert(value)
+    except (TypeError, ValueError, argparse.ArgumentTypeError) as error:
+        return BadValue(name, value, _EXPECTED.get(convert, str(error)))
+    return value
 
 
 def check_choices(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """argparse does not check a default against the flag's choices: a variable's value is."""
+    """argparse does not check a default against the flag's choices: a variable's value is;
+    a value its flag's type refused is named with its variable (``TRICKTABLE_PORT='abc'``)."""
     for action in flags(parser):
         value = getattr(args, action.dest, None)
+        if isinstance(value, BadValue):
+            parser.error(str(value))
         if action.choices is not None and value is not None and value not in action.choices:
             choices = ", ".join(map(str, action.choices))
             parser.error(f"{env_name(action)}={value!r}: expected one of {choices}")

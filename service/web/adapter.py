@@ -106,6 +106,7 @@ class ErrorsToConnect:
         structlog.contextvars.clear_contextvars()
         method = _method(ctx)
         release = None
+        self._metrics.stream_opened(method)
         try:
             release = self._admit(method, ctx)  # an open stream counted until it ends
             async for item in call_next(request, ctx):
@@ -116,6 +117,7 @@ class ErrorsToConnect:
         except Exception as exc:
             raise connect_error(reject(method, exc, self._metrics)) from None
         finally:
+            self._metrics.stream_closed(method)
             if release is not None:
                 release()
         self._metrics.rpc_handled(method, "OK")

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from tricktable.bots import make_bot
 from tricktable.bots.runner import play_game
-from tricktable.cli.replay import record_to_json
 from tricktable.client import Client
+from tricktable.records import record_to_json
 
 from service.running import ServerThread
 
@@ -189,7 +189,7 @@ def test_the_client_alone_plays_and_exports_and_tells_a_game(
         "counterpoint",
         "--address",
         server.address,
-        stdin="1\nq\n",
+        stdin="1\n\nq\ny\n",  # bid cards confirmed (Enter), leaving too (y)
     )
     assert played.returncode == 0, played.stderr
     assert "You lay 3 cards aside" in played.stdout

@@ -67,6 +67,16 @@ def option_args(game: str) -> list[str]:
 # -- play -------------------------------------------------------------------------------------
 
 
+def confirmation(prompt: str) -> str | None:
+    """The answer that agrees to a confirmation prompt (bid cards to send, leaving the game);
+    None for the prompt of a move."""
+    if prompt.startswith("lay aside: ") and prompt.endswith("Enter sends it, n chooses again> "):
+        return ""
+    if prompt == play.CONFIRM_QUIT:
+        return "y"
+    return None
+
+
 class Script:
     """Answers the prompts: the given answers first (an exception class is raised, as Ctrl-C or
     end of input would be), then ``then`` forever."""
@@ -81,6 +91,9 @@ class Script:
         self.prompts: list[str] = []
 
     def __call__(self, prompt: str) -> str:
+        confirmed = confirmation(prompt)
+        if confirmed is not None:
+            return confirmed
         self.prompts.append(prompt)
         if self.clocked:
             assert re.fullmatch(r"Your move \(\d+:\d\d(\.\d)? left\)> ", prompt), prompt
@@ -157,6 +170,9 @@ class Cheater:
         self.tried: list[str] = []
 
     def __call__(self, prompt: str) -> str:
+        confirmed = confirmation(prompt)
+        if confirmed is not None:
+            return confirmed
         text = self.out()
         last_table = text[text.rfind("╭") :]
         hand_line = self.HAND.search(last_table)
@@ -251,6 +267,9 @@ def test_a_choice_made_while_others_lay_aside_at_the_same_time_still_stands(
     answers: list[str] = []
 
     def read(prompt: str) -> str:
+        confirmed = confirmation(prompt)
+        if confirmed is not None:
+            return confirmed
         if not answers:  # the others lay aside after this seat saw the game
             for n in (1, 2):
                 state = seats[n].get()
@@ -293,7 +312,8 @@ def test_a_choice_does_not_stand_once_the_deal_or_phase_changed() -> None:
 def test_play_starts_its_own_server_and_reads_stdin(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(sys, "stdin", io.StringIO("zz\n1\nq\n"))
+    # A bare number names bid cards, sent once confirmed (Enter); q leaves once confirmed (y).
+    monkeypatch.setattr(sys, "stdin", io.StringIO("zz\n1\n\nq\ny\n"))
     assert main(["play", "counterpoint", "--seed", "stdin"]) == 0
     out = capsys.readouterr().out
     assert "I don't understand 'zz'" in out

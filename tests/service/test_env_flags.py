@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from service.cli import build_parser
+from service.cli import build_parser, main
 from service.cli.env_flags import env_name, flags
 from service.limits import Rate
 from service.proxies import network_list
@@ -68,14 +68,28 @@ def test_every_serve_variable_sets_its_flag_and_the_command_line_wins(
     assert overridden.port == 1234
 
 
-def test_a_bad_variable_is_refused_with_its_name(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TRICKTABLE_PORT", "not-a-port")
-    with pytest.raises(SystemExit):
-        build_parser().parse_args(["serve"])
-    monkeypatch.setenv("TRICKTABLE_PORT", "1")
-    monkeypatch.setenv("TRICKTABLE_LOG_FORMAT", "xml")
-    args = build_parser().parse_args(["serve"])
-    from service.cli.env_flags import check_choices
-
-    with pytest.raises(SystemExit):
-        check_choices(args.serve_parser, args)
+@pytest.mark.parametrize(
+    ("name", "value", "reason"),
+    [
+        ("TRICKTABLE_PORT", "abc", "expected a whole number"),
+        ("TRICKTABLE_GRACE", "soon", "expected a number"),
+        ("TRICKTABLE_LOG_FORMAT", "xml", "expected one of"),
+        ("TRICKTABLE_REDIS_CLUSTER", "maybe", "expected 1/0"),
+    ],
+)
+def test_a_bad_variable_is_refused_with_its_name(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    value: str,
+    reason: str,
+) -> None:
+    """The variable is named, with its value, when ``serve`` runs: ``TRICKTABLE_PORT='abc'``;
+    other commands are not refused for a variable only ``serve`` reads."""
+    monkeypatch.setenv(name, value)
+    assert build_parser().parse_args(["health", "--timeout", "1"]).timeout == 1
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", "--port", "0"] if name != "TRICKTABLE_PORT" else ["serve"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert f"{name}={value!r}: {reason}" in err, err

@@ -80,6 +80,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
         "service.cli.simulate",
         "service.cli.record_check",
         "service.cli.serve",
+        "service.cli.cluster",
         "service.cli",
     ),
 )

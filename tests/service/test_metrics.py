@@ -4,9 +4,12 @@ wait_for_turn through gRPC."""
 from __future__ import annotations
 
 import threading
+import time
+import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import grpc
 import pytest
@@ -192,3 +195,74 @@ def test_a_bot_plays_one_call_per_move_with_wait_for_turn(
     assert finals[0].finished and finals[1].finished
     final = client.get(table.game_id)
     assert final.view.finished and final.game.version == sum(calls)
+
+
+def test_process_metrics_gauges_no_created_twins_and_only_the_metrics_path(
+    served: tuple[ServerThread, Client, FlakyStore],
+) -> None:
+    server, client, _ = served
+    table = client.table("counterpoint", seed=b"gauges")
+    stream = client.stub.StreamEvents(
+        pb.StreamEventsRequest(game_id=table.game_id), metadata=auth(table.tokens[0])
+    )
+    next(stream)  # open: the game's opening batch came
+    held: list[pb.GetGameResponse] = []
+    waiting = threading.Thread(
+        target=lambda: held.append(
+            client.stub.GetGame(
+                pb.GetGameRequest(game_id=table.game_id, after_version=0), timeout=60
+            )
+        )
+    )
+    waiting.start()
+
+    def gauges() -> tuple[float, float, float]:
+        samples = scrape(server)
+        return (
+            value(samples, "tricktable_open_streams", method="StreamEvents"),
+            value(samples, "tricktable_live_games"),
+            value(samples, "tricktable_waiting_players"),
+        )
+
+    wait_until(lambda: gauges() == (1, 1, 2))  # the stream and the held call wait on one game
+    client.play_first(table.game_id, table.tokens[0], 0)  # the held call answers
+    waiting.join(60)
+    assert held and held[0].game.version == 1
+    stream.cancel()
+    wait_until(lambda: gauges() == (0, 0, 0))
+    samples = scrape(server)
+    names = {name for name, _ in samples}
+    assert {"process_cpu_seconds_total", "process_resident_memory_bytes"} <= names
+    assert any(n.startswith("python_gc_") for n in names) and "python_info" in names
+    assert not [n for n in names if n.endswith("_created")]
+    assert server.server is not None
+    base = f"http://127.0.0.1:{server.server.metrics_port}"
+    for path in ("/", "/favicon.ico", "/metrics/x", "/other"):
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(base + path, timeout=10)
+        assert missing.value.code == 404, path
+
+
+def test_every_metric_is_listed_in_the_deploy_readme(
+    served: tuple[ServerThread, Client, FlakyStore],
+) -> None:
+    server, client, _ = served
+    client.table("counterpoint", seed=b"listed")
+    assert server.server is not None
+    url = f"http://127.0.0.1:{server.server.metrics_port}/metrics"
+    with urllib.request.urlopen(url, timeout=10) as response:
+        families = list(text_string_to_metric_families(response.read().decode()))
+    readme = (Path(__file__).resolve().parents[2] / "deploy" / "README.md").read_text()
+    ours = [f.name for f in families if f.name.startswith("tricktable_")]
+    assert len(ours) >= 9
+    for name in ours:
+        shown = name + ("_total" if f"{name}_total" in readme else "")
+        assert f"`{shown}" in readme, f"{name} is not listed in deploy/README.md"
+    assert "`process_*`" in readme and "`python_*`" in readme
+
+
+def wait_until(condition: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + 30  # only keeps a broken build from hanging
+    while not condition():
+        assert time.monotonic() < deadline
+        time.sleep(0.02)

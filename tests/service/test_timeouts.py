@@ -15,12 +15,13 @@ from engine import get_rules
 from engine.core.events import TimedOut
 from engine.core.moves import move_to_data
 from engine.record import timed_out, verify
-from service.clocks import FORFEIT, TimeControl, auto_move_index
+from service.clocks import FORFEIT, TimeControl
 from service.errors import VersionConflict
 from service.game_service import GameService
 from service.scheduler import Scheduler
 from service.store.base import ABANDONED, ACTIVE
 from service.store.memory import MemoryStore
+from service.turns import auto_move
 from tests.service.games import FakeClock, seated
 
 Body = Callable[[GameService, Scheduler, FakeClock], Awaitable[None]]
@@ -64,7 +65,8 @@ def test_a_clock_that_runs_out_auto_moves_once_by_the_documented_policy() -> Non
         seat = 0
         rules = get_rules("counterpoint")
         _, state = await games._state(record)
-        legal = rules.legal_moves(state, seat)
+        expected = auto_move(rules, state, seat, record.seed, 1)
+        assert expected in rules.legal_moves(state, seat)
         clock.now += 0.999
         await sweeper.sweep()
         assert (await games.store.load(game_id)).version == 0  # not yet
@@ -80,7 +82,6 @@ def test_a_clock_that_runs_out_auto_moves_once_by_the_documented_policy() -> Non
             (n, {"type": "timed_out", "seat": n, "auto_move": True}) for n in (0, 1)
         ]
         made = await games.store.moves(game_id)
-        expected = legal[auto_move_index(record.seed, 1, len(legal))]
         assert made[0].seat == seat and made[0].move == move_to_data(expected)
         seen = {c.seat: c for c in games.clocks(record)}
         assert seen[seat].timeouts == 1 and seen[seat].bank_ms_left == 0

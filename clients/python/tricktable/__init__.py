@@ -12,3 +12,11 @@
   out), live-game runners (event stream or polling), ``BotService`` hosting and remote bots,
   and the reference bots: random for every game, a heuristic bot per game.
 """
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    #: This package's version: it changes with its API (clients/python/CHANGELOG.md).
+    __version__ = version("tricktable-client")
+except PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"

@@ -8,7 +8,9 @@ themselves (2 .. 14 = Ace, 15 = Joker).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
+from typing import Any
 
 from tricktable.v1 import cards_pb2
 
@@ -67,3 +69,35 @@ def by_suit(cards: Iterable[cards_pb2.Card]) -> dict[int, list[cards_pb2.Card]]:
     for group in groups.values():
         group.sort(key=lambda x: -x.rank)
     return groups
+
+
+# -- names that moved (deprecated; see clients/python/CHANGELOG.md) ---------------------------
+
+#: The point-trick games' card points as ``cards.POINTS`` held them until 0.1.0 (A 11, T 10,
+#: K 4, Q 3, J 2): kept only for the deprecated names below, which go in 0.3.0. A game's points
+#: are its fact now: ``tricktable.facts.of(game).points(card)``, learnt from the server.
+_POINTS_0_1 = {ACE: 11, TEN: 10, KING: 4, QUEEN: 3, JACK: 2}
+
+
+def _points_0_1(c: cards_pb2.Card) -> int:
+    return _POINTS_0_1.get(c.rank, 0)
+
+
+_MOVED: dict[str, tuple[str, Any]] = {
+    "points": ("tricktable.facts.of(game).points(card)", _points_0_1),
+    "POINTS": ("tricktable.facts.of(game).card_points", _POINTS_0_1),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A name that moved still answers, with a DeprecationWarning naming where it went."""
+    if name in _MOVED:
+        where, value = _MOVED[name]
+        warnings.warn(
+            f"tricktable.cards.{name} moved to {where} in tricktable-client 0.2.0 and goes in "
+            "0.3.0 (learn the facts first: tricktable.facts.learn(client.game_types()))",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return value
+    raise AttributeError(f"module 'tricktable.cards' has no attribute {name!r}")

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from tricktable import cards as C
+from tricktable import facts
 from tricktable.legal import LegalMoves, lay_aside_move
 from tricktable.v1 import cards_pb2, moves_pb2
 
@@ -123,6 +124,18 @@ def contract_text(contract: str, tricks: int | None = None) -> str:
     if contract.isdigit():
         return f"{contract} tricks"
     return CONTRACT_NAMES.get(contract, contract)
+
+
+def lay_aside_text(move: Move, game: str, high_readings: bool = True) -> str:
+    """Bid cards with the bid they make, as the game reads them (:mod:`tricktable.facts`,
+    once learnt): ``"lay aside: 6♣ 10♣ K♣ = bid 9"``, ``"lay aside: 7♦ 8♦ 9♠ = bid 10 or
+    110"`` where a high reading applies; without the game's facts, the cards alone."""
+    cards = move.lay_aside.cards
+    shown = f"lay aside: {cards_text(cards)}"
+    if not facts.known(game) or not facts.of(game).bid_suit_values:
+        return shown
+    f = facts.of(game)
+    return f"{shown} = bid {' or '.join(map(str, f.readings(f.bid(cards), high_readings)))}"
 
 
 def describe_move(move: Move) -> str:

@@ -791,6 +791,6 @@ def render_moves(legal: Sequence[Move]) -> RenderableType:
 
 
 _KIND_SUMMARY = {
-    "lay_aside": "lay cards aside: type them, in any order",
+    "lay_aside": "lay cards aside: type them, in any order (their suits make your bid)",
     "declare_contract": "name trumps (a suit, or nt) and the card you call",
 }

@@ -9,6 +9,13 @@ one ``tricktable`` command offers whatever is installed, and the client never im
 
 from __future__ import annotations
 
+import os
+
+# gRPC's core logs a failed TLS handshake itself, on stderr, at its INFO level: a command that
+# cannot reach its server says why in one line of its own (cli.common.unreachable). Read when
+# grpc is first imported, so set before the imports below; a GRPC_VERBOSITY given wins.
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+
 import argparse
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -16,6 +23,8 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from tricktable.cli import bot, play, replay, tournament, watch
+from tricktable.cli.common import unreachable
+from tricktable.errors import TricktableError
 
 #: Adds one subcommand to ``tricktable``'s subparsers.
 Register = Callable[[Any], None]
@@ -70,8 +79,20 @@ def main(argv: Sequence[str] | None = None, extra: Mapping[str, Register] | None
     parser = build_parser(extra)
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # serve --workers passes them on
-    code: int = args.run(args)
+    try:
+        code: int = args.run(args)
+    except TricktableError as error:
+        address = getattr(args, "address", None)
+        line = None if address is None else unreachable(error, address, _tls(args))
+        if line is None:
+            raise
+        print(line, file=sys.stderr)  # one line, not a traceback
+        return 1
     return code
+
+
+def _tls(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "tls", False) or getattr(args, "tls_ca", None))
 
 
 def has_command(name: str) -> bool:

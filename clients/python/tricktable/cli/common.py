@@ -1,5 +1,5 @@
 """Helpers shared by the subcommands: the game argument, ``--option NAME=VALUE`` parsing, TLS
-flags."""
+flags, and one line for a server that cannot be reached."""
 
 from __future__ import annotations
 
@@ -7,9 +7,17 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
+import grpc
+
 from tricktable.bots import HEURISTIC
 from tricktable.client import OptionValue
+from tricktable.errors import TricktableError
 from tricktable.v1 import game_types_pb2
+
+#: How the server package is installed: it is no package on an index (``pip install tricktable``
+#: would fetch someone else's), but the root of a Tricktable checkout, with the engine and this
+#: client from their folders, in one pip command.
+INSTALL_SERVER = "in a Tricktable checkout: pip install ./engine ./clients/python ."
 
 
 def add_game_argument(parser: argparse.ArgumentParser) -> None:
@@ -84,3 +92,29 @@ def add_tls_arguments(parser: argparse.ArgumentParser) -> None:
 def tls_options(args: argparse.Namespace) -> dict[str, Any]:
     """Client keywords (tricktable.client.Client, tricktable.tls.channel) from the flags."""
     return {"tls": bool(args.tls), "ca_file": args.tls_ca}
+
+
+def unreachable(error: TricktableError, address: str, tls: bool) -> str | None:
+    """One line saying why the server at ``address`` cannot be reached, and what to try; None
+    when ``error`` is not about reaching it. ``tls``: the command connected over TLS."""
+    if error.code != grpc.StatusCode.UNAVAILABLE:
+        return None
+    detail = error.message
+    last = detail.rsplit("last error: ", 1)[-1]
+    if "Connection refused" in detail:
+        return f"tricktable: nothing is listening at {address} (is the server running there?)"
+    if "DNS resolution failed" in detail or "name resolution" in detail.lower():
+        return f"tricktable: cannot find the host of {address}: {last}"
+    if not tls and ("Socket closed" in detail or "Connection reset" in detail):
+        return (
+            f"tricktable: {address} closed the connection at once: if it serves TLS, add --tls "
+            "(or --tls-ca FILE for a self-signed or private CA certificate)"
+        )
+    if tls and "CERTIFICATE_VERIFY_FAILED" in detail:
+        return (
+            f"tricktable: {address}'s TLS certificate is not trusted: for a self-signed or "
+            "private CA certificate, give it with --tls-ca FILE"
+        )
+    if tls and ("WRONG_VERSION_NUMBER" in detail or "handshake" in detail.lower()):
+        return f"tricktable: the TLS handshake with {address} failed (does it serve TLS?): {last}"
+    return f"tricktable: cannot reach {address}: {last}"

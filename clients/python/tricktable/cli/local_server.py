@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+from tricktable.cli.common import INSTALL_SERVER
 from tricktable.client import Client, RetryPolicy
 from tricktable.errors import TricktableError
 
@@ -63,7 +64,7 @@ def local_server(command: str, serve_args: Sequence[str] = ()) -> Iterator[str]:
     if not can_start():
         raise NoServer(
             f"tricktable {command}: give --address HOST:PORT: starting a server of its own "
-            "needs the server package (pip install tricktable), which is not installed"
+            f"needs the server package ({INSTALL_SERVER}), which is not installed"
         )
     env = {k: v for k, v in os.environ.items() if not k.startswith(_SERVE_PREFIX)}
     port = free_port()

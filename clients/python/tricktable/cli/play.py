@@ -11,7 +11,12 @@ left, the clocks tick while the player waits or thinks, and a player who takes t
 move played for them. The player follows the game's event stream as their seat sees it: the events
 since the last prompt are printed one per line, then the table, the numbered legal moves and a
 prompt. A move the server refuses (``MUST_FOLLOW_SUIT``...) is explained and the prompt repeats.
-``q``, end of input or Ctrl-C leaves the game, which resigns it once it has started.
+``q`` (confirmed), end of input or Ctrl-C leaves the game, which resigns it once it has started.
+
+While the player thinks, the game goes on (:mod:`tricktable.cli.prompting`): the others' moves,
+and the server's move when the player's clock runs out, are shown as they come, and the prompt
+comes back when the seat is to act again. Bid cards are confirmed before they are sent, with the
+bid they make (``lay aside: 6♣ 10♣ K♣ = bid 9``).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -36,12 +42,12 @@ from tricktable.cli.common import (
     tls_options,
 )
 from tricktable.cli.local_server import local_server
+from tricktable.cli.prompting import LineReader, LiveStream
 from tricktable.cli.ticking import Ticking
 from tricktable.client import Client, Seat, time_control
 from tricktable.errors import IllegalMove, StaleVersion, TricktableError
 from tricktable.legal import legal_moves
-from tricktable.move_text import MoveInputError, NotLegalNow, parse_move
-from tricktable.playstream import PlayStream
+from tricktable.move_text import MoveInputError, NotLegalNow, lay_aside_text, parse_move
 from tricktable.render import (
     TITLES,
     Seats,
@@ -62,12 +68,17 @@ State = pb.GetGameResponse | pb.PlayView
 
 PROMPT = "Your move> "
 QUIT_WORDS = frozenset({"q", "quit", "exit", "leave", "resign"})
+#: Asked before ``q`` leaves a game (which resigns it once it has started).
+CONFIRM_QUIT = "Leave the game? Once it has started, leaving resigns it. y: leave> "
+#: How often a prompt looks for the server's messages while the player types.
+POLL_S = 0.05
 HELP = (
     "Type the number of a move, or name it: a card (QS, Q♠, 10h, th, Jk), several cards to "
-    "lay them aside (7c qh as), or a word: pass, declare, reveal, claim, close, draw, "
+    "lay them aside (7c qh as: shown with the bid they make, Enter sends them), or a word: "
+    "pass, declare, reveal, claim, close, draw, "
     "exchange, marriage hearts, bid 10, misere, open misere, cut 12, seat 2, and for a "
     "Nominations contract a suit or nt with the card you call (spades AH). "
-    "'table' shows the table again, 'q' leaves the game."
+    "'table' shows the table again, 'q' leaves the game (you are asked first)."
 )
 #: The bots the server plays itself (CreateGame bot_seats); others run in this process.
 SERVER_BOTS = frozenset({"random", "heuristic"})
@@ -162,8 +173,11 @@ def play(client: Client, args: argparse.Namespace, console: Console, read: Read)
         )
     )
     table.start({n: bot for n, (_, bot) in bots.items() if n not in served})
+    player = Player(me, console, read, names)
+    if "high_readings" in game.options:
+        player.high_readings = game.options["high_readings"].bool_value
     try:
-        Player(me, console, read, names).run()
+        player.run()
     finally:
         table.close()
     for failure in table.failures:
@@ -221,6 +235,10 @@ class Quit(Exception):
     """The player asked to leave."""
 
 
+class MovedOn(Exception):
+    """The game moved on while the player was choosing: the decision asked about is gone."""
+
+
 class Player:
     """One person at one seat: follows the seat's event stream and asks for a move whenever the
     game waits on it."""
@@ -231,10 +249,18 @@ class Player:
         self.read = read
         self.names = list(names)
         self.seats = Seats(seat.seat, names)
-        self._stream: PlayStream | None = None
+        self._stream: LiveStream | None = None
         self.server_time = ServerTime()
         self.ticking = Ticking(console, self.seats, self.server_time)
         self._learnt = -1  # the version of the last view the server time was learnt from
+        self.reader = LineReader(read, self._write)
+        self._shown_at = 0.0  # when the current decision's table was shown (time.monotonic)
+        #: The game's high readings of bid cards (Counterpoint's +100), for the lay-aside's bid.
+        self.high_readings = True
+
+    def _write(self, text: str) -> None:
+        self.console.file.write(text)
+        self.console.file.flush()
 
     def run(self) -> None:
         try:
@@ -245,7 +271,7 @@ class Player:
         self._show_end()
 
     def _follow(self) -> None:
-        with self.seat.play(compact_lay_aside=True) as stream:
+        with LiveStream(self.seat, compact_lay_aside=True) as stream:
             self._stream = stream
             while True:
                 for batch in stream.events():
@@ -289,7 +315,10 @@ class Player:
         """Ask until a move is accepted, or until the game no longer waits on this decision."""
         self._show_table(state)
         while True:
-            move = self._ask(state)
+            try:
+                move = self._ask(state)
+            except MovedOn:
+                return  # the stream shows what happened, and asks again
             if move is None:
                 self._show_table(state)
                 continue
@@ -300,30 +329,87 @@ class Player:
     def _show_table(self, state: State) -> None:
         self.console.print(render_view(state.view, self.names))
         self.console.print(render_moves(legal_moves(state.view)))
+        self._shown_at = time.monotonic()
 
-    def _ask(self, state: State) -> moves_pb2.Move | None:
-        """The move the player names; None to show the table again."""
+    def _ask(self, state: pb.PlayView) -> moves_pb2.Move | None:
+        """The move the player names; None to show the table again. Raises :class:`MovedOn`
+        when the game moves on meanwhile (the player's clock ran out, say)."""
         legal = legal_moves(state.view)
         while True:
-            try:
-                with self.ticking.at_prompt(state.view):
-                    text = self.read(prompt(state.view, self.seat.seat, self.server_time.now_ms()))
-            except (EOFError, KeyboardInterrupt):
-                raise Quit from None
+            text = self._line(state, lambda: prompt(state.view, self.seat.seat, self._now()))
             word = text.strip().lower()
             if word in QUIT_WORDS:
-                raise Quit
+                if self._line(state, lambda: CONFIRM_QUIT).strip().lower() in {"y", "yes"}:
+                    raise Quit
+                continue
             if word in {"?", "help"}:
                 self.console.print(HELP, markup=False)
                 continue
             if word == "table":
                 return None
             try:
-                return parse_move(text, legal)
+                move = parse_move(text, legal)
             except NotLegalNow as not_legal:
                 return not_legal.move  # the server says why it is not (MUST_FOLLOW_SUIT, ...)
             except MoveInputError as error:
                 self.console.print(str(error), style="yellow", markup=False)
+                continue
+            if move.WhichOneof("kind") == "lay_aside" and not self._confirm_lay_aside(state, move):
+                continue
+            return move
+
+    def _confirm_lay_aside(self, state: pb.PlayView, move: moves_pb2.Move) -> bool:
+        """Bid cards are shown with the bid they make, and sent once the player agrees."""
+        shown = lay_aside_text(move, state.view.game, self.high_readings)
+        answer = self._line(state, lambda: f"{shown}. Enter sends it, n chooses again> ")
+        return answer.strip().lower() in {"", "y", "yes"}
+
+    def _now(self) -> int:
+        return self.server_time.now_ms()
+
+    def _line(self, state: pb.PlayView, text: Callable[[], str]) -> str:
+        """A line the player types at the prompt ``text()``, while the game goes on: what the
+        server tells meanwhile is shown at once, and the prompt written again. Raises
+        :class:`MovedOn` when the decision is gone, :class:`Quit` at the end of input or Ctrl-C.
+        A line finished before this decision's table was shown is not taken as its answer."""
+        stream = self._stream
+        assert stream is not None
+        while True:
+            try:
+                with self.ticking.at_prompt(state.view):
+                    self.reader.ask(text())
+                    answer = None
+                    while answer is None and not self._news(stream, state):
+                        answer = self.reader.take(POLL_S)
+            except KeyboardInterrupt:
+                raise Quit from None
+            if answer is not None:
+                try:
+                    line = answer.text()
+                except (EOFError, KeyboardInterrupt):
+                    raise Quit from None
+                if answer.at >= self._shown_at:
+                    return line
+                self.console.print(
+                    f"(not taken: {line.strip()!r} was typed before this table)", style="dim"
+                )
+                continue
+            self._write("\n")  # off the prompt's line, for what happened meanwhile
+            for batch in stream.events():
+                self._show_events(batch)
+            fresh = stream.view
+            if stream.ended or fresh is None or not same_decision(state, fresh, self.seat.seat):
+                raise MovedOn
+            self._learn(fresh)
+
+    def _news(self, stream: LiveStream, state: pb.PlayView) -> bool:
+        """Whether the server told something to show while the player types: events, or the
+        decision gone (a message that changes neither is taken quietly)."""
+        stream.poll()
+        fresh = stream.view
+        if stream.ended or fresh is None or stream.has_events():
+            return True
+        return not same_decision(state, fresh, self.seat.seat)
 
     def _submit(self, move: moves_pb2.Move, state: pb.PlayView) -> bool:
         """True once the move is made, or when the game moved on so that it no longer stands
@@ -387,6 +473,19 @@ def prompt(view: views_pb2.View, seat: int, now_ms: int | None = None) -> str:
                 ms = clock.deadline_ms - now_ms
             return f"Your move ({duration(ms)} left)> "
     return PROMPT
+
+
+def same_decision(before: State, after: State, seat: int) -> bool:
+    """Whether ``after`` asks ``seat`` the decision ``before`` asked: the same deal and phase,
+    the seat still to act, the same legal moves (others laying bid cards aside meanwhile)."""
+    b, a = before.view, after.view
+    return (
+        a.deal_no == b.deal_no
+        and a.phase == b.phase
+        and seat in a.to_act
+        and list(a.legal_moves) == list(b.legal_moves)
+        and a.lay_aside_choice == b.lay_aside_choice
+    )
 
 
 def still_stands(before: State, after: State, move: moves_pb2.Move, seat: int) -> bool:

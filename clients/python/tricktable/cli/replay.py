@@ -27,10 +27,11 @@ from typing import Any
 from google.protobuf import json_format
 from rich.console import Console
 
-from tricktable.cli.common import add_tls_arguments, tls_options
+from tricktable.cli.common import INSTALL_SERVER, add_tls_arguments, tls_options, unreachable
 from tricktable.cli.watch import show_batch
 from tricktable.client import Client
 from tricktable.errors import TricktableError
+from tricktable.records import record_to_json
 from tricktable.render import TITLES, Seats
 from tricktable.v1 import game_service_pb2 as pb
 
@@ -39,7 +40,7 @@ CHECKERS_GROUP = "tricktable.record_checkers"
 Checker = Callable[[str], tuple[bool, str]]
 NO_CHECKER = (
     "checking a record re-plays it through the rules engine, which is in the server package: "
-    "install it (pip install tricktable) for --check"
+    f"install it ({INSTALL_SERVER}) for --check"
 )
 
 
@@ -70,16 +71,6 @@ def record_checker() -> Checker | None:
     return None
 
 
-def record_to_json(record: pb.GameRecord) -> str:
-    # Zeros are printed too (seat 0, version 0): a record is read by people as well as programs.
-    return json_format.MessageToJson(
-        record,
-        preserving_proto_field_name=True,
-        indent=1,
-        always_print_fields_with_no_presence=True,
-    )
-
-
 def run(args: argparse.Namespace, *, console: Console | None = None) -> int:
     given = [x for x in (args.game_id, args.show, args.check) if x is not None]
     if len(given) != 1:
@@ -105,7 +96,8 @@ def run(args: argparse.Namespace, *, console: Console | None = None) -> int:
         try:
             record = client.record(args.game_id)
         except TricktableError as exc:
-            print(f"tricktable replay: {exc}", file=sys.stderr)
+            line = unreachable(exc, args.address, bool(args.tls or args.tls_ca))
+            print(line or f"tricktable replay: {exc}", file=sys.stderr)
             return 1
     text = record_to_json(record)
     if args.output is None:

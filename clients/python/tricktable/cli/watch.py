@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.text import Text
 
 from tricktable.bots.runner import is_over
-from tricktable.cli.common import add_tls_arguments, tls_options
+from tricktable.cli.common import add_tls_arguments, tls_options, unreachable
 from tricktable.client import Client
 from tricktable.errors import TricktableError
 from tricktable.render import TITLES, Seats, event_line, render_view, result_text, sentence
@@ -54,8 +54,10 @@ def run(args: argparse.Namespace, *, console: Console | None = None) -> int:
         try:
             return watch(client, args.game_id, console, args.from_version)
         except TricktableError as error:
+            line = unreachable(error, args.address, bool(args.tls or args.tls_ca))
             console.print(
-                f"tricktable: {error.message} [{error.reason or error.code.name}]", markup=False
+                line or f"tricktable: {error.message} [{error.reason or error.code.name}]",
+                markup=False,
             )
             return 1
 

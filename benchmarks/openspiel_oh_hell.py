@@ -14,6 +14,7 @@ and their time is counted, but they are not moves, as the engine's deals are not
 
 from __future__ import annotations
 
+import importlib
 import random
 import time
 from typing import Any
@@ -22,7 +23,7 @@ from typing import Any
 def available() -> str | None:
     """None when OpenSpiel can be imported, else why not (to print instead of a figure)."""
     try:
-        import pyspiel  # noqa: F401
+        importlib.import_module("pyspiel")  # imported only when asked (an optional library)
     except ImportError as exc:
         return f"OpenSpiel is not installed ({exc}); pip install open-spiel"
     return None
@@ -30,8 +31,7 @@ def available() -> str | None:
 
 def measure(seconds: float, players: int = 4) -> dict[str, Any]:
     """Random playouts of ``oh_hell`` for about ``seconds`` of CPU time."""
-    import pyspiel
-
+    pyspiel: Any = importlib.import_module("pyspiel")
     game = pyspiel.load_game("oh_hell", {"players": players})
     rng = random.Random(0)
     randbelow = rng.randrange

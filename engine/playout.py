@@ -43,14 +43,15 @@ def random_playout(
     state = rules.new_game(opts, seed)
     moves = deals = 0
     # ``randrange(n)`` draws uniformly from range(n); ``random_move`` never asks for n = 0.
-    randbelow = rng.randrange
-    apply_in_place = rules.apply_in_place
+    # It is ``_randbelow(n)`` behind a check of its argument: the same numbers, called directly.
+    randbelow = getattr(rng, "_randbelow", rng.randrange)
+    apply_listed = rules._apply_listed
     while not state.finished:
         if moves >= max_moves:
             raise RuntimeError(f"{rules.name} did not end within {max_moves} moves")
         seat, move = random_move(rules, state, randbelow)
-        if in_place:
-            events = apply_in_place(state, seat, move)
+        if in_place:  # a move from legal_moves, so its checks are not run a second time
+            events = apply_listed(state, seat, move)
         else:
             state, events = rules.apply(state, seat, move)
         moves += 1

@@ -160,8 +160,9 @@ def test_the_engine_wheel_holds_the_engine_alone_and_depends_on_nothing(wheel: P
     assert top_level == ["engine"]
     assert metadata["Name"] == "tricktable-engine"
     assert metadata["Requires-Python"] == ">=3.11"
-    assert metadata.get_all("Requires-Dist") is None  # no dependency at all
-    assert metadata.get_all("Provides-Extra") is None
+    # No dependency at all; only the optional OpenSpiel extra (engine/openspiel_games.py).
+    assert metadata.get_all("Requires-Dist") == ['open-spiel>=2.0.2; extra == "openspiel"']
+    assert metadata.get_all("Provides-Extra") == ["openspiel"]
     assert "information_set" in metadata.get_payload()  # engine/README.md, the API's page
 
 

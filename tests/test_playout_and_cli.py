@@ -204,3 +204,16 @@ def test_bench_engine_can_also_measure_the_pure_apply(capsys: pytest.CaptureFixt
     assert main(["bench", "engine", "--seconds", "0.05", "--game", "counterpoint", "--copy"]) == 0
     out = capsys.readouterr().out
     assert "in_place" in out and "copy" in out
+
+
+def test_bench_engine_measures_openspiel_oh_hell_in_the_same_run(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pytest.importorskip("pyspiel", reason="OpenSpiel is not installed: pip install open-spiel")
+    args = ["bench", "engine", "--seconds", "0.05", "--game", "counterpoint", "--json"]
+    assert main([*args, "--against-openspiel"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["game"] for r in rows] == ["counterpoint", "openspiel:oh_hell"]
+    for row in rows:  # the figure that compares: moves per CPU second of this process
+        assert row["moves_per_cpu_s"] > 0 and row["cpu_seconds"] > 0 and row["games"] >= 1
+    assert rows[1]["variant"] == "players=4" and rows[1]["chance_moves"] > 0

@@ -105,6 +105,11 @@ class LayAsideChoices(Sequence[LayAside]):
 
     __hash__ = None  # type: ignore[assignment]
 
+    def __repr__(self) -> str:
+        # What the choices are, not where they sit in memory: a view's repr is then the same
+        # for equal views (OpenSpiel's observation strings are views' reprs).
+        return f"LayAsideChoices(cards={self._cards!r}, choose={self._count})"
+
 
 def check_lay_aside(hand: int, already: int, move: LayAside, count: int) -> int:
     """Validate a lay-aside; return the mask of the cards laid aside."""

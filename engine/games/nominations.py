@@ -448,9 +448,16 @@ def bid_problem(s: NominationsState, seat: int, move: Bid) -> Problem | None:
             f"{move.contract} {move.tricks!r} is not a bid of this game; bids: {bids}",
         )
     if index <= s.high:
-        high = bid_label(_options_ladder(o)[s.high])
-        return (Reason.BID_TOO_LOW, f"a bid must be higher than {high}")
+        return _bid_too_low(o.min_bid, o.misere_rank, o.open_misere, s.high)
     return None
+
+
+@lru_cache(maxsize=256)
+def _bid_too_low(min_bid: int, misere_rank: str, open_misere: bool, high: int) -> Problem:
+    """BID_TOO_LOW, naming the highest bid so far: made once per ladder and bid, as the
+    auction's listing asks ``bid_problem`` about every bid of the ladder at every turn."""
+    label = bid_label(ladder(min_bid, misere_rank, open_misere)[high])
+    return (Reason.BID_TOO_LOW, f"a bid must be higher than {label}")
 
 
 def declaration_problem(s: NominationsState, seat: int, move: DeclareContract) -> Problem | None:

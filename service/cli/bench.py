@@ -4,7 +4,10 @@
 every door, in :mod:`benchmarks.fuzz`).
 
 It prints numbers; it never asserts on them (machines are shared and noisy). Each line of
-``--json`` output is one measurement with ``game``, ``variant``, ``moves_per_s``, ``deals_per_s``.
+``--json`` output is one measurement with ``game``, ``variant``, ``moves_per_s``, ``deals_per_s``
+(per wall second) and ``moves_per_cpu_s`` (per CPU second of this process, the figure that
+compares across a shared machine's load). ``--against-openspiel`` adds OpenSpiel's ``oh_hell``
+(4 players) measured the same way in the same run (:mod:`benchmarks.openspiel_oh_hell`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from benchmarks import abuse as benchmark_abuse
 from benchmarks import clocks as benchmark_clocks
 from benchmarks import cluster_client as bench_cluster_client
 from benchmarks import fuzz as benchmark_fuzz
+from benchmarks import openspiel_oh_hell
 from benchmarks import service as benchmark
 from benchmarks import streams as benchmark_streams
 from engine import get_rules
@@ -43,6 +47,11 @@ def register(sub: Any) -> None:
         "--copy",
         action="store_true",
         help="also measure the pure apply (a new state per move) beside the in-place playout",
+    )
+    e.add_argument(
+        "--against-openspiel",
+        action="store_true",
+        help="also measure OpenSpiel's oh_hell (4 players) in the same run (needs open-spiel)",
     )
     e.set_defaults(run=run_engine)
     s = target.add_parser("service", help="bots playing through gRPC, with a same-run floor")
@@ -81,6 +90,7 @@ def measure(
     rng = random.Random(0)
     moves = deals = games = 0
     start = time.perf_counter()
+    cpu_start = time.process_time()
     deadline = start + seconds
     while True:
         seed = derive_seed("bench", game, variant, games)
@@ -91,6 +101,7 @@ def measure(
         now = time.perf_counter()
         if now >= deadline:
             break
+    cpu = max(time.process_time() - cpu_start, 1e-9)
     elapsed = now - start
     return {
         "game": game,
@@ -100,23 +111,33 @@ def measure(
         "moves": moves,
         "deals": deals,
         "seconds": round(elapsed, 3),
+        "cpu_seconds": round(cpu, 3),
         "moves_per_s": round(moves / elapsed),
+        "moves_per_cpu_s": round(moves / cpu),
         "deals_per_s": round(deals / elapsed, 1),
     }
 
 
 def run_engine(args: argparse.Namespace) -> int:
+    if args.against_openspiel and (missing := openspiel_oh_hell.available()) is not None:
+        print(f"tricktable: --against-openspiel: {missing}", flush=True)
+        return 2
     for game in args.game or engine.game_names():
         for variant, options in variants(get_rules(game)):
             for in_place in (True, False) if args.copy else (True,):
-                row = measure(game, variant, options, args.seconds, in_place=in_place)
-                if args.json:
-                    print(json.dumps(row), flush=True)
-                else:
-                    print(
-                        f"{game:<14} {variant:<10} {row['apply']:<9}"
-                        f"{row['moves_per_s']:>10,} moves/s "
-                        f"{row['deals_per_s']:>9,} deals/s  ({row['games']} games)",
-                        flush=True,
-                    )
+                _print(measure(game, variant, options, args.seconds, in_place=in_place), args.json)
+    if args.against_openspiel:
+        _print(openspiel_oh_hell.measure(args.seconds), args.json)
     return 0
+
+
+def _print(row: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(row), flush=True)
+        return
+    print(
+        f"{row['game']:<18} {row['variant']:<10} {row['apply']:<9}"
+        f"{row['moves_per_cpu_s']:>10,} moves/CPU-s {row['moves_per_s']:>10,} moves/s "
+        f"{row['deals_per_s']:>9,} deals/s  ({row['games']} games)",
+        flush=True,
+    )

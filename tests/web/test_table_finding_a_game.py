@@ -96,6 +96,7 @@ def test_play_again_takes_both_players_to_the_next_game(
     assert served.client.get(game_id).view.finished
     for page in (ada, bob):
         page.wait_for_selector("#play-again")
+    bob.locator("#game-over").scroll_into_view_if_needed()
     shot(bob, "play-again")
 
     ada.click("#play-again")

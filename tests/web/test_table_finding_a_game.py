@@ -143,6 +143,16 @@ def test_quick_play_waits_resumes_after_a_reload_and_seats_two_people(
     with pytest.raises(grpc.RpcError) as gone:
         list(served.client.stub.QuickPlay(pb.QuickPlayRequest(ticket=ticket), timeout=10))
     assert gone.value.code() == grpc.StatusCode.NOT_FOUND
+    # A browser that still holds a ticket the queue has dropped is told so, and forgets it.
+    ada.evaluate(
+        "t => localStorage.setItem('tricktable.quickplay',"
+        " JSON.stringify({ ticket: t, gameType: 'sixty-six', name: 'Ada' }))",
+        ticket,
+    )
+    ada.reload()
+    ada.wait_for_selector("#quick-over")
+    assert ada.evaluate("localStorage.getItem('tricktable.quickplay')") is None
+    assert ada.locator("#lobby-message:not([hidden])").count() == 0
 
     ada.select_option("#quick-type", "sixty-six")
     ada.fill("#quick-name", "Ada")

@@ -93,9 +93,14 @@ export class QuickPlay {
       }
     } catch (err) {
       if (abort.signal.aborted) return;
-      if (ConnectError.from(err).code === Code.NotFound) localStorage.removeItem(TICKET); // left the queue
+      const gone = ConnectError.from(err).code === Code.NotFound; // cancelled, or past its grace
+      if (gone) localStorage.removeItem(TICKET);
       this.showForm();
-      this.refuse(err);
+      if (gone && request.ticket) {
+        this.element.append(h("p", { id: "quick-over", class: "note" }, "The earlier wait for players has ended: start again."));
+      } else {
+        this.refuse(err);
+      }
     }
   }
 

@@ -122,6 +122,29 @@ def test_play_again_takes_both_players_to_the_next_game(
     # The seats play the next game (their token is the ended game's, as Rematch says).
     play_until([ada, bob], lambda: served.client.get(next_id).game.version >= 2, limit_s=60)
 
+    # A tab opened later on the ended game shows its end, with the way to the next game.
+    again = ada.context.new_page()
+    again.goto(f"{served.web_url}/#/game/{game_id}")
+    again.wait_for_selector("#rematch-game")
+    assert again.url.endswith(f"#/game/{game_id}")
+    assert again.get_attribute("#rematch-game", "href") == f"#/game/{next_id}"
+
+
+def test_play_again_against_a_server_bot_starts_at_once(
+    person: Callable[[str], Page], served: Served
+) -> None:
+    ada = person("/")
+    game_id = create_and_sit(ada, "counterpoint", "Ada", bots={1: "heuristic"})
+    ada.wait_for_selector("#hand")
+    ada.click("#leave")
+    ada.click("#resign-yes")  # an abandoned game may be played again too
+    ada.click("#play-again")  # the only person at the table: the next game starts now
+    ada.wait_for_function("old => !location.hash.endsWith(old)", arg=game_id)
+    next_id = game_of(ada)
+    ada.wait_for_selector("#viewer:text-is('You: Ada')")
+    seats = served.client.get(next_id).game.seats
+    assert seats[1].player_name == "Ada" and seats[0].bot == "heuristic"
+
 
 def test_quick_play_waits_resumes_after_a_reload_and_seats_two_people(
     person: Callable[[str], Page], served: Served

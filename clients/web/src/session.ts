@@ -248,11 +248,20 @@ export class GameSession {
   private learnRematch(offer: RematchOffer): void {
     this.rematch = offer;
     const seat = this.seat;
-    if (!offer.gameId || !seat || !this.game) return;
+    if (!seat || !this.game) return;
+    if (!offer.gameId) {
+      this.rematchOpen = true;
+      return;
+    }
     const next: Seat = { seat: (seat.seat + 1) % this.game.seats.length, token: seat.token, name: seat.name };
     holdSeat(offer.gameId, next);
-    this.onNextGame?.(offer.gameId);
+    // Followed at once only when this tab saw the offer being made: a tab opened later on the
+    // ended game (to see its end) offers a link to the next game instead.
+    if (this.rematchOpen) this.onNextGame?.(offer.gameId);
   }
+
+  /** Whether this tab saw the rematch while it was still being accepted. */
+  private rematchOpen = false;
 
   /** Called once the rematch has made the next game and this tab's seat is there. */
   onNextGame?: (gameId: string) => void;
@@ -263,6 +272,7 @@ export class GameSession {
     try {
       const answer = await this.api.rematch({ gameId: this.gameId }, as(this.seat.token));
       this.refusal = undefined;
+      this.rematchOpen = true; // asked for here: follow it
       if (answer.rematch) this.learnRematch(answer.rematch);
     } catch (err) {
       this.refusal = explain(err);

@@ -180,13 +180,16 @@ class Lobby:
         raise StoreUnavailable("the table's invites keep changing: try again")
 
     async def list_games(
-        self, game_type: str, limit: int, page_token: str
+        self, game_type: str, limit: int, page_token: str, *, playing: bool = False
     ) -> tuple[list[GameRecord], str]:
-        """A lobby page and the token of the next one ("" when there is none)."""
+        """A lobby page and the token of the next one ("" when there is none): the public
+        games with an open seat, or with ``playing`` the public games being played (to
+        watch)."""
         if game_type:
             get_rules(game_type)
         position = _read_page_token(page_token)
-        games = await self._tables.store.list_open(game_type, limit + 1, position)
+        store = self._tables.store
+        games = await store.list_open(game_type, limit + 1, position, playing=playing)
         more = len(games) > limit
         games = games[:limit]
         last = games[-1] if more else None

@@ -94,7 +94,10 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     ) -> pb.ListGamesResponse:
         validate.list_games(request)
         limit = request.page_size or DEFAULT_PAGE
-        games, token = await self._games.list_games(request.game_type, limit, request.page_token)
+        playing = request.status == pb.GAME_STATUS_PLAYING
+        games, token = await self._games.list_games(
+            request.game_type, limit, request.page_token, playing=playing
+        )
         summaries = [convert.summary_to_proto(g) for g in games]
         return pb.ListGamesResponse(games=summaries, next_page_token=token)
 

@@ -162,12 +162,24 @@ def time_control(msg: clocks_pb2.TimeControl) -> TimeControl:
     return tc
 
 
+#: The statuses ListGames lists by (UNSPECIFIED reads as WAITING, as before the field).
+_LISTED_STATUSES = frozenset(
+    {pb.GAME_STATUS_UNSPECIFIED, pb.GAME_STATUS_WAITING, pb.GAME_STATUS_PLAYING}
+)
+
+
 def list_games(request: pb.ListGamesRequest) -> None:
     _text("game_type", request.game_type, MAX_ID)
     if not 0 <= request.page_size <= MAX_PAGE:
         raise _bad(f"page_size must be 0 to {MAX_PAGE}")
     if request.page_token and not _ID.fullmatch(request.page_token):
         raise _bad("malformed page_token", reason="INVALID_PAGE_TOKEN")
+    if request.status not in _LISTED_STATUSES:
+        raise _bad(
+            "status must be GAME_STATUS_WAITING (games to join) or GAME_STATUS_PLAYING (games to"
+            " watch)",
+            reason="INVALID_STATUS",
+        )
 
 
 def join_game(request: pb.JoinGameRequest) -> None:

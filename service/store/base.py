@@ -456,11 +456,19 @@ class GameStore(ABC):
 
     @abstractmethod
     async def list_open(
-        self, game_type: str, limit: int, after: LobbyPosition | None = None
+        self,
+        game_type: str,
+        limit: int,
+        after: LobbyPosition | None = None,
+        *,
+        playing: bool = False,
     ) -> list[GameRecord]:
-        """Games with an open seat of ``game_type`` (empty: any), ordered by (creation time,
-        game id), strictly after ``after`` (None: from the start); at most ``limit``. A position
-        stays valid when the game at it fills or ends, so pages never repeat or skip."""
+        """Listed games with an open seat of ``game_type`` (empty: any), ordered by (creation
+        time, game id), strictly after ``after`` (None: from the start); at most ``limit``. A
+        position stays valid when the game at it fills or ends, so pages never repeat or skip.
+        With ``playing``: the listed games being played instead (every seat taken, not ended),
+        for watching. An unlisted game is never listed. Each list has its own index, so a page
+        costs reads of the games on it, not of every game."""
 
     @abstractmethod
     async def due(self, now_ms: int, limit: int) -> list[Due]:

@@ -250,7 +250,12 @@ class MemoryStore(GameStore):
         return latest if latest > after else None
 
     async def list_open(
-        self, game_type: str, limit: int, after: LobbyPosition | None = None
+        self,
+        game_type: str,
+        limit: int,
+        after: LobbyPosition | None = None,
+        *,
+        playing: bool = False,
     ) -> list[GameRecord]:
         records = []
         for game_id in list(self._games):
@@ -261,7 +266,7 @@ class MemoryStore(GameStore):
         out = [
             r
             for r in sorted(records, key=lambda r: (r.created_at_ms, r.game_id))
-            if not r.full
+            if r.full == playing
             and r.listed
             and r.status == ACTIVE
             and (not game_type or r.game_type == game_type)

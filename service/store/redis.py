@@ -15,7 +15,10 @@ touches one cluster slot:
                               its own, ``finished_ttl_s`` after the last touch)
 
 The lobby index ``tt:lobby`` (a sorted set of games with open seats, by creation time) lives in
-another slot; it is advisory and every listed game is re-read before it is shown.
+another slot; it is advisory and every listed game is re-read before it is shown. So does
+``tt:playing``, the public games being played (to watch): a game enters it when its last seat
+is taken (or at once, made full) and leaves it when it ends; an entry found stale when listed
+(the game ended or expired) is dropped then. Unlisted games are in neither.
 
 A move is one Lua script (:data:`_COMMIT`): request id and version check, snapshot, appended
 move, request id, event batch, and the expiry of a finished game, in one atomic round trip. It
@@ -101,6 +104,7 @@ from service.store.redis_pipe import Arg, PipelinedRedis, Script
 
 T = TypeVar("T")
 _LOBBY = "tt:lobby"
+_PLAYING = "tt:playing"
 _DEADLINES = "tt:deadlines"
 _PARTS = ("meta", "seats", "snapshot", "moves", "requests", "events")
 
@@ -516,8 +520,9 @@ class RedisStore(GameStore):
         )
         if made == 0:
             raise GameExists(f"game {game.game_id!r} exists")
-        if not game.full and game.listed:
-            await self._call(self._r.execute("ZADD", _LOBBY, game.created_at_ms, game.game_id))
+        if game.listed:  # a table made full (bots, a rematch, a quick play match) is in play
+            index = _PLAYING if game.full else _LOBBY
+            await self._call(self._r.execute("ZADD", index, game.created_at_ms, game.game_id))
 
     async def load(self, game_id: str) -> GameRecord:
         meta, seats, snapshot, *_ = _keys(game_id)
@@ -571,6 +576,7 @@ class RedisStore(GameStore):
             raise RequestSeen(int(version))
         if step.status != ACTIVE:
             await self._call(self._r.execute("ZREM", _LOBBY, game_id))
+            await self._call(self._r.execute("ZREM", _PLAYING, game_id))
             if not self._index_in_commit:  # else the script has dropped it
                 await self._call(self._r.execute("ZREM", _DEADLINES, _idle_member(game_id)))
         if len(reply) > 2 and reply[2]:
@@ -622,6 +628,8 @@ class RedisStore(GameStore):
         game = await self.load(game_id)
         if game.full:
             await self._call(self._r.execute("ZREM", _LOBBY, game_id))
+            if game.listed and game.status == ACTIVE:
+                await self._call(self._r.execute("ZADD", _PLAYING, game.created_at_ms, game_id))
         return True
 
     async def free_seat(self, game_id: str, seat: int, token_hash: str) -> bool:
@@ -775,16 +783,22 @@ class RedisStore(GameStore):
         return int(float(_scored(raw)[0][1])) if raw else None
 
     async def list_open(
-        self, game_type: str, limit: int, after: LobbyPosition | None = None
+        self,
+        game_type: str,
+        limit: int,
+        after: LobbyPosition | None = None,
+        *,
+        playing: bool = False,
     ) -> list[GameRecord]:
         # Members of equal score are ordered by id, so (score, id) orders the whole index.
+        index = _PLAYING if playing else _LOBBY
         low = after[0] if after is not None else "-inf"
         offset, batch = 0, 4 * limit
         out: list[GameRecord] = []
         while len(out) < limit:
             raw = await self._call(
                 self._r.execute(
-                    "ZRANGEBYSCORE", _LOBBY, low, "+inf", "WITHSCORES", "LIMIT", offset, batch
+                    "ZRANGEBYSCORE", index, low, "+inf", "WITHSCORES", "LIMIT", offset, batch
                 )
             )
             if not raw:
@@ -798,9 +812,12 @@ class RedisStore(GameStore):
                 try:
                     record = await self.load(game_id)
                 except GameNotFound:  # expired: drop it from the index
-                    await self._call(self._r.execute("ZREM", _LOBBY, game_id))
+                    await self._call(self._r.execute("ZREM", index, game_id))
                     continue
-                if record.full or record.status != ACTIVE or not record.listed:
+                if playing and record.status != ACTIVE:  # ended since (its ZREM was lost)
+                    await self._call(self._r.execute("ZREM", index, game_id))
+                    continue
+                if record.full != playing or record.status != ACTIVE or not record.listed:
                     continue
                 if game_type and record.game_type != game_type:
                     continue

@@ -9,7 +9,7 @@ import { Code, ConnectError, createClient, type CallOptions, type Client } from 
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
 import { type MessageInitShape } from "@bufbuild/protobuf";
 import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb";
-import { GameService, type CreateGameRequestSchema, type GameSummary } from "./gen/tricktable/v1/game_service_pb";
+import { GameService, GameStatus, type CreateGameRequestSchema, type GameSummary } from "./gen/tricktable/v1/game_service_pb";
 import { type GameType } from "./gen/tricktable/v1/game_types_pb";
 import { holdSeat } from "./seats";
 
@@ -52,18 +52,26 @@ export async function openGames(api: Api): Promise<GameSummary[]> {
   return (await api.listGames({ pageSize: 50 })).games;
 }
 
+/** The public games being played, to watch. */
+export async function playingGames(api: Api): Promise<GameSummary[]> {
+  return (await api.listGames({ pageSize: 50, status: GameStatus.PLAYING })).games;
+}
+
 /** A game as a spectator sees it (the lobby's "your games"). */
 export async function gameSummary(api: Api, gameId: string): Promise<GameSummary | undefined> {
   return (await api.getGame({ gameId, compactLayAside: true })).game; // as every read of the page
 }
 
-export async function createGame(api: Api, request: MessageInitShape<typeof CreateGameRequestSchema>): Promise<GameSummary> {
-  return (await api.createGame(request)).game!;
+/** A new game, and an unlisted one's invite code ("" for a public game). */
+export async function createGame(api: Api, request: MessageInitShape<typeof CreateGameRequestSchema>): Promise<{ game: GameSummary; inviteCode: string }> {
+  const made = await api.createGame(request);
+  return { game: made.game!, inviteCode: made.inviteCode };
 }
 
-/** Take a seat (the first open one without `seat`); this browser keeps it (seats.ts). */
-export async function sit(api: Api, gameId: string, playerName: string, seat?: number): Promise<void> {
-  const joined = await api.joinGame({ gameId, playerName, seat });
+/** Take a seat (the first open one without `seat`; an unlisted game's with its invite code);
+ * this browser keeps it (seats.ts). */
+export async function sit(api: Api, gameId: string, playerName: string, seat?: number, inviteCode = ""): Promise<void> {
+  const joined = await api.joinGame({ gameId, playerName, seat, inviteCode });
   holdSeat(gameId, { seat: joined.seat, token: joined.seatToken, name: playerName });
 }
 

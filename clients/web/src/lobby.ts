@@ -2,11 +2,13 @@
 // option's kind, default, range, choices and presets), so a new option needs no change here.
 
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { type Api, createGame, explain, gameSummary, gameTypes, isGone, openGames, sit } from "./api";
+import { type Api, createGame, explain, gameSummary, gameTypes, isGone, openGames, playingGames, sit } from "./api";
+import { keepInvite } from "./invites";
+import { QuickPlay } from "./quickplay";
 import { forgetGame, gamesHeld, heldSeats } from "./seats";
 import { h, replace } from "./dom";
 import { TimeControlSchema, TimeoutPolicy, type TimeControl } from "./gen/tricktable/v1/clocks_pb";
-import { GameStatus, type CreateGameRequestSchema, type GameSummary } from "./gen/tricktable/v1/game_service_pb";
+import { GameStatus, Visibility, type CreateGameRequestSchema, type GameSummary } from "./gen/tricktable/v1/game_service_pb";
 import { OptionKind, type GameType, type OptionSpec, type OptionValue, OptionValueSchema } from "./gen/tricktable/v1/game_types_pb";
 
 const REFRESH_MS = 2000;
@@ -120,6 +122,8 @@ export class Lobby {
   private types: GameType[] = [];
   private timer = 0;
   private readonly games = h("div", { id: "open-games" });
+  private readonly playing = h("div", { id: "playing-games" });
+  private quick?: QuickPlay;
   private readonly mine = h("div", { id: "your-games" });
   private readonly mineSection = h("div", { class: "lobby-mine", hidden: true }, h("h2", {}, "Your games"), this.mine);
   private readonly message = h("p", { id: "lobby-message", class: "refusal", hidden: true });
@@ -143,6 +147,7 @@ export class Lobby {
     const players = h("div", {});
     let readBots = (): Record<number, string> => ({});
     const clock = clockFields();
+    const unlisted = h("input", { type: "checkbox", id: "unlisted" }) as HTMLInputElement;
     let fields: { spec: OptionSpec; read: () => OptionValue; set: (v: OptionValue) => void; row: HTMLElement }[] = [];
     const showOptions = () => {
       const gameType = this.types.find((t) => t.name === type.value);
@@ -181,7 +186,8 @@ export class Lobby {
       for (const f of fields) {
         if (shown(f.read()) !== shown(f.spec.defaultValue)) chosen[f.spec.name] = f.read();
       }
-      void this.createAndSit({ gameType: type.value, options: chosen, botSeats: readBots(), timeControl: clock.read() }, name.value);
+      const visibility = unlisted.checked ? Visibility.UNLISTED : Visibility.UNSPECIFIED;
+      void this.createAndSit({ gameType: type.value, options: chosen, botSeats: readBots(), timeControl: clock.read(), visibility }, name.value);
     });
     replace(
       form,
@@ -192,27 +198,33 @@ export class Lobby {
       players,
       options,
       clock.row,
+      h("label", { class: "unlisted" }, unlisted, " Unlisted: not in the lobby; players join with the table's link"),
       h("button", { type: "submit", id: "create" }, "Create and take a seat"),
     );
     const watch = h("input", { id: "watch-id", placeholder: "game id" }) as HTMLInputElement;
+    this.quick = new QuickPlay(this.api, this.types, (err) => this.refuse(err));
     replace(
       this.root,
       h("section", { class: "lobby" },
         this.mineSection,
         h("div", { class: "lobby-open" },
+          this.quick!.element,
           h("h2", {}, "Open games"), this.games,
+          h("h2", {}, "Games in play"), this.playing,
           h("h2", {}, "Games"),
           h("ul", { id: "game-types" }, ...this.types.map((t) => h("li", { "data-game-type": t.name }, h("strong", {}, t.title), ` (${t.seats} players): ${t.summary}`))),
           h("p", {}, "Watch any game: ", watch, h("button", { onclick: () => { if (watch.value) location.hash = `#/game/${watch.value.trim()}`; } }, "Watch"))),
         form),
       this.message,
     );
+    this.quick!.resume(); // a wait this browser began (before a reload) goes on
     await Promise.all([this.refresh(), this.showMine()]);
     this.timer = window.setInterval(() => void this.refresh(), REFRESH_MS);
   }
 
   stop(): void {
     window.clearInterval(this.timer);
+    this.quick?.stop();
   }
 
   private title(name: string): string {
@@ -221,8 +233,9 @@ export class Lobby {
 
   private async refresh(): Promise<void> {
     try {
-      const games = await openGames(this.api);
+      const [games, playing] = await Promise.all([openGames(this.api), playingGames(this.api)]);
       replace(this.games, games.length ? h("table", {}, h("tr", {}, h("th", {}, "game"), h("th", {}, "seats"), h("th", {})), ...games.map((g) => this.row(g))) : h("p", {}, "No game is waiting for players: create one."));
+      replace(this.playing, playing.length ? h("table", {}, ...playing.map((g) => this.playingRow(g))) : h("p", {}, "No game is being played."));
     } catch (err) {
       this.refuse(err);
     }
@@ -260,18 +273,29 @@ export class Lobby {
         h("a", { class: "button watch", href: `#/game/${game.gameId}` }, "Watch")));
   }
 
+  /** A game being played: who plays it, and a link to watch it. */
+  private playingRow(game: GameSummary): HTMLElement {
+    const players = game.seats.map((s) => (s.bot ? "bot" : s.playerName || "a player")).join(", ");
+    return h("tr", { "data-game": game.gameId },
+      h("td", {}, this.title(game.gameType), h("small", {}, ` ${game.version} moves`)),
+      h("td", {}, players),
+      h("td", {}, h("a", { class: "button watch", href: `#/game/${game.gameId}` }, "Watch")));
+  }
+
   private async createAndSit(request: MessageInitShape<typeof CreateGameRequestSchema>, name: string): Promise<void> {
     try {
-      const game = await createGame(this.api, request);
-      await this.sit(game.gameId, name, 0);
+      const { game, inviteCode } = await createGame(this.api, request);
+      // An unlisted table: the creator keeps its code (to share the link, or revoke it).
+      if (inviteCode) keepInvite(game.gameId, inviteCode);
+      await this.sit(game.gameId, name, 0, inviteCode);
     } catch (err) {
       this.refuse(err);
     }
   }
 
-  private async sit(gameId: string, playerName: string, seat?: number): Promise<void> {
+  private async sit(gameId: string, playerName: string, seat?: number, inviteCode = ""): Promise<void> {
     try {
-      await sit(this.api, gameId, playerName, seat);
+      await sit(this.api, gameId, playerName, seat, inviteCode);
       location.hash = `#/game/${gameId}`;
     } catch (err) {
       this.refuse(err);

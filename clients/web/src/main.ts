@@ -13,8 +13,14 @@ function route(): void {
   current?.stop();
   const match = /^#\/game\/([^/]+)$/.exec(location.hash);
   const newGame = /^#\/new\/([^/]+)$/.exec(location.hash);
+  // An unlisted table's link: the invite code rides in the fragment, which no server sees.
+  const join = /^#\/join\/([^/]+)\/([^/]+)$/.exec(location.hash);
   document.getElementById("where")!.textContent = "";
-  if (match) {
+  if (join) {
+    const table = new Table(root, api, decodeURIComponent(join[1]), decodeURIComponent(join[2]));
+    current = table;
+    void table.start();
+  } else if (match) {
     const table = new Table(root, api, decodeURIComponent(match[1]));
     current = table;
     void table.start();

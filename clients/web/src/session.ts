@@ -11,7 +11,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { type Api, type Refusal, as, explain, isStale } from "./api";
 import { ServerTime } from "./clocks";
 import { type DealScored } from "./gen/tricktable/v1/events_pb";
-import { GameStatus, StreamEventsResponseSchema, type GameSummary, type StreamEventsResponse } from "./gen/tricktable/v1/game_service_pb";
+import { GameStatus, StreamEventsResponseSchema, type GameSummary, type RematchOffer, type StreamEventsResponse } from "./gen/tricktable/v1/game_service_pb";
 import { type GameType } from "./gen/tricktable/v1/game_types_pb";
 import { type Move } from "./gen/tricktable/v1/moves_pb";
 import { type View } from "./gen/tricktable/v1/views_pb";
@@ -69,6 +69,11 @@ export class GameSession {
   log: StreamEventsResponse[];
   /** Every deal scored so far (the score sheet), from the events: kept beyond the log's end. */
   deals: DealScored[];
+  /** After the end: the rematch offered so far (who has accepted; the next game once every
+   * player has), from the ended game's stream or this seat's own Rematch call. */
+  rematch?: RematchOffer;
+  /** An unlisted game's invite code, from the link this tab was opened with (#/join/…). */
+  inviteCode = "";
   readonly serverTime = new ServerTime();
   private readonly stop$ = new AbortController();
   /** Ends the event stream when the tab's seat changes: it is followed again as the new seat
@@ -153,15 +158,22 @@ export class GameSession {
         const from = this.seenVersion + 1n;
         this.restream = new AbortController();
         const signal = eitherAborted(this.stop$.signal, this.restream.signal);
+        const wasOver = this.over;
+        let received = 0;
         const batches = this.api.streamEvents({ gameId: this.gameId, fromVersion: from }, as(this.seat?.token, signal));
         for await (const batch of batches) {
+          received += 1;
           this.record(batch);
+          if (batch.rematch) this.learnRematch(batch.rematch);
           // Batches the view already shows (a replay from an earlier version) need no reload.
           if (!this.game || batch.version > this.game.version) await this.refresh();
           else this.changed();
         }
         await this.refresh();
-        if (this.over) return;
+        // After the game's last batch the stream, opened again, follows the seats' rematch
+        // offers, and ends with the one naming the next game (or at once when one has).
+        if (this.over && (this.rematch?.gameId || (wasOver && !received))) return;
+        if (this.over) continue;
         await new Promise((resolve) => setTimeout(resolve, 1000)); // the server was restarting
       } catch (err) {
         if (this.stop$.signal.aborted) return;
@@ -211,7 +223,7 @@ export class GameSession {
 
   async takeSeat(seat: number, playerName: string): Promise<void> {
     try {
-      const joined = await this.api.joinGame({ gameId: this.gameId, seat, playerName });
+      const joined = await this.api.joinGame({ gameId: this.gameId, seat, playerName, inviteCode: this.inviteCode });
       this.seat = { seat: joined.seat, token: joined.seatToken, name: playerName };
       holdSeat(this.gameId, this.seat);
       this.restream.abort();
@@ -229,6 +241,43 @@ export class GameSession {
     this.restream.abort();
     this.refusal = undefined;
     await this.refresh();
+  }
+
+  /** The rematch as it stands; once it names the next game, this tab's seat moves there: seat
+   * s of the ended game is seat s + 1 of the next, with the same token (the Rematch RPC). */
+  private learnRematch(offer: RematchOffer): void {
+    this.rematch = offer;
+    const seat = this.seat;
+    if (!seat || !this.game) return;
+    if (!offer.gameId) {
+      this.rematchOpen = true;
+      return;
+    }
+    const next: Seat = { seat: (seat.seat + 1) % this.game.seats.length, token: seat.token, name: seat.name };
+    holdSeat(offer.gameId, next);
+    // Followed at once only when this tab saw the offer being made: a tab opened later on the
+    // ended game (to see its end) offers a link to the next game instead.
+    if (this.rematchOpen) this.onNextGame?.(offer.gameId);
+  }
+
+  /** Whether this tab saw the rematch while it was still being accepted. */
+  private rematchOpen = false;
+
+  /** Called once the rematch has made the next game and this tab's seat is there. */
+  onNextGame?: (gameId: string) => void;
+
+  /** "Play again": this seat accepts the rematch of the ended game. */
+  async playAgain(): Promise<void> {
+    if (!this.seat) return;
+    try {
+      const answer = await this.api.rematch({ gameId: this.gameId }, as(this.seat.token));
+      this.refusal = undefined;
+      this.rematchOpen = true; // asked for here: follow it
+      if (answer.rematch) this.learnRematch(answer.rematch);
+    } catch (err) {
+      this.refusal = explain(err);
+    }
+    this.changed();
   }
 
   /** Leave the seat (while seats are open) or resign (once the game runs). */

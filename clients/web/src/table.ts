@@ -9,18 +9,19 @@
 // shows why.
 
 import { create } from "@bufbuild/protobuf";
-import { type Api } from "./api";
+import { type Api, explain } from "./api";
 import { clockText } from "./clocks";
 import { bySuit, cardFace, cardKey, cardText, SUIT_NAME, SUIT_SYMBOL, suitText } from "./cards";
 import { detailRows, lastDeal, scoreSheet } from "./detail";
 import { h, replace, type Child } from "./dom";
 import { describeEvent } from "./events";
 import { Suit, type Card } from "./gen/tricktable/v1/cards_pb";
-import { GameStatus, type GameSummary } from "./gen/tricktable/v1/game_service_pb";
+import { GameStatus, Visibility, type GameSummary } from "./gen/tricktable/v1/game_service_pb";
 import { MoveSchema, type Move } from "./gen/tricktable/v1/moves_pb";
 import { type SeatView, type TrickView, type View } from "./gen/tricktable/v1/views_pb";
 import { layAsideMove, layAsideOffer } from "./layaside";
 import { describeMove } from "./moves";
+import { forgetInvite, invite, inviteLink, keepInvite } from "./invites";
 import { GameSession } from "./session";
 import { bidRule, bidText, explainMoves, moveLabel, seatName } from "./words";
 
@@ -43,8 +44,14 @@ export class Table {
   private logPinned = true; // the log follows its newest line unless the reader scrolled up
   private ticker = 0;
 
-  constructor(private readonly root: HTMLElement, api: Api, gameId: string) {
+  private inviteNote = "";
+
+  /** `inviteCode`: an unlisted game's, from the link the page was opened with (#/join/…). */
+  constructor(private readonly root: HTMLElement, private readonly api: Api, gameId: string, inviteCode = "") {
     this.session = new GameSession(api, gameId, () => this.render());
+    this.session.inviteCode = inviteCode;
+    // The rematch has begun: this tab's seat plays the next game.
+    this.session.onNextGame = (next) => { location.hash = `#/game/${encodeURIComponent(next)}`; };
   }
 
   async start(): Promise<void> {
@@ -127,6 +134,7 @@ export class Table {
         this.refusalBox(),
         this.session.note ? h("p", { id: "note", class: "note" }, this.session.note) : null,
         game.status === GameStatus.WAITING ? this.openSeats(game) : null,
+        game.status === GameStatus.WAITING ? this.inviteBox() : null,
         over ? this.gameOver(view, game) : null,
         this.felt(view),
         this.moves(view),
@@ -200,13 +208,66 @@ export class Table {
   private openSeats(game: GameSummary): HTMLElement {
     const open = game.seats.filter((s) => !s.taken);
     return h("div", { class: "open-seats" },
-      h("p", {}, `${open.length} open seat${open.length === 1 ? "" : "s"}. Send this page's address to the players, or they join from the lobby.`),
+      h("p", {}, `${open.length} open seat${open.length === 1 ? "" : "s"}. `,
+        game.visibility === Visibility.UNLISTED ? "This table is unlisted: players join with its link." : "Send this page's address to the players, or they join from the lobby."),
       this.session.seat ? null : h("span", {},
         h("input", { id: "seat-name", placeholder: "your name", maxlength: 64 }),
         ...open.map((s) => h("button", {
           class: "take-seat", "data-seat": s.seat,
-          onclick: () => void this.session.takeSeat(s.seat, (document.getElementById("seat-name") as HTMLInputElement | null)?.value ?? ""),
+          onclick: () => void this.takeSeat(s.seat),
         }, `Sit as ${seatName(game, s.seat)}`))));
+  }
+
+  private async takeSeat(seat: number): Promise<void> {
+    await this.session.takeSeat(seat, (document.getElementById("seat-name") as HTMLInputElement | null)?.value ?? "");
+    // Seated: the invite code has done its work, and leaves the address bar (and the history).
+    if (this.session.seat && this.session.inviteCode) history.replaceState(null, "", `#/game/${encodeURIComponent(this.session.gameId)}`);
+  }
+
+  /** An unlisted table's link, for the creator (this browser keeps the code): copy it to the
+   * players, or revoke it. The code is in the address's fragment, which no server sees. */
+  private inviteBox(): Child {
+    const code = invite(this.session.gameId);
+    if (!code && !this.inviteNote) return null;
+    const link = h("input", { id: "invite-link", readonly: true, value: code ? inviteLink(this.session.gameId, code) : "" }) as HTMLInputElement;
+    return h("div", { id: "invite", class: "note" },
+      code ? h("p", {}, h("strong", {}, "Invite link: "), "whoever opens it may take a seat. ", link,
+        h("button", { id: "copy-invite", onclick: () => { link.select(); void navigator.clipboard?.writeText(link.value).catch(() => undefined); } }, "Copy"),
+        h("button", { id: "revoke-invite", onclick: () => void this.revokeInvite(code, false) }, "Revoke the link"),
+        h("button", { id: "reissue-invite", onclick: () => void this.revokeInvite(code, true) }, "New link")) : null,
+      this.inviteNote ? h("p", { id: "invite-note" }, this.inviteNote) : null);
+  }
+
+  private async revokeInvite(code: string, reissue: boolean): Promise<void> {
+    try {
+      const answer = await this.api.revokeInvite({ gameId: this.session.gameId, inviteCode: code, reissue });
+      if (answer.inviteCode) keepInvite(this.session.gameId, answer.inviteCode);
+      else forgetInvite(this.session.gameId);
+      this.inviteNote = reissue ? "A new link replaces the old one, which no longer lets anyone in." : "The link was revoked: nobody can join with it any more.";
+    } catch (err) {
+      const why = explain(err);
+      this.inviteNote = `The link could not be revoked: ${why.reason || why.code} ${why.message}`;
+    }
+    this.render();
+  }
+
+  /** "Play again": who has accepted the rematch, and this seat's button while it has not. */
+  private playAgain(game: GameSummary): Child {
+    const offer = this.session.rematch;
+    const accepted = offer?.accepted ?? [];
+    const humans = game.seats.filter((s) => !s.bot).map((s) => s.seat);
+    const waitingFor = humans.filter((s) => !accepted.includes(s));
+    const mine = this.mySeat;
+    if (offer?.gameId) {
+      return h("p", { id: "rematch", class: "note" }, "The next game has started. ", h("a", { id: "rematch-game", class: "button primary", href: `#/game/${encodeURIComponent(offer.gameId)}` }, mine === undefined ? "Watch it" : "Go to it"));
+    }
+    if (mine === undefined && !accepted.length) return null;
+    return h("p", { id: "rematch", class: "note" },
+      mine !== undefined && !accepted.includes(mine)
+        ? h("button", { id: "play-again", class: "primary", onclick: () => void this.session.playAgain() }, "Play again")
+        : null,
+      accepted.length ? ` Accepted: ${accepted.map(this.name).join(", ")}.` : " The same game again, each player one seat on.",
+      accepted.length && waitingFor.length ? ` Waiting for ${waitingFor.map(this.name).join(" and ")}.` : "");
   }
 
   /** The end of the game: the standing, the deal-by-deal score sheet, and what next. */
@@ -218,6 +279,7 @@ export class Table {
       h("ol", { class: "standing" }, ...standing.map((s) => h("li", { "data-seat": s.seat, class: view.winners.includes(s.seat) ? "winner" : "" },
         h("strong", {}, this.name(s.seat)), ` ${s.score}`, view.winners.includes(s.seat) ? h("span", { class: "badge" }, "wins") : null))),
       deals.length ? h("details", { open: true }, h("summary", {}, "Score sheet"), scoreSheet(deals, this.name, "score-sheet")) : null,
+      game.seats.every((s) => s.taken) ? this.playAgain(game) : null,
       h("p", { class: "next" },
         h("a", { id: "play-new-game", class: "button primary", href: `#/new/${encodeURIComponent(game.gameType)}` }, "New game"),
         " ",

@@ -435,22 +435,30 @@ class ListGamesRequest(_message.Message):
     GAME_TYPE_FIELD_NUMBER: _builtins.int
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
     PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """Only games of this type; empty for all."""
     page_size: _builtins.int
     """At most this many games (1 to 100; 0 means 50)."""
     page_token: _builtins.str
     """From a previous response's next_page_token; empty for the first page."""
+    status: Global___GameStatus.ValueType
+    """Which games: GAME_STATUS_WAITING (as GAME_STATUS_UNSPECIFIED) lists the games with an open
+    seat, to join; GAME_STATUS_PLAYING the games being played, to watch (every seat taken, not
+    ended). Either way only public games: an unlisted game is never listed. Other statuses are
+    INVALID_ARGUMENT. A page token is good only for the status it was given for.
+    """
     def __init__(
         self,
         *,
         game_type: _builtins.str = ...,
         page_size: _builtins.int = ...,
         page_token: _builtins.str = ...,
+        status: Global___GameStatus.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "page_size", b"page_size", "page_token", b"page_token", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

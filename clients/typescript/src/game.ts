@@ -3,12 +3,15 @@
 
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { TimeoutPolicy, type TimeControl, type TimeControlSchema } from "./gen/tricktable/v1/clocks_pb.js";
-import { GameStatus, type GameSummary } from "./gen/tricktable/v1/game_service_pb.js";
+import { GameStatus, Visibility, type GameSummary } from "./gen/tricktable/v1/game_service_pb.js";
 import { OptionKind, OptionValueSchema, type GameType, type OptionValue } from "./gen/tricktable/v1/game_types_pb.js";
 
 /** "waiting" (seats open), "playing", "finished" (by the rules), "abandoned" (a resignation,
  * a timeout's forfeit, idleness). */
 export type GameStatusName = Lowercase<Exclude<keyof typeof GameStatus, "UNSPECIFIED">>;
+
+/** "public": listed in the lobby, anyone may join; "unlisted": joined only with its invite code. */
+export type VisibilityName = "public" | "unlisted";
 
 export type OptionInput = boolean | number | bigint | string;
 
@@ -41,6 +44,9 @@ export interface GameInfo {
   readonly createdAtMs: number;
   readonly resignedSeat: number | null;
   readonly timeControl: TimeControlInput | null;
+  readonly visibility: VisibilityName;
+  /** Open seats kept for invitees (taken only with their codes). */
+  readonly reservedSeats: readonly number[];
 }
 
 export function statusName(status: GameStatus): GameStatusName {
@@ -86,6 +92,8 @@ export function gameInfo(game: GameSummary): GameInfo {
     createdAtMs: Number(game.createdAtMs),
     resignedSeat: game.resignedSeat ?? null,
     timeControl: plainTimeControl(game.timeControl),
+    visibility: game.visibility === Visibility.UNLISTED ? "unlisted" : "public",
+    reservedSeats: [...game.reservedSeats],
   };
 }
 

@@ -78,10 +78,22 @@ def tsc_check(tsc: Path, flags: list[str], project: Path) -> subprocess.Complete
 
 
 STRICT_CHECK = """\
-import { TricktableClient, type ErrorReasonName, type TableState } from "@tricktable/client";
+import { TricktableClient, type ErrorReasonName, type GameSession } from "@tricktable/client";
+import { type RematchState, type TableState } from "@tricktable/client";
 const reason: ErrorReasonName = "MUST_FOLLOW_SUIT";
-export const client: TricktableClient = new TricktableClient({ baseUrl: "http://127.0.0.1:1" });
+const baseUrl = "http://127.0.0.1:1";
+export const client: TricktableClient = new TricktableClient({ baseUrl, playerToken: () => null });
 export const seats = (state: TableState): number => state.seatCount + reason.length;
+export async function finding(session: GameSession): Promise<string> {
+  const unlisted = await client.createGame({ gameType: "counterpoint", visibility: "unlisted" });
+  await client.join(unlisted.gameId, { inviteCode: unlisted.inviteCode ?? "" });
+  const lobby = await client.listGames({ status: "playing" });
+  for await (const update of client.quickPlay({ gameType: "counterpoint" })) {
+    if (update.kind === "matched") return update.session.gameId;
+  }
+  const offer: RematchState = await session.rematch();
+  return offer.gameId ?? lobby.summaries[0]?.gameId ?? "";
+}
 """
 
 
@@ -127,3 +139,8 @@ def test_the_packed_tarball_works_from_an_empty_project(installed: None, served:
         refused = tsc_check(tsc, flags, project)
         assert refused.returncode != 0
         assert "NOT_A_REASON" in refused.stdout, refused.stdout
+        # The lobby lists games waiting or playing: any other status is no ListStatus.
+        (project / "check.ts").write_text(STRICT_CHECK.replace('"playing"', '"finished"'))
+        refused = tsc_check(tsc, flags, project)
+        assert refused.returncode != 0
+        assert "finished" in refused.stdout, refused.stdout

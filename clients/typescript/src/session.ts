@@ -41,7 +41,7 @@ export interface StreamOptions {
   readonly onDrop?: (error: TricktableError, resumeFrom: number) => void;
   /** Go on after the game's end with its seats' rematch offers (batches whose `rematch` is
    * set), up to the one naming the next game, whose seat this session's moves to (kept in
-   * the storage: `nextGame(offer)`, `client.resume(offer.gameId, ...)`). */
+   * the storage: `nextGame(gameId)`, `client.resume(gameId)`). */
   readonly followRematch?: boolean;
 }
 
@@ -163,23 +163,19 @@ export class GameSession {
   async rematch(options: { signal?: AbortSignal } = {}): Promise<RematchState> {
     const reply = await call(() => this.client.api.rematch({ gameId: this.gameId }, this.callOptions(options.signal)));
     const state = rematchState(reply.rematch!);
-    if (state.gameId) await this.holdNext(state.gameId, options.signal);
+    if (state.gameId) await this.nextGame(state.gameId, options);
     return state;
   }
 
-  /** This seat at the rematch's next game: seat s of the ended game sits at (s + 1) modulo
-   * the seats there, with the same token. Kept in the storage; null for a spectator. */
-  nextGame(nextGameId: string): GameSession | null {
-    if (!this.saved || this.seatCount === undefined) return null;
-    const next = { seat: (this.saved.seat + 1) % this.seatCount, token: this.saved.token };
+  /** This seat at the rematch's next game (`RematchState.gameId`): seat s of the ended game
+   * sits at (s + 1) modulo its seats there, with the same token. Kept in the storage (so
+   * `client.resume(nextGameId)` finds it too); null for a spectator. */
+  async nextGame(nextGameId: string, options: { signal?: AbortSignal } = {}): Promise<GameSession | null> {
+    if (!this.saved) return null;
+    if (this.seatCount === undefined) await this.snapshot(options);
+    const next = { seat: (this.saved.seat + 1) % this.seatCount!, token: this.saved.token };
     writeSeat(this.client.storage, nextGameId, next);
     return new GameSession(this.client, nextGameId, next);
-  }
-
-  private async holdNext(nextGameId: string, signal?: AbortSignal): Promise<GameSession | null> {
-    if (!this.saved) return null;
-    if (this.seatCount === undefined) await this.snapshot({ signal });
-    return this.nextGame(nextGameId);
   }
 
   /** Follow the rematch of this ended (or ending) game until every human seat has accepted:
@@ -190,7 +186,7 @@ export class GameSession {
       if (!batch.rematch) continue;
       const offer = rematchState(batch.rematch);
       options.onOffer?.(offer);
-      if (offer.gameId) return this.holdNext(offer.gameId, options.signal);
+      if (offer.gameId) return this.nextGame(offer.gameId, { signal: options.signal });
     }
     return null;
   }
@@ -223,7 +219,7 @@ export class GameSession {
           writeVersion(this.client.storage, this.gameId, this.seat, version);
           wait = retryMs;
           if (batch.rematch?.gameId && options.followRematch) {
-            await this.holdNext(batch.rematch.gameId, signal);
+            await this.nextGame(batch.rematch.gameId, { signal });
             yield batch;
             return; // the offer naming the next game is the last
           }

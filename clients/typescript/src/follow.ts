@@ -7,7 +7,7 @@ import { type GameType } from "./gen/tricktable/v1/game_types_pb.js";
 import { ServerTime } from "./clock.js";
 import { isTransient, toTricktableError, type TricktableError } from "./errors.js";
 import { type PlainMove } from "./moves.js";
-import { sleep, type GameSession } from "./session.js";
+import { rematchState, sleep, type GameSession, type RematchState } from "./session.js";
 import { emptyTable, reduceTable, type TableInput, type TableState } from "./table.js";
 
 export interface FollowOptions {
@@ -16,6 +16,12 @@ export interface FollowOptions {
   readonly waitingPollMs?: number;
   /** Told when the stream dropped and is being resumed. */
   readonly onDrop?: (error: TricktableError) => void;
+  /** After the game's end, go on following its seats' rematch offers: `onRematch` hears each,
+   * and `done` settles after the one naming the next game. */
+  readonly followRematch?: boolean;
+  /** A rematch offer of the ended game; `next` is this seat at the next game once the offer
+   * names it (kept in the storage), else null. */
+  readonly onRematch?: (offer: RematchState, next: GameSession | null) => void;
 }
 
 export interface TableFeed {
@@ -24,6 +30,8 @@ export interface TableFeed {
   readonly gameType: GameType;
   /** The server's clock, learned from the views: `timeLeft(clock, serverTime.now())`. */
   readonly serverTime: ServerTime;
+  /** The ended game's rematch as it stands, with `followRematch` (null: none offered). */
+  readonly rematch: RematchState | null;
   /** Read the game again now (after a refused move, say) and tell the listener. */
   refresh(): Promise<void>;
   /** Feed the table something received elsewhere. */
@@ -89,8 +97,15 @@ export async function followTable(
   };
   const events = async (): Promise<void> => {
     // From the view's version on: what came before is in the view.
-    const stream = session.events({ signal, fromVersion: state.viewVersion + 1, onDrop: (e) => options.onDrop?.(e) });
+    const followRematch = options.followRematch ?? false;
+    const stream = session.events({ signal, fromVersion: state.viewVersion + 1, onDrop: (e) => options.onDrop?.(e), followRematch });
     for await (const batch of stream) {
+      if (batch.rematch) {
+        // After the end: an offer to play again, no change to this game's table.
+        const offer = (rematch = rematchState(batch.rematch));
+        options.onRematch?.(offer, offer.gameId ? await session.nextGame(offer.gameId, { signal }) : null);
+        continue;
+      }
       apply({ type: "events", batch });
       if (Number(batch.version) > state.viewVersion) await settle();
     }
@@ -107,12 +122,16 @@ export async function followTable(
     apply({ type: "view", view: answer.view, version: answer.viewVersion });
   };
   let done: Promise<void> = Promise.resolve();
+  let rematch: RematchState | null = null;
   const feed: TableFeed = {
     get state() {
       return state;
     },
     gameType,
     serverTime,
+    get rematch() {
+      return rematch;
+    },
     refresh,
     apply,
     move,

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { memoryStorage, TricktableClient, TricktableError, type QuickPlayUpdate, type RematchState } from "../../src/index.js";
+import { followTable, memoryStorage, TricktableClient, TricktableError, type GameSession, type QuickPlayUpdate, type RematchState } from "../../src/index.js";
 import { chooseMove, playToTheEnd, seatEveryone, seeded, tableOf } from "../support/play.js";
 import { startServer, type RunningServer } from "../support/server.js";
 
@@ -144,8 +144,19 @@ describe("rematch", () => {
     await playToTheEnd(table, 11);
     const [first, second] = table.seats as [typeof table.seats[0], typeof table.seats[0]];
     const offers: RematchState[] = [];
-    // Each seat follows the ended game's stream (from its first version: it never streamed).
-    const following = [first.followRematch({ onOffer: (o) => offers.push(o) }), second.followRematch()];
+    // Seat 0 follows the ended game's stream from its first version (it never streamed); seat
+    // 1's table, opened on the ended game, follows it from its end.
+    const feedOffers: RematchState[] = [];
+    let feedNext: GameSession | null = null;
+    const feed = await followTable(second, () => undefined, {
+      followRematch: true,
+      onRematch: (offer, next) => {
+        feedOffers.push(offer);
+        feedNext ??= next;
+      },
+    });
+    assert.ok(feed.state.finished, "the table shows the ended game");
+    const following = [first.followRematch({ onOffer: (o) => offers.push(o) }), feed.done.then(() => feedNext)];
     const asked = await first.rematch();
     assert.deepEqual(asked, { accepted: [0], gameId: null }, "waiting for the other seat");
     const answered = await second.rematch();
@@ -157,6 +168,9 @@ describe("rematch", () => {
     assert.deepEqual([next0!.seat, next1!.seat], [1, 0], "seat s sits at s + 1");
     assert.equal(next0!.token, first.token, "with the same token");
     assert.deepEqual(offers.map((o) => o.accepted.length), [1, 2], "each acceptance told on the stream");
+    assert.deepEqual(feedOffers.map((o) => o.accepted.length), [1, 2], "and to the table");
+    assert.equal(feed.rematch?.gameId, answered.gameId);
+    assert.ok(feed.state.finished, "the offers leave the ended game's table as it was");
     assert.equal(table.clients[0]!.resume(answered.gameId!)?.seat, 1, "the moved seat is in the storage");
     assert.equal(table.clients[0]!.resume(table.gameId)?.seat, 0, "beside the ended game's");
 

@@ -16,6 +16,13 @@ changes them, and every store keeps an index of deadlines that any replica sweep
 (:meth:`DeadlineIndex.due`). The index may hold stale or early entries, never a late one: a sweeper
 checks the game's own timing and fires through an ordinary compare-and-set commit, so a deadline
 fires exactly once whichever replica gets there first.
+
+The port is the game itself (:class:`GameStore`). What keeps to a game's side is a part of the
+store, reached as its attribute, and each adapter's part shares the adapter's connection (or
+memory): the deadline index (``store.deadlines``: :class:`DeadlineIndex`), presence
+(``store.presence``: :class:`PresenceLog`), what a player identity holds (``store.players``:
+:class:`PlayerIndex`) and the quick play queues (``store.queues``: :class:`QuickPlayQueues`). So
+no class of the port or of an adapter grows past about 20 methods (tests/service/test_layers.py).
 """
 
 from __future__ import annotations

@@ -106,6 +106,8 @@ class _Memory:
 
 
 class MemoryStore(GameStore):
+    """The game itself; its parts (deadlines, presence, players, queues) share its memory."""
+
     def __init__(
         self,
         finished_ttl_s: float = 3600.0,
@@ -113,7 +115,8 @@ class MemoryStore(GameStore):
         open_ttl_s: float = 0.0,
     ) -> None:
         self._m = _Memory(finished_ttl_s, clock, open_ttl_s)
-        self._games = self._m.games
+        self._games = self._m.games  # the same dict: the games, by id
+        # The parts, on the same memory (their steps are atomic as the store's are).
         self.deadlines = MemoryDeadlines(self._m)
         self.presence = MemoryPresence(self._m)
         self.players = MemoryPlayers(self._m)

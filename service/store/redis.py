@@ -569,6 +569,7 @@ class RedisStore(GameStore):
         # On one Redis the commit script may name the index (another slot on a Cluster), so the
         # step that ends a game drops its idle entry atomically.
         self._index_in_commit = not isinstance(client, ClusterPipelinedRedis)
+        # The parts, on the same client (and so the same connection and script registry).
         self.deadlines = RedisDeadlines(client)
         self.presence = RedisPresence(client, finished_ttl_s)
         self.players = RedisPlayers(client, finished_ttl_s)

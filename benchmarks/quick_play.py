@@ -22,7 +22,7 @@ GRACE_MS = 10_000
 
 async def _look(store: GameStore, pool: str, n: int, now: int, seats: int, *, new: bool) -> str:
     ticket = Ticket(f"seat-{n}", f"p{n}", now) if new else None
-    step = await store.queue_step(
+    step = await store.queues.queue_step(
         pool,
         f"t-{n}",
         ticket,

@@ -130,7 +130,7 @@ class Lobby:
             )
             idle = self._deadlines.idle_deadline(record.moved_at_ms)
             if idle is not None:
-                await tables.store.watch_idle(record.game_id, idle)
+                await tables.store.deadlines.watch_idle(record.game_id, idle)
         opening = EventBatch(
             version=0,
             seat=None,
@@ -237,7 +237,7 @@ class Lobby:
             if await store.take_seat(game_id, candidate, claim, filled, record.access):
                 log.info("seat taken", game_id=game_id, seat=candidate)
                 if player_id:
-                    await store.note_game(player_id, game_id, now)
+                    await store.players.note_game(player_id, game_id, now)
                 return candidate, token, await store.load(game_id)
         if record.access is not None:
             # Refused against the access read: a code revoked since is told as such.
@@ -254,7 +254,9 @@ class Lobby:
             if taken is not None and taken.player_id == player_id:
                 token = new_token()
                 store = self._tables.store
-                if await store.add_device(record.game_id, seat, player_id, token_hash(token)):
+                if await store.players.add_device(
+                    record.game_id, seat, player_id, token_hash(token)
+                ):
                     log.info("seat taken again", game_id=record.game_id, seat=seat)
                     return seat, token, await store.load(record.game_id)
         return None
@@ -263,7 +265,7 @@ class Lobby:
         """ListMyGames: the player's games (open and recent, latest first) and its seat."""
         store = self._tables.store
         out = []
-        for game_id in await store.player_games(player_id, limit):
+        for game_id in await store.players.player_games(player_id, limit):
             try:
                 record = await store.load(game_id)
             except GameNotFound:  # expired: no longer recent

@@ -7,7 +7,7 @@ alone and only its hash is stored. The seat token the player gets when seated is
 the ticket (:func:`seat_token_of`), so the queue stores only that token's hash too, and the
 game the queue makes has its seats taken with them: the player can play at once.
 
-Each look at the queue is one atomic step of the store (:meth:`GameStore.queue_step`): the
+Each look at the queue is one atomic step of the store (:meth:`QuickPlayQueues.queue_step`): the
 tickets whose stream has been gone longer than the grace time leave (and are never seated),
 the ticket is marked seen, and as soon as a table's worth of tickets wait (or a ticket's bot
 time has come) the step seats them at a new game id, each ticket once, whichever replica's
@@ -160,7 +160,7 @@ class Matchmaking:
             if step.ticket.game_id:
                 await self._made(step)
                 if step.ticket.player_id:
-                    await tables.store.note_game(
+                    await tables.store.players.note_game(
                         step.ticket.player_id, step.ticket.game_id, tables.now_ms()
                     )
                 yield Matched(step.ticket.game_id, step.ticket.seat, seat_token_of(ticket))
@@ -173,13 +173,15 @@ class Matchmaking:
     async def cancel(self, ticket: str) -> bool:
         """CancelQuickPlay: True if the ticket left the queue (it is never seated), False if
         it had been seated."""
-        left = await self._tables.store.queue_cancel(_pool_of_ticket(ticket), token_hash(ticket))
+        left = await self._tables.store.queues.queue_cancel(
+            _pool_of_ticket(ticket), token_hash(ticket)
+        )
         if left is None:
             raise TicketNotFound()
         return left
 
     async def _step(self, pool: str, ticket: str, new: Ticket | None, definition: str) -> QueueStep:
-        return await self._tables.store.queue_step(
+        return await self._tables.store.queues.queue_step(
             pool,
             token_hash(ticket),
             new,

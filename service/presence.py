@@ -32,12 +32,12 @@ class Presence:
         if len(self._touched) >= _TOUCHED_MAX:
             self._touched.clear()  # only a throttle: forgetting costs one more write each
         self._touched[key] = now
-        await self._tables.store.touch(game_id, seat, now)
+        await self._tables.store.presence.touch(game_id, seat, now)
 
     async def of(self, record: GameRecord) -> tuple[SeatPresenceView, ...]:
         """Each seat's presence now: a seat seen in the last few seconds (by any replica) is
         connected; a server bot's seat always is."""
-        seen = await self._tables.store.seen(record.game_id)
+        seen = await self._tables.store.presence.seen(record.game_id)
         now = self._tables.now_ms()
         return tuple(
             SeatPresenceView(

@@ -115,5 +115,7 @@ class Rematches:
             )
             for seat in made.seats:  # each player's own game again (ListMyGames)
                 if seat is not None and seat.player_id:
-                    await self._tables.store.note_game(seat.player_id, game_id, made.created_at_ms)
+                    await self._tables.store.players.note_game(
+                        seat.player_id, game_id, made.created_at_ms
+                    )
         return game_id

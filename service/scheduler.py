@@ -83,7 +83,7 @@ class Scheduler:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._games = games
-        self._store = games.store
+        self._index = games.store.deadlines
         self._interval_s = interval_s
         self._batch = batch
         self._clock = clock
@@ -116,7 +116,7 @@ class Scheduler:
 
     async def _pause(self) -> float:
         """Until the next indexed deadline, at most the interval."""
-        upcoming = await self._store.next_deadline()
+        upcoming = await self._index.next_deadline()
         if upcoming is None:
             return self._interval_s
         return min(self._interval_s, max(0.001, upcoming / 1000 - self._clock()))
@@ -125,7 +125,7 @@ class Scheduler:
         """Fire every entry due now (up to one batch); True when a full batch was due (sweep
         again at once)."""
         now_ms = int(self._clock() * 1000)
-        entries = await self._store.due(now_ms, self._batch)
+        entries = await self._index.due(now_ms, self._batch)
         if self.outage.since is not None and not entries:
             self.outage.recovered()  # (with entries, once one of them went through)
         handled = await asyncio.gather(*(self._handle(entry) for entry in entries))
@@ -146,5 +146,5 @@ class Scheduler:
         except StoreUnavailable as exc:  # kept for the next sweep
             self.outage.failed(exc.message)
             return False
-        await self._store.done(entry, later)
+        await self._index.done(entry, later)
         return True

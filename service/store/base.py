@@ -13,9 +13,16 @@ every adapter.
 Time is in the store (DESIGN.md decision 9): a clocked game's clocks and its next deadline
 (:class:`Timing`) are written by the same atomic step as the commit (or the seat taken) that
 changes them, and every store keeps an index of deadlines that any replica sweeps
-(:meth:`GameStore.due`). The index may hold stale or early entries, never a late one: a sweeper
+(:meth:`DeadlineIndex.due`). The index may hold stale or early entries, never a late one: a sweeper
 checks the game's own timing and fires through an ordinary compare-and-set commit, so a deadline
 fires exactly once whichever replica gets there first.
+
+The port is the game itself (:class:`GameStore`). What keeps to a game's side is a part of the
+store, reached as its attribute, and each adapter's part shares the adapter's connection (or
+memory): the deadline index (``store.deadlines``: :class:`DeadlineIndex`), presence
+(``store.presence``: :class:`PresenceLog`), what a player identity holds (``store.players``:
+:class:`PlayerIndex`) and the quick play queues (``store.queues``: :class:`QuickPlayQueues`). So
+no class of the port or of an adapter grows past about 20 methods (tests/service/test_layers.py).
 """
 
 from __future__ import annotations
@@ -128,7 +135,7 @@ IDLE = "idle"
 @dataclass(frozen=True, slots=True)
 class Due:
     """An entry of the deadline index that has come due: a game to look at. ``key`` is the
-    store's own handle on the entry (given back to :meth:`GameStore.done`)."""
+    store's own handle on the entry (given back to :meth:`DeadlineIndex.done`)."""
 
     game_id: str
     deadline_ms: int
@@ -331,7 +338,7 @@ class Ticket:
 
 @dataclass(frozen=True, slots=True)
 class QueueStep:
-    """One look at a quick play queue (:meth:`GameStore.queue_step`): the player's ticket
+    """One look at a quick play queue (:meth:`QuickPlayQueues.queue_step`): the player's ticket
     (None: not in the queue: never was, cancelled, or gone past its grace time), how many wait
     there now, and the queue's definition (what game it makes: JSON the service wrote)."""
 
@@ -348,9 +355,109 @@ class RequestSeen(Exception):  # a signal from store to service, never shown to 
         self.version = version
 
 
+class DeadlineIndex(ABC):
+    """The index of deadlines any replica sweeps (``store.deadlines``): a game's timing
+    (clocks, server bots) and its idleness. Its entries are hints, never late; see the module
+    docstring."""
+
+    @abstractmethod
+    async def due(self, now_ms: int, limit: int) -> list[Due]:
+        """Up to ``limit`` deadline index entries due at ``now_ms``, earliest first. Entries are
+        hints: the game's own timing is the truth (an entry may be stale, never late)."""
+
+    @abstractmethod
+    async def done(self, entry: Due, later_ms: int | None = None) -> None:
+        """Drop an index entry that was handled (fired, stale, or its game gone). An IDLE entry
+        is dropped only if no one has moved it later since; with ``later_ms`` (the game moved
+        since: its later idle deadline) it is moved there instead, unless the game has left the
+        index meanwhile (it ended)."""
+
+    @abstractmethod
+    async def watch_idle(self, game_id: str, deadline_ms: int) -> None:
+        """Index (IDLE) when the game would count as deserted, as last known: a sweeper finds it
+        then, and ends the game or watches its later deadline (moves since push it back). A
+        game has one IDLE entry, which only moves later. The step that ends a game removes it
+        from the index (IDLE and TIMING entries alike), so an ended game leaves none behind."""
+
+    async def next_deadline(self) -> int | None:
+        """The earliest entry of the deadline index (a hint for how long a sweeper may sleep),
+        or None when it is empty."""
+        return None
+
+
+class PresenceLog(ABC):
+    """When each seat of a game was last seen (``store.presence``): not part of the game's
+    history."""
+
+    @abstractmethod
+    async def touch(self, game_id: str, seat: int, now_ms: int) -> None:
+        """Note that ``seat`` was seen now (presence; not part of the game's history)."""
+
+    @abstractmethod
+    async def seen(self, game_id: str) -> dict[int, int]:
+        """When each seat was last seen (ms since the epoch), for the seats ever seen."""
+
+
+class PlayerIndex(ABC):
+    """What a player identity holds (``store.players``; service.identity): a seat taken again
+    from another device, and the index of the player's games (ListMyGames)."""
+
+    @abstractmethod
+    async def add_device(self, game_id: str, seat: int, player_id: str, token_hash: str) -> bool:
+        """The seat's player takes it again from another device: ``token_hash`` (its new seat
+        token's) is added to the seat's devices (the oldest dropped past MAX_DEVICES) if the
+        seat is ``player_id``'s; False (nothing written) otherwise."""
+
+    @abstractmethod
+    async def note_game(self, player_id: str, game_id: str, at_ms: int) -> None:
+        """Index that the player took a seat at the game (ListMyGames); the index keeps a
+        player's latest MAX_PLAYER_GAMES games, and is a hint: each game is read again."""
+
+    @abstractmethod
+    async def player_games(self, player_id: str, limit: int) -> list[str]:
+        """The games indexed for the player, latest first, at most ``limit``."""
+
+
+class QuickPlayQueues(ABC):
+    """The quick play queues (``store.queues``; service.matchmaking), each step one atomic
+    step of the store, whichever replica makes it."""
+
+    @abstractmethod
+    async def queue_step(
+        self,
+        pool: str,
+        ticket_hash: str,
+        new: Ticket | None,
+        *,
+        now_ms: int,
+        grace_ms: int,
+        seats: int,
+        game_id: str,
+        definition: str,
+    ) -> QueueStep:
+        """One atomic step of the quick play queue ``pool``: forget the waiting tickets not
+        seen for ``grace_ms``; add ``new`` under ``ticket_hash`` if it is not there (None:
+        only look); mark the ticket seen; then, if ``seats`` tickets wait, or this ticket's
+        bot time has come, seat this ticket and the longest waiting others (up to ``seats``,
+        server bots in the rest) at the new game ``game_id``: each ticket seated is marked
+        with it, and leaves the queue. A ticket is seated once, at one game, whichever
+        replica's step gets there. ``definition`` is kept as the queue's (first write wins)."""
+
+    @abstractmethod
+    async def queue_cancel(self, pool: str, ticket_hash: str) -> bool | None:
+        """Take a waiting ticket out of the queue: True; False if it was seated already (it
+        stays so); None if there is no such ticket."""
+
+
 class GameStore(ABC):
     """Where games live. Every method is a coroutine; adapters must be safe to share between
-    concurrent requests (and, for Redis, between server replicas)."""
+    concurrent requests (and, for Redis, between server replicas). What is not the game itself
+    is reached through the store's parts, which share its connection and state."""
+
+    deadlines: DeadlineIndex
+    presence: PresenceLog
+    players: PlayerIndex
+    queues: QuickPlayQueues
 
     @abstractmethod
     async def create(self, game: GameRecord, opening: EventBatch) -> None:
@@ -393,50 +500,9 @@ class GameStore(ABC):
         checked against it and revoked meanwhile takes nothing: False)."""
 
     @abstractmethod
-    async def add_device(self, game_id: str, seat: int, player_id: str, token_hash: str) -> bool:
-        """The seat's player takes it again from another device: ``token_hash`` (its new seat
-        token's) is added to the seat's devices (the oldest dropped past MAX_DEVICES) if the
-        seat is ``player_id``'s; False (nothing written) otherwise."""
-
-    @abstractmethod
-    async def note_game(self, player_id: str, game_id: str, at_ms: int) -> None:
-        """Index that the player took a seat at the game (ListMyGames); the index keeps a
-        player's latest MAX_PLAYER_GAMES games, and is a hint: each game is read again."""
-
-    @abstractmethod
-    async def player_games(self, player_id: str, limit: int) -> list[str]:
-        """The games indexed for the player, latest first, at most ``limit``."""
-
-    @abstractmethod
     async def set_access(self, game_id: str, expected: Access, new: Access) -> bool:
         """Replace the game's access (a code revoked or reissued) if it is still ``expected``;
         False (nothing written) if it changed meanwhile."""
-
-    @abstractmethod
-    async def queue_step(
-        self,
-        pool: str,
-        ticket_hash: str,
-        new: Ticket | None,
-        *,
-        now_ms: int,
-        grace_ms: int,
-        seats: int,
-        game_id: str,
-        definition: str,
-    ) -> QueueStep:
-        """One atomic step of the quick play queue ``pool``: forget the waiting tickets not
-        seen for ``grace_ms``; add ``new`` under ``ticket_hash`` if it is not there (None:
-        only look); mark the ticket seen; then, if ``seats`` tickets wait, or this ticket's
-        bot time has come, seat this ticket and the longest waiting others (up to ``seats``,
-        server bots in the rest) at the new game ``game_id``: each ticket seated is marked
-        with it, and leaves the queue. A ticket is seated once, at one game, whichever
-        replica's step gets there. ``definition`` is kept as the queue's (first write wins)."""
-
-    @abstractmethod
-    async def queue_cancel(self, pool: str, ticket_hash: str) -> bool | None:
-        """Take a waiting ticket out of the queue: True; False if it was seated already (it
-        stays so); None if there is no such ticket."""
 
     @abstractmethod
     async def free_seat(self, game_id: str, seat: int, token_hash: str) -> bool:
@@ -469,38 +535,6 @@ class GameStore(ABC):
         With ``playing``: the listed games being played instead (every seat taken, not ended),
         for watching. An unlisted game is never listed. Each list has its own index, so a page
         costs reads of the games on it, not of every game."""
-
-    @abstractmethod
-    async def due(self, now_ms: int, limit: int) -> list[Due]:
-        """Up to ``limit`` deadline index entries due at ``now_ms``, earliest first. Entries are
-        hints: the game's own timing is the truth (an entry may be stale, never late)."""
-
-    @abstractmethod
-    async def done(self, entry: Due, later_ms: int | None = None) -> None:
-        """Drop an index entry that was handled (fired, stale, or its game gone). An IDLE entry
-        is dropped only if no one has moved it later since; with ``later_ms`` (the game moved
-        since: its later idle deadline) it is moved there instead, unless the game has left the
-        index meanwhile (it ended)."""
-
-    @abstractmethod
-    async def watch_idle(self, game_id: str, deadline_ms: int) -> None:
-        """Index (IDLE) when the game would count as deserted, as last known: a sweeper finds it
-        then, and ends the game or watches its later deadline (moves since push it back). A
-        game has one IDLE entry, which only moves later. The step that ends a game removes it
-        from the index (IDLE and TIMING entries alike), so an ended game leaves none behind."""
-
-    @abstractmethod
-    async def touch(self, game_id: str, seat: int, now_ms: int) -> None:
-        """Note that ``seat`` was seen now (presence; not part of the game's history)."""
-
-    @abstractmethod
-    async def seen(self, game_id: str) -> dict[int, int]:
-        """When each seat was last seen (ms since the epoch), for the seats ever seen."""
-
-    async def next_deadline(self) -> int | None:
-        """The earliest entry of the deadline index (a hint for how long a sweeper may sleep),
-        or None when it is empty."""
-        return None
 
     async def close(self) -> None:
         """Release connections."""

@@ -6,7 +6,7 @@ abandoned game is dropped ``finished_ttl_s`` seconds after its last step, and wi
 a game whose seats never all fill is dropped that long after its creation (checked lazily).
 
 The deadline index is the games' own deadlines, kept by the same step that writes a game's
-timing and dropped by the step that ends it, so it is never stale: :meth:`MemoryStore.done`
+timing and dropped by the step that ends it, so it is never stale: :meth:`MemoryDeadlines.done`
 only forgets the games that are gone.
 """
 
@@ -29,6 +29,7 @@ from service.store.base import (
     MAX_PLAYER_GAMES,
     Access,
     Commit,
+    DeadlineIndex,
     Due,
     EventBatch,
     Filled,
@@ -37,7 +38,10 @@ from service.store.base import (
     GameStore,
     LobbyPosition,
     MoveRecord,
+    PlayerIndex,
+    PresenceLog,
     QueueStep,
+    QuickPlayQueues,
     RequestSeen,
     SeatRecord,
     Ticket,
@@ -67,53 +71,79 @@ class _Pool:
     seated: dict[str, int] = field(default_factory=dict)  # hash -> when seated
 
 
+class _Memory:
+    """What the memory store and its parts share. No step of either awaits between its reads
+    and writes, so on one event loop each is atomic, whichever object it is made through."""
+
+    def __init__(
+        self, finished_ttl_s: float, clock: Callable[[], float], open_ttl_s: float
+    ) -> None:
+        self.games: dict[str, _Game] = {}
+        self.deadlines: dict[str, int] = {}  # game id -> its timing's deadline
+        self.idle: dict[str, int] = {}  # game id -> when it counts as deserted, as indexed
+        self.ttl = finished_ttl_s
+        self.open_ttl = open_ttl_s  # 0: a game waiting for players never expires
+        self.clock = clock
+        self.pools: dict[str, _Pool] = {}
+        self.players: dict[str, dict[str, int]] = {}  # player id -> game id -> when noted
+
+    def get(self, game_id: str) -> _Game:
+        game = self.games.get(game_id)
+        if game is not None and game.expires_at is not None and self.clock() >= game.expires_at:
+            del self.games[game_id]
+            self.deadlines.pop(game_id, None)
+            self.idle.pop(game_id, None)
+            game = None
+        if game is None:
+            raise GameNotFound(game_id)
+        return game
+
+    def schedule(self, game_id: str, timing: Timing) -> None:
+        if timing.deadline_ms is None:
+            self.deadlines.pop(game_id, None)
+        else:
+            self.deadlines[game_id] = timing.deadline_ms
+
+
 class MemoryStore(GameStore):
+    """The game itself; its parts (deadlines, presence, players, queues) share its memory."""
+
     def __init__(
         self,
         finished_ttl_s: float = 3600.0,
         clock: Callable[[], float] = time.monotonic,
         open_ttl_s: float = 0.0,
     ) -> None:
-        self._games: dict[str, _Game] = {}
-        self._deadlines: dict[str, int] = {}  # game id -> its timing's deadline
-        self._idle: dict[str, int] = {}  # game id -> when it counts as deserted, as indexed
-        self._ttl = finished_ttl_s
-        self._open_ttl = open_ttl_s  # 0: a game waiting for players never expires
-        self._clock = clock
-        self._pools: dict[str, _Pool] = {}
-        self._players: dict[str, dict[str, int]] = {}  # player id -> game id -> when noted
-
-    def _get(self, game_id: str) -> _Game:
-        game = self._games.get(game_id)
-        if game is not None and game.expires_at is not None and self._clock() >= game.expires_at:
-            del self._games[game_id]
-            self._deadlines.pop(game_id, None)
-            self._idle.pop(game_id, None)
-            game = None
-        if game is None:
-            raise GameNotFound(game_id)
-        return game
+        self._m = _Memory(finished_ttl_s, clock, open_ttl_s)
+        self._games = self._m.games  # the same dict: the games, by id
+        # The parts, on the same memory (their steps are atomic as the store's are).
+        self.deadlines = MemoryDeadlines(self._m)
+        self.presence = MemoryPresence(self._m)
+        self.players = MemoryPlayers(self._m)
+        self.queues = MemoryQueues(self._m)
 
     async def create(self, game: GameRecord, opening: EventBatch) -> None:
         try:
-            self._get(game.game_id)
+            self._m.get(game.game_id)
         except GameNotFound:
             pass
         else:
             raise GameExists(f"game {game.game_id!r} exists")
-        expires = self._clock() + self._open_ttl if self._open_ttl > 0 and not game.full else None
+        expires = (
+            self._m.clock() + self._m.open_ttl if self._m.open_ttl > 0 and not game.full else None
+        )
         self._games[game.game_id] = _Game(record=game, batches=[opening], expires_at=expires)
         if game.timing is not None:
-            self._schedule(game.game_id, game.timing)
+            self._m.schedule(game.game_id, game.timing)
 
     async def load(self, game_id: str) -> GameRecord:
-        return self._get(game_id).record
+        return self._m.get(game_id).record
 
     async def moves(self, game_id: str) -> list[MoveRecord]:
-        return list(self._get(game_id).moves)
+        return list(self._m.get(game_id).moves)
 
     async def commit(self, game_id: str, step: Commit) -> int:
-        game = self._get(game_id)
+        game = self._m.get(game_id)
         seen = game.requests.get(step.batch.request_id) if step.batch.request_id else None
         if seen is not None:
             raise RequestSeen(seen)
@@ -133,16 +163,16 @@ class MemoryStore(GameStore):
             moved_at_ms=step.at_ms or game.record.moved_at_ms,
         )
         if step.timing is not None:
-            self._schedule(game_id, step.timing)
+            self._m.schedule(game_id, step.timing)
         if step.move is not None:
             game.moves.append(step.move)
         if step.batch.request_id:
             game.requests[step.batch.request_id] = version
         game.batches.append(dataclasses.replace(step.batch, version=version))
         if step.status != ACTIVE:
-            game.expires_at = self._clock() + self._ttl
-            self._deadlines.pop(game_id, None)  # an ended game has nothing left to fire
-            self._idle.pop(game_id, None)
+            game.expires_at = self._m.clock() + self._m.ttl
+            self._m.deadlines.pop(game_id, None)  # an ended game has nothing left to fire
+            self._m.idle.pop(game_id, None)
         self._wake(game)
         return version
 
@@ -153,7 +183,7 @@ class MemoryStore(GameStore):
         game.changed = asyncio.Event()
 
     async def request_version(self, game_id: str, request_id: str) -> int | None:
-        return self._get(game_id).requests.get(request_id)
+        return self._m.get(game_id).requests.get(request_id)
 
     async def take_seat(
         self,
@@ -163,7 +193,7 @@ class MemoryStore(GameStore):
         filled: Filled | None = None,
         access: Access | None = None,
     ) -> bool:
-        game = self._get(game_id)
+        game = self._m.get(game_id)
         seats = list(game.record.seats)
         if seats[seat] is not None:
             return False
@@ -178,53 +208,13 @@ class MemoryStore(GameStore):
                     game.record, timing=filled.timing, moved_at_ms=filled.at_ms
                 )
                 if filled.timing is not None:
-                    self._schedule(game_id, filled.timing)
+                    self._m.schedule(game_id, filled.timing)
                 if filled.idle_deadline_ms is not None:
-                    self._idle[game_id] = filled.idle_deadline_ms
+                    self._m.idle[game_id] = filled.idle_deadline_ms
         return True
 
-    def _schedule(self, game_id: str, timing: Timing) -> None:
-        if timing.deadline_ms is None:
-            self._deadlines.pop(game_id, None)
-        else:
-            self._deadlines[game_id] = timing.deadline_ms
-
-    async def due(self, now_ms: int, limit: int) -> list[Due]:
-        ready = [(d, g, "") for g, d in self._deadlines.items() if d <= now_ms]
-        ready += [(d, g, IDLE) for g, d in self._idle.items() if d <= now_ms]
-        return [
-            Due(g, d, kind=kind) if kind else Due(g, d)
-            for d, g, kind in heapq.nsmallest(limit, ready)
-        ]
-
-    async def done(self, entry: Due, later_ms: int | None = None) -> None:
-        if entry.kind == IDLE:
-            watched = self._idle.get(entry.game_id)
-            if watched is not None and later_ms is not None:  # still indexed: not ended since
-                self._idle[entry.game_id] = max(watched, later_ms)
-            elif watched == entry.deadline_ms:  # not watched again since
-                del self._idle[entry.game_id]
-            return
-        # The index is the games' own deadlines, so only a game that is gone leaves one behind.
-        try:
-            self._get(entry.game_id)
-        except GameNotFound:
-            self._deadlines.pop(entry.game_id, None)
-
-    async def touch(self, game_id: str, seat: int, now_ms: int) -> None:
-        self._get(game_id).seen[seat] = now_ms
-
-    async def seen(self, game_id: str) -> dict[int, int]:
-        return dict(self._get(game_id).seen)
-
-    async def watch_idle(self, game_id: str, deadline_ms: int) -> None:
-        self._idle[game_id] = max(self._idle.get(game_id, deadline_ms), deadline_ms)
-
-    async def next_deadline(self) -> int | None:
-        return min((*self._deadlines.values(), *self._idle.values()), default=None)
-
     async def free_seat(self, game_id: str, seat: int, token_hash: str) -> bool:
-        game = self._get(game_id)
+        game = self._m.get(game_id)
         record = game.record
         taken = record.seats[seat]
         if record.full or record.version != 0 or taken is None or taken.token_hash != token_hash:
@@ -235,17 +225,17 @@ class MemoryStore(GameStore):
         return True
 
     async def read_events(self, game_id: str, from_version: int) -> list[EventBatch]:
-        return self._get(game_id).batches[max(from_version, 0) :]
+        return self._m.get(game_id).batches[max(from_version, 0) :]
 
     async def wait_for_version(self, game_id: str, after: int, wait_s: float) -> int | None:
-        game = self._get(game_id)
+        game = self._m.get(game_id)
         if game.record.version <= after and wait_s > 0:
             changed = game.changed  # set, and replaced, by the next commit
             try:
                 await asyncio.wait_for(changed.wait(), wait_s if math.isfinite(wait_s) else None)
             except TimeoutError:
                 return None
-            game = self._get(game_id)
+            game = self._m.get(game_id)
         latest = game.record.version
         return latest if latest > after else None
 
@@ -260,7 +250,7 @@ class MemoryStore(GameStore):
         records = []
         for game_id in list(self._games):
             try:
-                records.append(self._get(game_id).record)
+                records.append(self._m.get(game_id).record)
             except GameNotFound:  # expired just now
                 continue
         out = [
@@ -274,8 +264,72 @@ class MemoryStore(GameStore):
         ]
         return out[:limit]
 
+    async def set_access(self, game_id: str, expected: Access, new: Access) -> bool:
+        game = self._m.get(game_id)
+        if game.record.access != expected:
+            return False
+        game.record = dataclasses.replace(game.record, access=new)
+        return True
+
+
+class MemoryDeadlines(DeadlineIndex):
+    """The deadline index: the games' own deadlines, kept by the step that writes a game's
+    timing and dropped by the step that ends it, so it is never stale: :meth:`done` only
+    forgets the games that are gone."""
+
+    def __init__(self, memory: _Memory) -> None:
+        self._m = memory
+
+    async def due(self, now_ms: int, limit: int) -> list[Due]:
+        ready = [(d, g, "") for g, d in self._m.deadlines.items() if d <= now_ms]
+        ready += [(d, g, IDLE) for g, d in self._m.idle.items() if d <= now_ms]
+        return [
+            Due(g, d, kind=kind) if kind else Due(g, d)
+            for d, g, kind in heapq.nsmallest(limit, ready)
+        ]
+
+    async def done(self, entry: Due, later_ms: int | None = None) -> None:
+        if entry.kind == IDLE:
+            watched = self._m.idle.get(entry.game_id)
+            if watched is not None and later_ms is not None:  # still indexed: not ended since
+                self._m.idle[entry.game_id] = max(watched, later_ms)
+            elif watched == entry.deadline_ms:  # not watched again since
+                del self._m.idle[entry.game_id]
+            return
+        # The index is the games' own deadlines, so only a game that is gone leaves one behind.
+        try:
+            self._m.get(entry.game_id)
+        except GameNotFound:
+            self._m.deadlines.pop(entry.game_id, None)
+
+    async def watch_idle(self, game_id: str, deadline_ms: int) -> None:
+        self._m.idle[game_id] = max(self._m.idle.get(game_id, deadline_ms), deadline_ms)
+
+    async def next_deadline(self) -> int | None:
+        return min((*self._m.deadlines.values(), *self._m.idle.values()), default=None)
+
+
+class MemoryPresence(PresenceLog):
+    """When each seat was last seen, kept with its game."""
+
+    def __init__(self, memory: _Memory) -> None:
+        self._m = memory
+
+    async def touch(self, game_id: str, seat: int, now_ms: int) -> None:
+        self._m.get(game_id).seen[seat] = now_ms
+
+    async def seen(self, game_id: str) -> dict[int, int]:
+        return dict(self._m.get(game_id).seen)
+
+
+class MemoryPlayers(PlayerIndex):
+    """A player's devices on a seat, and the index of the player's games."""
+
+    def __init__(self, memory: _Memory) -> None:
+        self._m = memory
+
     async def add_device(self, game_id: str, seat: int, player_id: str, token_hash: str) -> bool:
-        game = self._get(game_id)
+        game = self._m.get(game_id)
         taken = game.record.seats[seat]
         if taken is None or not taken.player_id or taken.player_id != player_id:
             return False
@@ -286,22 +340,22 @@ class MemoryStore(GameStore):
         return True
 
     async def note_game(self, player_id: str, game_id: str, at_ms: int) -> None:
-        games = self._players.setdefault(player_id, {})
+        games = self._m.players.setdefault(player_id, {})
         games.pop(game_id, None)
         games[game_id] = at_ms  # the latest, last
         while len(games) > MAX_PLAYER_GAMES:
             del games[next(iter(games))]
 
     async def player_games(self, player_id: str, limit: int) -> list[str]:
-        games = self._players.get(player_id, {})
+        games = self._m.players.get(player_id, {})
         return sorted(games, key=lambda g: (-games[g], g))[:limit]
 
-    async def set_access(self, game_id: str, expected: Access, new: Access) -> bool:
-        game = self._get(game_id)
-        if game.record.access != expected:
-            return False
-        game.record = dataclasses.replace(game.record, access=new)
-        return True
+
+class MemoryQueues(QuickPlayQueues):
+    """The quick play queues, one ``_Pool`` each."""
+
+    def __init__(self, memory: _Memory) -> None:
+        self._m = memory
 
     async def queue_step(
         self,
@@ -315,7 +369,7 @@ class MemoryStore(GameStore):
         game_id: str,
         definition: str,
     ) -> QueueStep:
-        queue = self._pools.setdefault(pool, _Pool())
+        queue = self._m.pools.setdefault(pool, _Pool())
         queue.definition = queue.definition or definition  # the first write wins
         for gone in [h for h, seen in queue.waiting.items() if seen < now_ms - grace_ms]:
             del queue.waiting[gone], queue.tickets[gone]
@@ -325,7 +379,7 @@ class MemoryStore(GameStore):
         if ticket is None:
             if new is None:
                 if not queue.tickets:  # a queue no one holds a ticket of is forgotten
-                    del self._pools[pool]
+                    del self._m.pools[pool]
                 return QueueStep(None, len(queue.waiting), queue.definition)
             ticket = queue.tickets[ticket_hash] = new
             queue.waiting[ticket_hash] = now_ms
@@ -348,7 +402,7 @@ class MemoryStore(GameStore):
         return QueueStep(ticket, len(queue.waiting), queue.definition)
 
     async def queue_cancel(self, pool: str, ticket_hash: str) -> bool | None:
-        queue = self._pools.get(pool)
+        queue = self._m.pools.get(pool)
         ticket = queue.tickets.get(ticket_hash) if queue is not None else None
         if queue is None or ticket is None:
             return None

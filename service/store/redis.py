@@ -41,7 +41,7 @@ it exists, a commit refused or a crash between the two steps leaves only a stale
 missing one), and no member is ever rescored later (two writers of one member write the same
 score). A sweeper (:mod:`service.scheduler`) reads due members, loads the game, fires only if
 the game's own timing is due (an ordinary compare-and-set commit on its version) and then drops
-the member (:meth:`RedisStore.done`); a member whose game moved on, ended or expired is just
+the member (:meth:`RedisDeadlines.done`); a member whose game moved on, ended or expired is just
 dropped. Should one index key grow hot, it can be split into buckets by a hash of the game id
 with no change to this reasoning.
 
@@ -84,6 +84,7 @@ from service.store.base import (
     TIMING,
     Access,
     Commit,
+    DeadlineIndex,
     Due,
     EventBatch,
     Filled,
@@ -92,7 +93,10 @@ from service.store.base import (
     GameStore,
     LobbyPosition,
     MoveRecord,
+    PlayerIndex,
+    PresenceLog,
     QueueStep,
+    QuickPlayQueues,
     RequestSeen,
     SeatRecord,
     Ticket,
@@ -103,6 +107,7 @@ from service.store.redis_notify import MoveNotifier, moved_channel
 from service.store.redis_pipe import Arg, PipelinedRedis, Script
 
 T = TypeVar("T")
+_Client = PipelinedRedis | ClusterPipelinedRedis
 _LOBBY = "tt:lobby"
 _PLAYING = "tt:playing"
 _DEADLINES = "tt:deadlines"
@@ -260,7 +265,7 @@ return 1
 #   tt:qp:{pool}:def       string  what game the queue makes (the service's json)
 # KEYS: those five   ARGV: ticket_hash new_ticket_json ('' only looks) now_ms grace_ms seats
 #       game_id definition keep_ms ttl_s bot
-# One atomic step (see GameStore.queue_step): the tickets gone past their grace leave, the
+# One atomic step (see QuickPlayQueues.queue_step): the tickets gone past their grace leave, the
 # ticket is added or looked at, and a full table (or this ticket's bot time) seats tickets
 # at the new game, each once. Every key expires ttl_s after the queue's last step.
 _QUEUE_STEP = """
@@ -383,6 +388,159 @@ def _idle_member(game_id: str) -> str:
     return f"{game_id}|{IDLE}"
 
 
+async def _call(pending: Awaitable[T]) -> T:
+    """A call's reply; a Redis failure is StoreUnavailable to the service."""
+    try:
+        return await pending
+    except RedisError as exc:
+        raise _unavailable(exc) from exc
+
+
+async def _index(client: _Client, game_id: str, version: int, timing: Timing | None) -> None:
+    """Index a deadline before the step that may write it (see the module docstring)."""
+    if timing is not None and timing.deadline_ms is not None:
+        member = f"{game_id}|{version}|{timing.deadline_ms}"
+        await _call(client.execute("ZADD", _DEADLINES, timing.deadline_ms, member))
+
+
+async def _unindex(client: _Client, game_id: str, version: int, replaced: Timing) -> None:
+    """Drop the index entry of a deadline this commit replaced: it can only be stale now.
+    (Left behind, as after a crash here, a sweeper drops it once it comes due.)"""
+    if replaced.deadline_ms is not None:
+        member = f"{game_id}|{version}|{replaced.deadline_ms}"
+        await _call(client.execute("ZREM", _DEADLINES, member))
+
+
+class RedisDeadlines(DeadlineIndex):
+    """The index ``tt:deadlines`` (see the module docstring), another slot than any game's."""
+
+    def __init__(self, client: _Client) -> None:
+        self._r = client
+
+    async def due(self, now_ms: int, limit: int) -> list[Due]:
+        raw = await _call(
+            self._r.execute(
+                "ZRANGEBYSCORE", _DEADLINES, "-inf", now_ms, "WITHSCORES", "LIMIT", 0, limit
+            )
+        )
+        out = []
+        for member, score in _scored(raw):
+            key = member.decode()
+            # <id>|<version>|<deadline>, <id>|idle, or <id>|idle|<deadline> as written before
+            # a game had one idle entry (dropped like any other once handled).
+            game_id, kind, *_ = key.split("|")
+            deadline = int(float(score))
+            out.append(Due(game_id, deadline, key, IDLE if kind == IDLE else TIMING))
+        return out
+
+    async def done(self, entry: Due, later_ms: int | None = None) -> None:
+        member = _idle_member(entry.game_id)
+        if entry.kind != IDLE or entry.key != member:  # a timing entry, or an old idle one
+            if entry.kind == IDLE and later_ms is not None:
+                await self.watch_idle(entry.game_id, later_ms)
+            await _call(self._r.execute("ZREM", _DEADLINES, entry.key))
+        elif later_ms is not None:  # XX: a game that has ended since stays out of the index
+            await _call(self._r.execute("ZADD", _DEADLINES, "XX", "GT", later_ms, member))
+        else:
+            args: list[Arg] = [member, entry.deadline_ms]
+            await _call(self._r.evalsha(_DROP_IDLE_SCRIPT, [_DEADLINES], args))
+
+    async def watch_idle(self, game_id: str, deadline_ms: int) -> None:
+        # GT: the entry only moves later (a raced take may index an earlier deadline late).
+        member = _idle_member(game_id)
+        await _call(self._r.execute("ZADD", _DEADLINES, "GT", deadline_ms, member))
+
+    async def next_deadline(self) -> int | None:
+        raw = await _call(self._r.execute("ZRANGE", _DEADLINES, 0, 0, "WITHSCORES"))
+        return int(float(_scored(raw)[0][1])) if raw else None
+
+
+class RedisPresence(PresenceLog):
+    """``tt:{id}:seen``, in the game's slot: it expires on its own after the last touch."""
+
+    def __init__(self, client: _Client, finished_ttl_s: int) -> None:
+        self._r = client
+        self._ttl = finished_ttl_s
+
+    async def touch(self, game_id: str, seat: int, now_ms: int) -> None:
+        key = f"tt:{{{game_id}}}:seen"
+        await _call(self._r.execute("HSET", key, seat, now_ms))
+        await _call(self._r.execute("EXPIRE", key, max(self._ttl, 60)))
+
+    async def seen(self, game_id: str) -> dict[int, int]:
+        raw = await _call(self._r.execute("HGETALL", f"tt:{{{game_id}}}:seen"))
+        return {int(k): int(v) for k, v in zip(raw[::2], raw[1::2], strict=True)}
+
+
+class RedisPlayers(PlayerIndex):
+    """A player's devices on a seat (the game's seats hash), and the index of the player's
+    games (``tt:player:{hash}``, a key of its own per player)."""
+
+    def __init__(self, client: _Client, finished_ttl_s: int) -> None:
+        self._r = client
+        self._ttl = finished_ttl_s
+
+    async def add_device(self, game_id: str, seat: int, player_id: str, token_hash: str) -> bool:
+        seats = _keys(game_id)[1]
+        args: list[Arg] = [seat, player_id, token_hash, MAX_DEVICES]
+        return bool(await _call(self._r.evalsha(_ADD_DEVICE_SCRIPT, [seats], args)))
+
+    async def note_game(self, player_id: str, game_id: str, at_ms: int) -> None:
+        # An index of its own per player (one key, one slot); a hint that each game is read
+        # again against, so its writes need not be atomic with the seat's.
+        key = _player_key(player_id)
+        await _call(self._r.execute("ZADD", key, at_ms, game_id))
+        await _call(self._r.execute("ZREMRANGEBYRANK", key, 0, -MAX_PLAYER_GAMES - 1))
+        await _call(self._r.execute("EXPIRE", key, max(self._ttl, 86400) * 7))
+
+    async def player_games(self, player_id: str, limit: int) -> list[str]:
+        raw = await _call(self._r.execute("ZREVRANGE", _player_key(player_id), 0, limit - 1))
+        return [member.decode() for member in raw]
+
+
+class RedisQueues(QuickPlayQueues):
+    """The quick play queues, each pool's keys under its own hash tag (see :data:`_QUEUE_STEP`)."""
+
+    def __init__(self, client: _Client) -> None:
+        self._r = client
+
+    async def queue_step(
+        self,
+        pool: str,
+        ticket_hash: str,
+        new: Ticket | None,
+        *,
+        now_ms: int,
+        grace_ms: int,
+        seats: int,
+        game_id: str,
+        definition: str,
+    ) -> QueueStep:
+        ttl_s = (MATCHED_KEEP_MS + grace_ms) // 1000 + 1
+        args: list[Arg] = [
+            ticket_hash,
+            new.to_json() if new is not None else "",
+            now_ms,
+            grace_ms,
+            seats,
+            game_id,
+            definition,
+            MATCHED_KEEP_MS,
+            ttl_s,
+            QUEUE_BOT,
+        ]
+        raw, waiting, kept = await _call(
+            self._r.evalsha(_QUEUE_STEP_SCRIPT, _pool_keys(pool), args)
+        )
+        ticket = Ticket.from_json(raw) if raw else None
+        return QueueStep(ticket, int(waiting), kept.decode() if kept else "")
+
+    async def queue_cancel(self, pool: str, ticket_hash: str) -> bool | None:
+        keys = _pool_keys(pool)[:3]
+        done = await _call(self._r.evalsha(_QUEUE_CANCEL_SCRIPT, keys, [ticket_hash]))
+        return None if done == -1 else bool(done)
+
+
 class RedisStore(GameStore):
     def __init__(
         self,
@@ -411,6 +569,11 @@ class RedisStore(GameStore):
         # On one Redis the commit script may name the index (another slot on a Cluster), so the
         # step that ends a game drops its idle entry atomically.
         self._index_in_commit = not isinstance(client, ClusterPipelinedRedis)
+        # The parts, on the same client (and so the same connection and script registry).
+        self.deadlines = RedisDeadlines(client)
+        self.presence = RedisPresence(client, finished_ttl_s)
+        self.players = RedisPlayers(client, finished_ttl_s)
+        self.queues = RedisQueues(client)
 
     @classmethod
     def from_url(
@@ -427,13 +590,6 @@ class RedisStore(GameStore):
         a Redis Cluster."""
         client = ClusterPipelinedRedis.from_url(url) if cluster else PipelinedRedis.from_url(url)
         return cls(client, finished_ttl_s, open_ttl_s, wait_replicas=wait_replicas)
-
-    @staticmethod
-    async def _call(pending: Awaitable[T]) -> T:
-        try:
-            return await pending
-        except RedisError as exc:
-            raise _unavailable(exc) from exc
 
     def _commit_step(self, game_id: str, request_id: str, args: list[Arg]) -> Awaitable[list[Any]]:
         """The commit script's reply ({outcome, version, …}); with wait_replicas, once that
@@ -484,7 +640,7 @@ class RedisStore(GameStore):
 
     async def ping(self) -> None:
         # On the connection moves use: a ping then says it is alive.
-        await self._call(self._r.execute("PING"))
+        await _call(self._r.execute("PING"))
 
     async def close(self) -> None:
         await self.notifier.close()
@@ -511,22 +667,20 @@ class RedisStore(GameStore):
             fields["access"] = game.access.to_json()
         taken = {seat: s.to_json() for seat, s in enumerate(game.seats) if s is not None}
 
-        await self._index(game.game_id, 0, game.timing)
+        await _index(self._r, game.game_id, 0, game.timing)
         pairs: list[Arg] = [x for field in fields.items() for x in field]
         ttl = self._open_ttl if not game.full else 0  # a table filled at once (bot seats) stays
         args: list[Arg] = [ttl, game.snapshot, opening.to_json(), json.dumps(taken), *pairs]
-        made = await self._call(
-            self._r.evalsha(_CREATE_SCRIPT, [meta, seats, snapshot, events], args)
-        )
+        made = await _call(self._r.evalsha(_CREATE_SCRIPT, [meta, seats, snapshot, events], args))
         if made == 0:
             raise GameExists(f"game {game.game_id!r} exists")
         if game.listed:  # a table made full (bots, a rematch, a quick play match) is in play
             index = _PLAYING if game.full else _LOBBY
-            await self._call(self._r.execute("ZADD", index, game.created_at_ms, game.game_id))
+            await _call(self._r.execute("ZADD", index, game.created_at_ms, game.game_id))
 
     async def load(self, game_id: str) -> GameRecord:
         meta, seats, snapshot, *_ = _keys(game_id)
-        flat_meta, flat_seats, snap = await self._call(
+        flat_meta, flat_seats, snap = await _call(
             self._r.evalsha(_LOAD_SCRIPT, [meta, seats, snapshot], [])
         )
         if not flat_meta:
@@ -535,18 +689,12 @@ class RedisStore(GameStore):
 
     async def moves(self, game_id: str) -> list[MoveRecord]:
         key = _keys(game_id)[3]
-        raw = await self._call(self._r.execute("LRANGE", key, 0, -1))
+        raw = await _call(self._r.execute("LRANGE", key, 0, -1))
         return [MoveRecord.from_json(x) for x in raw]
-
-    async def _index(self, game_id: str, version: int, timing: Timing | None) -> None:
-        """Index a deadline before the step that may write it (see the module docstring)."""
-        if timing is not None and timing.deadline_ms is not None:
-            member = f"{game_id}|{version}|{timing.deadline_ms}"
-            await self._call(self._r.execute("ZADD", _DEADLINES, timing.deadline_ms, member))
 
     async def commit(self, game_id: str, step: Commit) -> int:
         if step.timing is not None:  # else no deadline, and no coroutine to make for none
-            await self._index(game_id, step.expected_version + 1, step.timing)
+            await _index(self._r, game_id, step.expected_version + 1, step.timing)
         move = step.move.to_json() if step.move is not None else ""
         resigned = "" if step.resigned_seat is None else str(step.resigned_seat)
         args: list[Arg] = [
@@ -575,27 +723,20 @@ class RedisStore(GameStore):
         if outcome == 2:
             raise RequestSeen(int(version))
         if step.status != ACTIVE:
-            await self._call(self._r.execute("ZREM", _LOBBY, game_id))
-            await self._call(self._r.execute("ZREM", _PLAYING, game_id))
+            await _call(self._r.execute("ZREM", _LOBBY, game_id))
+            await _call(self._r.execute("ZREM", _PLAYING, game_id))
             if not self._index_in_commit:  # else the script has dropped it
-                await self._call(self._r.execute("ZREM", _DEADLINES, _idle_member(game_id)))
+                await _call(self._r.execute("ZREM", _DEADLINES, _idle_member(game_id)))
         if len(reply) > 2 and reply[2]:
-            await self._unindex(game_id, step.expected_version, Timing.from_json(reply[2]))
+            await _unindex(self._r, game_id, step.expected_version, Timing.from_json(reply[2]))
         # This replica's waiters need not wait for the subscription to echo the commit: they
         # are woken now, after the committing call has had the reply (so a waiter woken here
         # finds the state that call keeps before it next awaits); the echo then wakes no one.
         self.notifier.notify(game_id, int(version))
         return int(version)
 
-    async def _unindex(self, game_id: str, version: int, replaced: Timing) -> None:
-        """Drop the index entry of a deadline this commit replaced: it can only be stale now.
-        (Left behind, as after a crash here, a sweeper drops it once it comes due.)"""
-        if replaced.deadline_ms is not None:
-            member = f"{game_id}|{version}|{replaced.deadline_ms}"
-            await self._call(self._r.execute("ZREM", _DEADLINES, member))
-
     async def request_version(self, game_id: str, request_id: str) -> int | None:
-        raw = await self._call(self._r.execute("HGET", _keys(game_id)[4], request_id))
+        raw = await _call(self._r.execute("HGET", _keys(game_id)[4], request_id))
         return None if raw is None else int(raw)
 
     async def take_seat(
@@ -613,103 +754,50 @@ class RedisStore(GameStore):
         # nothing behind); one that would fill the table is refused whole and made again with
         # what play begins with, its deadlines indexed first (see the module docstring). A
         # take raced in between may still index for nothing: a stale hint, dropped when due.
-        taken = await self._call(self._r.evalsha(_TAKE_SEAT_SCRIPT, keys, args))
+        taken = await _call(self._r.evalsha(_TAKE_SEAT_SCRIPT, keys, args))
         if taken == -2:
             assert filled is not None
-            await self._index(game_id, 0, filled.timing)
+            await _index(self._r, game_id, 0, filled.timing)
             if filled.idle_deadline_ms is not None:
-                await self.watch_idle(game_id, filled.idle_deadline_ms)
+                await self.deadlines.watch_idle(game_id, filled.idle_deadline_ms)
             args[2:5] = [filled.timing.to_json() if filled.timing else "", filled.at_ms, "0"]
-            taken = await self._call(self._r.evalsha(_TAKE_SEAT_SCRIPT, keys, args))
+            taken = await _call(self._r.evalsha(_TAKE_SEAT_SCRIPT, keys, args))
         if taken == -1:
             raise GameNotFound(game_id)
         if taken == 0:
             return False
         game = await self.load(game_id)
         if game.full:
-            await self._call(self._r.execute("ZREM", _LOBBY, game_id))
+            await _call(self._r.execute("ZREM", _LOBBY, game_id))
             if game.listed and game.status == ACTIVE:
-                await self._call(self._r.execute("ZADD", _PLAYING, game.created_at_ms, game_id))
+                await _call(self._r.execute("ZADD", _PLAYING, game.created_at_ms, game_id))
         return True
 
     async def free_seat(self, game_id: str, seat: int, token_hash: str) -> bool:
         keys = _keys(game_id)[:2]
-        freed = await self._call(self._r.evalsha(_FREE_SEAT_SCRIPT, keys, [seat, token_hash]))
+        freed = await _call(self._r.evalsha(_FREE_SEAT_SCRIPT, keys, [seat, token_hash]))
         if freed == -1:
             raise GameNotFound(game_id)
         if freed == 0:
             return False
         game = await self.load(game_id)
         if game.listed:
-            await self._call(self._r.execute("ZADD", _LOBBY, game.created_at_ms, game_id))
+            await _call(self._r.execute("ZADD", _LOBBY, game.created_at_ms, game_id))
         return True
-
-    async def add_device(self, game_id: str, seat: int, player_id: str, token_hash: str) -> bool:
-        seats = _keys(game_id)[1]
-        args: list[Arg] = [seat, player_id, token_hash, MAX_DEVICES]
-        return bool(await self._call(self._r.evalsha(_ADD_DEVICE_SCRIPT, [seats], args)))
-
-    async def note_game(self, player_id: str, game_id: str, at_ms: int) -> None:
-        # An index of its own per player (one key, one slot); a hint that each game is read
-        # again against, so its writes need not be atomic with the seat's.
-        key = _player_key(player_id)
-        await self._call(self._r.execute("ZADD", key, at_ms, game_id))
-        await self._call(self._r.execute("ZREMRANGEBYRANK", key, 0, -MAX_PLAYER_GAMES - 1))
-        await self._call(self._r.execute("EXPIRE", key, max(self._ttl, 86400) * 7))
-
-    async def player_games(self, player_id: str, limit: int) -> list[str]:
-        raw = await self._call(self._r.execute("ZREVRANGE", _player_key(player_id), 0, limit - 1))
-        return [member.decode() for member in raw]
 
     async def set_access(self, game_id: str, expected: Access, new: Access) -> bool:
         meta = _keys(game_id)[0]
         args: list[Arg] = [expected.to_json(), new.to_json()]
-        done = await self._call(self._r.evalsha(_SET_ACCESS_SCRIPT, [meta], args))
+        done = await _call(self._r.evalsha(_SET_ACCESS_SCRIPT, [meta], args))
         if done == -1:
             raise GameNotFound(game_id)
         return bool(done)
-
-    async def queue_step(
-        self,
-        pool: str,
-        ticket_hash: str,
-        new: Ticket | None,
-        *,
-        now_ms: int,
-        grace_ms: int,
-        seats: int,
-        game_id: str,
-        definition: str,
-    ) -> QueueStep:
-        ttl_s = (MATCHED_KEEP_MS + grace_ms) // 1000 + 1
-        args: list[Arg] = [
-            ticket_hash,
-            new.to_json() if new is not None else "",
-            now_ms,
-            grace_ms,
-            seats,
-            game_id,
-            definition,
-            MATCHED_KEEP_MS,
-            ttl_s,
-            QUEUE_BOT,
-        ]
-        raw, waiting, kept = await self._call(
-            self._r.evalsha(_QUEUE_STEP_SCRIPT, _pool_keys(pool), args)
-        )
-        ticket = Ticket.from_json(raw) if raw else None
-        return QueueStep(ticket, int(waiting), kept.decode() if kept else "")
-
-    async def queue_cancel(self, pool: str, ticket_hash: str) -> bool | None:
-        keys = _pool_keys(pool)[:3]
-        done = await self._call(self._r.evalsha(_QUEUE_CANCEL_SCRIPT, keys, [ticket_hash]))
-        return None if done == -1 else bool(done)
 
     async def read_events(self, game_id: str, from_version: int) -> list[EventBatch]:
         # On the hot connection: many streams reading at once (spectators, play streams) must
         # not each take a pooled connection of their own.
         meta, *_, events = _keys(game_id)
-        entries = await self._call(
+        entries = await _call(
             self._r.evalsha(_READ_EVENTS_SCRIPT, [meta, events], [f"{max(from_version, 0)}-0"])
         )
         if entries is None:
@@ -727,7 +815,7 @@ class RedisStore(GameStore):
             notified = await self.notifier.wait(game_id, after, max(0.0, deadline - loop.time()))
             if notified is not None:
                 return notified
-            raw = await self._call(self._r.execute("HGET", _keys(game_id)[0], "version"))
+            raw = await _call(self._r.execute("HGET", _keys(game_id)[0], "version"))
             if raw is None:
                 raise GameNotFound(game_id)
             if int(raw) > after:
@@ -735,52 +823,6 @@ class RedisStore(GameStore):
             if loop.time() >= deadline:
                 return None
             # Woken early to re-read (the subscription came back) and nothing new: wait on.
-
-    async def due(self, now_ms: int, limit: int) -> list[Due]:
-        raw = await self._call(
-            self._r.execute(
-                "ZRANGEBYSCORE", _DEADLINES, "-inf", now_ms, "WITHSCORES", "LIMIT", 0, limit
-            )
-        )
-        out = []
-        for member, score in _scored(raw):
-            key = member.decode()
-            # <id>|<version>|<deadline>, <id>|idle, or <id>|idle|<deadline> as written before
-            # a game had one idle entry (dropped like any other once handled).
-            game_id, kind, *_ = key.split("|")
-            deadline = int(float(score))
-            out.append(Due(game_id, deadline, key, IDLE if kind == IDLE else TIMING))
-        return out
-
-    async def touch(self, game_id: str, seat: int, now_ms: int) -> None:
-        key = f"tt:{{{game_id}}}:seen"
-        await self._call(self._r.execute("HSET", key, seat, now_ms))
-        await self._call(self._r.execute("EXPIRE", key, max(self._ttl, 60)))
-
-    async def seen(self, game_id: str) -> dict[int, int]:
-        raw = await self._call(self._r.execute("HGETALL", f"tt:{{{game_id}}}:seen"))
-        return {int(k): int(v) for k, v in zip(raw[::2], raw[1::2], strict=True)}
-
-    async def watch_idle(self, game_id: str, deadline_ms: int) -> None:
-        # GT: the entry only moves later (a raced take may index an earlier deadline late).
-        member = _idle_member(game_id)
-        await self._call(self._r.execute("ZADD", _DEADLINES, "GT", deadline_ms, member))
-
-    async def done(self, entry: Due, later_ms: int | None = None) -> None:
-        member = _idle_member(entry.game_id)
-        if entry.kind != IDLE or entry.key != member:  # a timing entry, or an old idle one
-            if entry.kind == IDLE and later_ms is not None:
-                await self.watch_idle(entry.game_id, later_ms)
-            await self._call(self._r.execute("ZREM", _DEADLINES, entry.key))
-        elif later_ms is not None:  # XX: a game that has ended since stays out of the index
-            await self._call(self._r.execute("ZADD", _DEADLINES, "XX", "GT", later_ms, member))
-        else:
-            args: list[Arg] = [member, entry.deadline_ms]
-            await self._call(self._r.evalsha(_DROP_IDLE_SCRIPT, [_DEADLINES], args))
-
-    async def next_deadline(self) -> int | None:
-        raw = await self._call(self._r.execute("ZRANGE", _DEADLINES, 0, 0, "WITHSCORES"))
-        return int(float(_scored(raw)[0][1])) if raw else None
 
     async def list_open(
         self,
@@ -796,7 +838,7 @@ class RedisStore(GameStore):
         offset, batch = 0, 4 * limit
         out: list[GameRecord] = []
         while len(out) < limit:
-            raw = await self._call(
+            raw = await _call(
                 self._r.execute(
                     "ZRANGEBYSCORE", index, low, "+inf", "WITHSCORES", "LIMIT", offset, batch
                 )
@@ -812,10 +854,10 @@ class RedisStore(GameStore):
                 try:
                     record = await self.load(game_id)
                 except GameNotFound:  # expired: drop it from the index
-                    await self._call(self._r.execute("ZREM", index, game_id))
+                    await _call(self._r.execute("ZREM", index, game_id))
                     continue
                 if playing and record.status != ACTIVE:  # ended since (its ZREM was lost)
-                    await self._call(self._r.execute("ZREM", index, game_id))
+                    await _call(self._r.execute("ZREM", index, game_id))
                     continue
                 if record.full != playing or record.status != ACTIVE or not record.listed:
                     continue

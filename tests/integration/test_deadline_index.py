@@ -96,12 +96,14 @@ def test_an_idle_entry_written_before_one_entry_per_game_is_still_handled(
             moved_on, gone = uuid.uuid4().hex, uuid.uuid4().hex
             for game_id in (moved_on, gone):
                 await raw.zadd("tt:deadlines", {f"{game_id}|idle|5000": 5000})
-            due = [d for d in await store.due(5000, 10_000) if d.game_id in (moved_on, gone)]
+            due = [
+                d for d in await store.deadlines.due(5000, 10_000) if d.game_id in (moved_on, gone)
+            ]
             assert sorted((d.game_id, d.kind, d.deadline_ms) for d in due) == sorted(
                 [(moved_on, IDLE, 5000), (gone, IDLE, 5000)]
             )
             for entry in due:
-                await store.done(entry, 9000 if entry.game_id == moved_on else None)
+                await store.deadlines.done(entry, 9000 if entry.game_id == moved_on else None)
             members = {m.decode() for m in await raw.zrange("tt:deadlines", 0, -1)}
             assert {m for m in members if m.split("|")[0] in (moved_on, gone)} == {
                 f"{moved_on}|idle"

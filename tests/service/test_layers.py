@@ -133,3 +133,36 @@ def test_the_check_sees_a_lazy_import_above(tmp_path: Path) -> None:
     source.write_text("def f():\n    from service import convert\n    return convert\n")
     assert imported(source) == {"service.convert"}
     assert _RANK["service.convert"] > _RANK["service.clocks"]
+
+
+#: The most methods a class of service/ may have (STYLE: no class over ~20 methods): a class
+#: that outgrows it is doing more than one thing and is split into parts.
+MAX_METHODS = 20
+
+
+def methods(path: Path) -> dict[str, int]:
+    """How many methods (def and async def in its own body) each class in ``path`` has."""
+    return {
+        node.name: sum(
+            isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) for item in node.body
+        )
+        for node in ast.walk(ast.parse(path.read_text(), str(path)))
+        if isinstance(node, ast.ClassDef)
+    }
+
+
+def test_no_class_has_more_than_twenty_methods() -> None:
+    over = {
+        f"{name}.{cls}": count
+        for name, path in MODULES.items()
+        for cls, count in methods(path).items()
+        if count > MAX_METHODS
+    }
+    assert over == {}, f"classes over {MAX_METHODS} methods: split them into parts"
+
+
+def test_the_method_count_sees_every_def_of_a_class(tmp_path: Path) -> None:
+    source = tmp_path / "big.py"
+    defs = "".join(f"    def m{n}(self): ...\n    async def a{n}(self): ...\n" for n in range(11))
+    source.write_text(f"class Big:\n{defs}    class Inner:\n        def x(self): ...\n")
+    assert methods(source) == {"Big": 22, "Inner": 1}

@@ -101,7 +101,9 @@ def timed(version: int, deadline_ms: int | None) -> Commit:
 
 async def due_here(store: GameStore, game_id: str, now_ms: int) -> list[int]:
     """The deadlines of ``game_id`` due at ``now_ms`` (the index is shared by every test)."""
-    return [d.deadline_ms for d in await store.due(now_ms, 10_000) if d.game_id == game_id]
+    return [
+        d.deadline_ms for d in await store.deadlines.due(now_ms, 10_000) if d.game_id == game_id
+    ]
 
 
 def test_timing_is_written_with_the_commit_and_indexed(run: Callable[[Body], None]) -> None:
@@ -125,9 +127,9 @@ def test_timing_is_written_with_the_commit_and_indexed(run: Callable[[Body], Non
         with pytest.raises(VersionConflict):
             await store.commit(record.game_id, timed(0, 1500))
         assert (await store.load(record.game_id)).timing == loaded.timing
-        for entry in await store.due(10_000, 10_000):
+        for entry in await store.deadlines.due(10_000, 10_000):
             if entry.game_id == record.game_id:
-                await store.done(entry)
+                await store.deadlines.done(entry)
         # Handled entries are gone (Redis), or were never more than the game's own deadline.
         assert await due_here(store, record.game_id, 10_000) in ([], [2000])
 
@@ -151,17 +153,19 @@ def test_idleness_is_indexed_when_the_table_fills_and_watched_again(
         await store.take_seat(record.game_id, 1, SeatRecord("b", "b"), Filled(10, None, 5000))
 
         async def idle(now: int) -> list[Due]:
-            return [d for d in await store.due(now, 10_000) if d.game_id == record.game_id]
+            return [
+                d for d in await store.deadlines.due(now, 10_000) if d.game_id == record.game_id
+            ]
 
         assert await idle(4999) == []
         (entry,) = await idle(5000)
         assert entry.kind == IDLE and entry.deadline_ms == 5000
         await store.commit(record.game_id, dataclasses.replace(step(0), at_ms=6000))
         assert (await store.load(record.game_id)).moved_at_ms == 6000
-        await store.watch_idle(record.game_id, 9000)  # a sweeper saw the game move on
-        await store.done(entry)
+        await store.deadlines.watch_idle(record.game_id, 9000)  # a sweeper saw the game move on
+        await store.deadlines.done(entry)
         assert [(d.kind, d.deadline_ms) for d in await idle(10_000)] == [(IDLE, 9000)]
-        assert await store.next_deadline() is not None
+        assert await store.deadlines.next_deadline() is not None
 
     run(body)
 
@@ -179,7 +183,7 @@ def test_a_game_leaves_the_deadline_index_in_the_step_that_ends_it(
         await store.take_seat(record.game_id, 0, SeatRecord("a", "a"), Filled(900, first, 5000))
         await store.take_seat(record.game_id, 1, SeatRecord("b", "b"), Filled(950, first, 5050))
         await store.commit(record.game_id, timed(0, 2000))
-        mine = [d for d in await store.due(10**13, 10_000) if d.game_id == record.game_id]
+        mine = [d for d in await store.deadlines.due(10**13, 10_000) if d.game_id == record.game_id]
         assert [d.deadline_ms for d in mine if d.kind == IDLE] == [5050]
         assert 2000 in [d.deadline_ms for d in mine if d.kind != IDLE]
         ends = dataclasses.replace(timed(1, None), status=ending)
@@ -200,12 +204,12 @@ def test_a_game_has_one_idle_entry_and_it_only_moves_later(run: Callable[[Body],
         async def idle(now: int) -> list[tuple[str, int]]:
             return [
                 (d.kind, d.deadline_ms)
-                for d in await store.due(now, 10_000)
+                for d in await store.deadlines.due(now, 10_000)
                 if d.game_id == record.game_id
             ]
 
         assert await idle(10**13) == [(IDLE, 5200)]  # the join that filled the table
-        await store.watch_idle(record.game_id, 4000)  # an earlier deadline never wins
+        await store.deadlines.watch_idle(record.game_id, 4000)  # an earlier deadline never wins
         assert await idle(10**13) == [(IDLE, 5200)]
 
     run(body)
@@ -243,11 +247,12 @@ def test_an_idle_entry_moved_on_by_a_sweeper_is_not_indexed_again_once_the_game_
         for seat in (0, 1):
             claim = SeatRecord(f"s{seat}", f"s{seat}")
             await store.take_seat(record.game_id, seat, claim, Filled(10, None, 5000))
-        (entry,) = [d for d in await store.due(5000, 10_000) if d.game_id == record.game_id]
+        index = store.deadlines
+        (entry,) = [d for d in await index.due(5000, 10_000) if d.game_id == record.game_id]
         # A sweeper saw the game move on (later deadline 9000); before it says so, the game
         # ends on another replica.
         await store.commit(record.game_id, dataclasses.replace(step(0), status=FINISHED))
-        await store.done(entry, 9000)
+        await index.done(entry, 9000)
         assert await due_here(store, record.game_id, 10**13) == []
 
     run(body)
@@ -262,14 +267,15 @@ def test_a_handled_idle_entry_moves_to_the_later_deadline_it_is_given(
         for seat in (0, 1):
             claim = SeatRecord(f"s{seat}", f"s{seat}")
             await store.take_seat(record.game_id, seat, claim, Filled(10, None, 5000))
-        (entry,) = [d for d in await store.due(5000, 10_000) if d.game_id == record.game_id]
-        await store.done(entry, 9000)
-        await store.done(entry, 9000)  # a second sweeper that saw the same: the same outcome
+        index = store.deadlines
+        (entry,) = [d for d in await index.due(5000, 10_000) if d.game_id == record.game_id]
+        await index.done(entry, 9000)
+        await index.done(entry, 9000)  # a second sweeper that saw the same: the same outcome
         assert await due_here(store, record.game_id, 10**13) == [9000]
-        await store.done(entry)  # a stale handle (5000) drops nothing
+        await index.done(entry)  # a stale handle (5000) drops nothing
         assert await due_here(store, record.game_id, 10**13) == [9000]
-        (moved,) = [d for d in await store.due(9000, 10_000) if d.game_id == record.game_id]
-        await store.done(moved)
+        (moved,) = [d for d in await index.due(9000, 10_000) if d.game_id == record.game_id]
+        await index.done(moved)
         assert await due_here(store, record.game_id, 10**13) == []
 
     run(body)
@@ -279,11 +285,11 @@ def test_presence_is_kept_per_seat(run: Callable[[Body], None]) -> None:
     async def body(store: GameStore) -> None:
         record = new_record()
         await store.create(record, OPENING)
-        assert await store.seen(record.game_id) == {}
-        await store.touch(record.game_id, 1, 1000)
-        await store.touch(record.game_id, 1, 2000)
-        await store.touch(record.game_id, 0, 1500)
-        assert await store.seen(record.game_id) == {0: 1500, 1: 2000}
+        assert await store.presence.seen(record.game_id) == {}
+        await store.presence.touch(record.game_id, 1, 1000)
+        await store.presence.touch(record.game_id, 1, 2000)
+        await store.presence.touch(record.game_id, 0, 1500)
+        assert await store.presence.seen(record.game_id) == {0: 1500, 1: 2000}
 
     run(body)
 

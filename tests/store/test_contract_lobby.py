@@ -42,7 +42,7 @@ async def _step(
     seats: int = 4,
     bot_at: int = 0,
 ) -> tuple[Ticket | None, int]:
-    step = await store.queue_step(
+    step = await store.queues.queue_step(
         pool,
         f"ticket-{n}",
         _ticket(n, now, bot_at) if new else None,
@@ -141,8 +141,8 @@ def test_a_ticket_gone_past_its_grace_or_cancelled_is_never_seated(
         pool = _pool()
         await _step(store, pool, 0)
         await _step(store, pool, 1, now=NOW + GRACE // 2)
-        assert await store.queue_cancel(pool, "ticket-1") is True
-        assert await store.queue_cancel(pool, "ticket-1") is None
+        assert await store.queues.queue_cancel(pool, "ticket-1") is True
+        assert await store.queues.queue_cancel(pool, "ticket-1") is None
         later = NOW + GRACE + 1  # ticket 0 has not looked since NOW
         for n in range(2, 6):
             ticket, _ = await _step(store, pool, n, now=later)
@@ -151,7 +151,7 @@ def test_a_ticket_gone_past_its_grace_or_cancelled_is_never_seated(
         for n in (0, 1):
             gone, _ = await _step(store, pool, n, new=False, now=later)
             assert gone is None
-        assert await store.queue_cancel(pool, "ticket-2") is False  # seated: it stays so
+        assert await store.queues.queue_cancel(pool, "ticket-2") is False  # seated: it stays so
 
     run(body)
 
@@ -179,19 +179,19 @@ def test_a_players_seat_takes_devices_and_their_games_are_indexed(
         mine = SeatRecord("hash-a", "alice", player_id="alice")
         assert await store.take_seat(record.game_id, 0, mine)
         assert await store.take_seat(record.game_id, 1, SeatRecord("hash-b", "bob"))
-        assert not await store.add_device(record.game_id, 0, "mallory", "hash-m")
-        assert not await store.add_device(record.game_id, 1, "bob", "hash-m")  # no identity
+        assert not await store.players.add_device(record.game_id, 0, "mallory", "hash-m")
+        assert not await store.players.add_device(record.game_id, 1, "bob", "hash-m")  # no identity
         for n in range(MAX_DEVICES + 2):
-            assert await store.add_device(record.game_id, 0, "alice", f"hash-{n}")
+            assert await store.players.add_device(record.game_id, 0, "alice", f"hash-{n}")
         seat = (await store.load(record.game_id)).seats[0]
         assert seat is not None and seat.token_hash == "hash-a" and seat.player_id == "alice"
         assert seat.devices == tuple(f"hash-{n}" for n in range(2, MAX_DEVICES + 2))
 
         player = f"p-{uuid.uuid4().hex}"
         for n in range(MAX_PLAYER_GAMES + 3):
-            await store.note_game(player, f"g{n}", NOW + n)
-        await store.note_game(player, "g0", NOW + 10_000)  # noted again: the latest
-        games = await store.player_games(player, 5)
+            await store.players.note_game(player, f"g{n}", NOW + n)
+        await store.players.note_game(player, "g0", NOW + 10_000)  # noted again: the latest
+        games = await store.players.player_games(player, 5)
         assert games == [
             "g0",
             f"g{MAX_PLAYER_GAMES + 2}",
@@ -199,8 +199,8 @@ def test_a_players_seat_takes_devices_and_their_games_are_indexed(
             f"g{MAX_PLAYER_GAMES}",
             f"g{MAX_PLAYER_GAMES - 1}",
         ]
-        assert len(await store.player_games(player, 10_000)) == MAX_PLAYER_GAMES
-        assert await store.player_games("nobody", 5) == []
+        assert len(await store.players.player_games(player, 10_000)) == MAX_PLAYER_GAMES
+        assert await store.players.player_games("nobody", 5) == []
 
     run(body)
 
@@ -210,7 +210,7 @@ def test_a_look_with_an_unknown_ticket_leaves_the_queue_as_it_was(
 ) -> None:
     async def body(store: GameStore) -> None:
         pool = _pool()
-        step = await store.queue_step(
+        step = await store.queues.queue_step(
             pool, "nobody", None, now_ms=NOW, grace_ms=GRACE, seats=4, game_id="g", definition=""
         )
         assert step.ticket is None and step.waiting == 0

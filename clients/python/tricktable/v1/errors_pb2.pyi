@@ -36,6 +36,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """A card with a suit or rank that does not exist."""
     INVALID_PAGE_TOKEN: _ErrorReason.ValueType  # 4
     """A page_token that no ListGames response gave."""
+    INVALID_STATUS: _ErrorReason.ValueType  # 75
+    """A ListGames status other than GAME_STATUS_WAITING (games to join) or GAME_STATUS_PLAYING
+    (games to watch).
+    """
     UNKNOWN_GAME: _ErrorReason.ValueType  # 5
     """No such game type."""
     UNKNOWN_OPTION: _ErrorReason.ValueType  # 6
@@ -189,6 +193,10 @@ MALFORMED_CARD: ErrorReason.ValueType  # 3
 """A card with a suit or rank that does not exist."""
 INVALID_PAGE_TOKEN: ErrorReason.ValueType  # 4
 """A page_token that no ListGames response gave."""
+INVALID_STATUS: ErrorReason.ValueType  # 75
+"""A ListGames status other than GAME_STATUS_WAITING (games to join) or GAME_STATUS_PLAYING
+(games to watch).
+"""
 UNKNOWN_GAME: ErrorReason.ValueType  # 5
 """No such game type."""
 UNKNOWN_OPTION: ErrorReason.ValueType  # 6

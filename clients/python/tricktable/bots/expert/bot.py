@@ -35,6 +35,8 @@ from tricktable.bots.expert.search import Search
 DEFAULT_MS = 200
 #: At most this many candidates are searched (a lay-aside's hundreds are narrowed to these).
 MAX_CANDIDATES = 16
+#: How many standard errors the search's best move must gain over the heuristic's to be played.
+OVERRULE_ERRORS = 2.0
 #: Of a running clock's time left, the share one decision may take.
 CLOCK_SHARE = 0.1
 
@@ -100,17 +102,18 @@ class ExpertBot:
             return legal[0]
         started = self.clock()
         deadline = started + self.budget(view)
-        info = self._information_set(view)
+        info = self.information_set(view)
         if info is None:
             return self.fallback(view, legal)
         engine_view = wire.view(view)
-        candidates = self._candidates(view, engine_view, legal)
+        prior = self.fallback(view, legal)
+        candidates = self._candidates(view, engine_view, legal, prior)
         moves: list[EngineMove | None] = [None] if optional else []
         moves += [m for m, _ in candidates]
         protos: list[Move | None] = [None] if optional else []
         protos += [p for _, p in candidates]
         search = Search(self.rules, int(view.viewer), self.rng)
-        totals = [0.0] * len(moves)
+        rows: list[list[float]] = []  # per world, each move's value
         worlds = 0
         while worlds == 0 or self.clock() < deadline:
             world = self.rules.sample_state(info, self.rng)
@@ -122,14 +125,16 @@ class ExpertBot:
                 values.append(search.evaluate(world, move, seed))
             if len(values) < len(moves):
                 break
-            totals = [t + v for t, v in zip(totals, values, strict=True)]
+            rows.append(values)
             worlds += 1
-        best = max(range(len(moves)), key=lambda i: totals[i])
+        best = choose(rows, protos.index(prior) if prior in protos else None)
         self.times.append(self.clock() - started)
         self.worlds.append(worlds)
         return protos[best]
 
-    def _information_set(self, view: View) -> Any:
+    def information_set(self, view: View) -> Any:
+        """The seat's information set at ``view``, from the history it was shown (None when
+        it cannot be built: no history where the view forgets)."""
         options = self.options()
         history = self._history
         events = self._events if history is not None and history.complete else []
@@ -141,14 +146,12 @@ class ExpertBot:
             return None
 
     def _candidates(
-        self, view: View, engine_view: Any, legal: Sequence[Move]
+        self, view: View, engine_view: Any, legal: Sequence[Move], prior: Move | None
     ) -> list[tuple[EngineMove, Move]]:
         """The moves searched, each as the engine's and as the wire's."""
         if len(legal) <= MAX_CANDIDATES:
             return [(wire.move(m), m) for m in legal]
-        picked = self.fallback(view, legal)
-        if picked is None:
-            picked = legal[0]
+        picked = legal[0] if prior is None else prior
         first = wire.move(picked)
         chosen: list[EngineMove] = [first]
         if isinstance(first, LayAside):
@@ -180,3 +183,22 @@ class ExpertBot:
         swaps = [m for m in swaps if not legal or m in legal]
         self.rng.shuffle(swaps)
         return list(swaps[: MAX_CANDIDATES - 1])
+
+
+def choose(rows: Sequence[Sequence[float]], prior: int | None) -> int:
+    """The move to play, from each world's values of the moves: the best on average, unless
+    the prior's move (the heuristic bot's) is not clearly worse. Few worlds fit in a budget and
+    a world's values are noisy, and the best of many noisy means is biased up; so the search
+    overrules the heuristic only when the best move's mean gain over it, world by world,
+    exceeds :data:`OVERRULE_ERRORS` standard errors."""
+    count = len(rows)
+    means = [sum(column) / count for column in zip(*rows, strict=True)]
+    best = max(range(len(means)), key=means.__getitem__)
+    if prior is None or best == prior:
+        return best
+    gains = [row[best] - row[prior] for row in rows]
+    if count < 2:
+        return prior
+    mean = sum(gains) / count
+    spread = (sum((g - mean) ** 2 for g in gains) / (count - 1)) ** 0.5
+    return best if mean > OVERRULE_ERRORS * spread / count**0.5 else prior

@@ -16,6 +16,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from engine.core.events import DealScored, Event
 from engine.core.moves import Move
 from engine.core.rules import Rules
 
@@ -31,8 +32,16 @@ _UNKEYED = frozenset({"chance", "options", "last_result", "history"})
 #: Cards left in all hands at which the rest of a deal is solved exactly, by seats: two tricks
 #: in a four-seat game, three in a two-seat one.
 EXACT_CARDS = {2: 6, 3: 6, 4: 8}
-#: Nodes an exact solve may visit before the playout's value is taken instead.
-SOLVE_NODES = 4_000
+#: Where a game's endgame costs more (Sixty-Six's closing windows and claims): its own.
+EXACT_CARDS_OF_GAME = {"sixty-six": 4}
+#: Per game, the weight of what each seat took in the deal (``DealScored.taken``: card points
+#: in the point-trick games) beside the score: a deal's score is coarse in Sixty-Six (0 to 3
+#: game points), and most moves score alike; the card points taken tell them apart. Too small
+#: to outweigh one point of score.
+TAKEN_WEIGHT = {"sixty-six": 0.005}
+#: Nodes an exact solve may visit before the playout's value is taken instead (an unfinished
+#: solve is time lost: a node that ends the deal costs the next deal's dealing too).
+SOLVE_NODES = 600
 
 
 class Search:
@@ -42,7 +51,8 @@ class Search:
         self.rules = rules
         self.seat = seat
         self.rng = rng
-        self.exact_cards = EXACT_CARDS.get(rules.seats, 6)
+        self.exact_cards = EXACT_CARDS_OF_GAME.get(rules.name, EXACT_CARDS.get(rules.seats, 6))
+        self.taken_weight = TAKEN_WEIGHT.get(rules.name, 0.0)
         self.table: dict[tuple[Any, ...], tuple[float, float, int]] = {}
         self.nodes = 0
         self.playouts = 0
@@ -57,13 +67,16 @@ class Search:
         sim = world.clone()
         deal, scores = sim.deal_no, tuple(sim.scores)
         if move is not None:
-            self.rules.apply_in_place(sim, self.seat, move)
+            events = self.rules.apply_in_place(sim, self.seat, move)
+            if sim.finished or sim.deal_no != deal:
+                return self.value(sim, scores, events)
         return self.finish(sim, deal, scores, random.Random(seed))
 
     def finish(self, sim: Any, deal: int, scores: tuple[int, ...], rng: random.Random) -> float:
         """Play the deal on to its end (in place) and value it."""
         rules = self.rules
         self.playouts += 1
+        events: Sequence[Event] = ()
         while not sim.finished and sim.deal_no == deal:
             if sum(h.bit_count() for h in sim.hands) <= self.exact_cards:
                 solved = self.solve(sim, deal, scores)
@@ -74,26 +87,27 @@ class Search:
                 break
             actor = acting[0]
             legal = rules.legal_moves(sim, actor)
-            if self._claim_holds(sim, actor, legal):
+            claimed = self._claim(sim, actor, legal)
+            if claimed is not None:
+                events = claimed
                 continue  # claimed: the deal is over
-            rules.apply_in_place(sim, actor, self.policy(legal, rng))
-        return self.value(sim, scores)
+            events = rules.apply_in_place(sim, actor, self.policy(legal, rng))
+        return self.value(sim, scores, events)
 
-    def _claim_holds(self, sim: Any, actor: int, legal: Sequence[Move]) -> bool:
+    def _claim(self, sim: Any, actor: int, legal: Sequence[Move]) -> Sequence[Event] | None:
         """Claim for ``actor`` when it may and the claim is good (the engine judges it, on a
-        copy: a good claim scores for the claimant); True when claimed."""
+        copy: a good claim scores for the claimant); the claim's events, or None."""
         if len(legal) >= 64:
-            return False
+            return None
         claims = [m for m in legal if m.kind == "claim"]
         if not claims:
-            return False
+            return None
         trial = sim.clone()
         before = trial.scores[actor]
         self.rules.apply_in_place(trial, actor, claims[0])
         if trial.scores[actor] <= before:
-            return False
-        self.rules.apply_in_place(sim, actor, claims[0])
-        return True
+            return None
+        return self.rules.apply_in_place(sim, actor, claims[0])
 
     @staticmethod
     def policy(legal: Sequence[Move], rng: random.Random) -> Move:
@@ -109,11 +123,15 @@ class Search:
                 return legal[usable[rng.randrange(len(usable))]]
         return legal[rng.randrange(len(legal))]
 
-    def value(self, sim: Any, scores: tuple[int, ...]) -> float:
-        gains = [now - before for now, before in zip(sim.scores, scores, strict=True)]
-        mine = gains[self.seat]
-        others = (sum(gains) - mine) / (len(gains) - 1)
-        return float(mine - others)
+    def value(self, sim: Any, scores: tuple[int, ...], events: Sequence[Event] = ()) -> float:
+        """The seat's gain less the others' mean gain since ``scores``; with the deal's end in
+        ``events``, what it took counts a little too (:data:`TAKEN_WEIGHT`)."""
+        value = _margin(self.seat, [n - b for n, b in zip(sim.scores, scores, strict=True)])
+        if self.taken_weight:
+            for event in events:
+                if type(event) is DealScored:
+                    value += self.taken_weight * _margin(self.seat, event.taken)
+        return value
 
     # -- the exact endgame ---------------------------------------------------------------------
 
@@ -129,10 +147,17 @@ class Search:
         return value
 
     def _alphabeta(
-        self, s: Any, deal: int, scores: tuple[int, ...], alpha: float, beta: float
+        self,
+        s: Any,
+        deal: int,
+        scores: tuple[int, ...],
+        alpha: float,
+        beta: float,
+        *,
+        events: Sequence[Event] = (),
     ) -> float:
         if s.finished or s.deal_no != deal:
-            return self.value(s, scores)
+            return self.value(s, scores, events)
         self.nodes += 1
         if self.nodes > SOLVE_NODES:
             raise _TooLong
@@ -160,8 +185,8 @@ class Search:
         chosen = 0
         for i in order:
             child = s.clone()
-            rules.apply_in_place(child, actor, legal[i])
-            v = self._alphabeta(child, deal, scores, alpha, beta)
+            happened = rules.apply_in_place(child, actor, legal[i])
+            v = self._alphabeta(child, deal, scores, alpha, beta, events=happened)
             if maximizing:
                 if v > result:
                     result, chosen = v, i
@@ -181,19 +206,23 @@ class Search:
         return result
 
 
+def _margin(seat: int, values: Sequence[int]) -> float:
+    """``values[seat]`` less the mean of the others'."""
+    mine = values[seat]
+    return float(mine - (sum(values) - mine) / (len(values) - 1))
+
+
 class _TooLong(Exception):
     """An exact solve ran past its node budget."""
 
 
 def state_key(s: Any) -> tuple[Any, ...]:
-    """A state's fields as a hashable key (lists as tuples), but those no value depends on."""
-    return tuple(_frozen(v) for k, v in sorted(s.__dict__.items()) if k not in _UNKEYED)
-
-
-def _frozen(value: Any) -> Any:
-    if isinstance(value, list | tuple):
-        return tuple(_frozen(v) for v in value)
-    return value
+    """A state's fields as a hashable key (a list as its text: lists of ints, or of such
+    lists), but those no value depends on. The states of one decision are all sampled by one
+    game's code, so their fields come in one order."""
+    return tuple(
+        [str(v) if type(v) is list else v for k, v in s.__dict__.items() if k not in _UNKEYED]
+    )
 
 
 #: How the bot measures its time: seconds, monotonic (a test gives a clock of its own).

@@ -16,8 +16,8 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.core.events import DealScored, Event
-from engine.core.moves import Move
+from engine.core.events import DealScored, Event, TrickWon
+from engine.core.moves import Move, PlayCard
 from engine.core.rules import Rules
 
 #: Moves a playout never makes: they end or change the deal on a judgement the random policy
@@ -39,6 +39,12 @@ EXACT_CARDS_OF_GAME = {"sixty-six": 4}
 #: game points), and most moves score alike; the card points taken tell them apart. Too small
 #: to outweigh one point of score.
 TAKEN_WEIGHT = {"sixty-six": 0.005}
+#: Games whose playouts play the last card to a trick greedily (win it as cheaply as possible,
+#: else throw the cheapest card): point-trick games where taking points is the aim.
+GREEDY_LAST = frozenset({"sixty-six"})
+#: A card's cost to give up in the point-trick games, by rank (A, 10, K, Q, J, 9, 8, 7, ...).
+_RANK_COST = {14: 11, 10: 10, 13: 4, 12: 3, 11: 2, 9: 0.3, 8: 0.2, 7: 0.1}
+CHEAP: dict[int, float] = {rank: _RANK_COST.get(rank, rank / 100) for rank in range(16)}
 #: Nodes an exact solve may visit before the playout's value is taken instead (an unfinished
 #: solve is time lost: a node that ends the deal costs the next deal's dealing too).
 SOLVE_NODES = 600
@@ -53,6 +59,7 @@ class Search:
         self.rng = rng
         self.exact_cards = EXACT_CARDS_OF_GAME.get(rules.name, EXACT_CARDS.get(rules.seats, 6))
         self.taken_weight = TAKEN_WEIGHT.get(rules.name, 0.0)
+        self.greedy_last = rules.name in GREEDY_LAST
         self.table: dict[tuple[Any, ...], tuple[float, float, int]] = {}
         self.nodes = 0
         self.playouts = 0
@@ -91,8 +98,30 @@ class Search:
             if claimed is not None:
                 events = claimed
                 continue  # claimed: the deal is over
+            if self.greedy_last and len(getattr(sim, "trick", ())) == rules.seats - 1:
+                move = self._last_to_play(sim, actor, legal)
+                if move is not None:
+                    events = rules.apply_in_place(sim, actor, move)
+                    continue
             events = rules.apply_in_place(sim, actor, self.policy(legal, rng))
         return self.value(sim, scores, events)
+
+    def _last_to_play(self, sim: Any, actor: int, legal: Sequence[Move]) -> Move | None:
+        """The last card to a trick, as a point-trick player plays it: the cheapest card that
+        wins the trick, else the cheapest card (the engine says who wins, on a copy). None when
+        the moves are not all card plays."""
+        if len(legal) >= 64:
+            return None
+        plays = [m for m in legal if isinstance(m, PlayCard)]
+        if len(plays) < len(legal):
+            return None
+        order = sorted(plays, key=lambda m: CHEAP[m.card & 15])
+        for move in order:
+            trial = sim.clone()
+            for event in self.rules.apply_in_place(trial, actor, move):
+                if type(event) is TrickWon and event.winner == actor:
+                    return move
+        return order[0]
 
     def _claim(self, sim: Any, actor: int, legal: Sequence[Move]) -> Sequence[Event] | None:
         """Claim for ``actor`` when it may and the claim is good (the engine judges it, on a

@@ -40,11 +40,12 @@ EXACT_CARDS_OF_GAME = {"sixty-six": 4}
 #: to outweigh one point of score.
 TAKEN_WEIGHT = {"sixty-six": 0.005}
 #: Games whose playouts play the last card to a trick greedily (win it as cheaply as possible,
-#: else throw the cheapest card): point-trick games where taking points is the aim.
-GREEDY_LAST = frozenset({"sixty-six"})
-#: A card's cost to give up in the point-trick games, by rank (A, 10, K, Q, J, 9, 8, 7, ...).
-_RANK_COST = {14: 11, 10: 10, 13: 4, 12: 3, 11: 2, 9: 0.3, 8: 0.2, 7: 0.1}
-CHEAP: dict[int, float] = {rank: _RANK_COST.get(rank, rank / 100) for rank in range(16)}
+#: else throw the cheapest card), and what a card costs to give up there, by rank: in the
+#: point-trick games its card points (A, 10, K, Q, J), else its rank.
+_POINTS = {14: 11, 10: 10, 13: 4, 12: 3, 11: 2, 9: 0.3, 8: 0.2, 7: 0.1}
+_POINT_COST: dict[int, float] = {rank: _POINTS.get(rank, rank / 100) for rank in range(16)}
+_RANK_COST: dict[int, float] = {rank: float(rank) for rank in range(16)}
+GREEDY_LAST: dict[str, dict[int, float]] = {"sixty-six": _POINT_COST}
 #: Nodes an exact solve may visit before the playout's value is taken instead (an unfinished
 #: solve is time lost: a node that ends the deal costs the next deal's dealing too).
 SOLVE_NODES = 600
@@ -59,7 +60,7 @@ class Search:
         self.rng = rng
         self.exact_cards = EXACT_CARDS_OF_GAME.get(rules.name, EXACT_CARDS.get(rules.seats, 6))
         self.taken_weight = TAKEN_WEIGHT.get(rules.name, 0.0)
-        self.greedy_last = rules.name in GREEDY_LAST
+        self.cheap = GREEDY_LAST.get(rules.name)
         self.table: dict[tuple[Any, ...], tuple[float, float, int]] = {}
         self.nodes = 0
         self.playouts = 0
@@ -98,7 +99,7 @@ class Search:
             if claimed is not None:
                 events = claimed
                 continue  # claimed: the deal is over
-            if self.greedy_last and len(getattr(sim, "trick", ())) == rules.seats - 1:
+            if self.cheap is not None and len(getattr(sim, "trick", ())) == rules.seats - 1:
                 move = self._last_to_play(sim, actor, legal)
                 if move is not None:
                     events = rules.apply_in_place(sim, actor, move)
@@ -115,7 +116,8 @@ class Search:
         plays = [m for m in legal if isinstance(m, PlayCard)]
         if len(plays) < len(legal):
             return None
-        order = sorted(plays, key=lambda m: CHEAP[m.card & 15])
+        cheap = self.cheap or _RANK_COST
+        order = sorted(plays, key=lambda m: cheap[m.card & 15])
         for move in order:
             trial = sim.clone()
             for event in self.rules.apply_in_place(trial, actor, move):

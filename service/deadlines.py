@@ -11,11 +11,13 @@ that is, is :func:`service.turns.next_timing`.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Iterable
 
 import structlog
 
+from engine.core.events import event_from_data
 from service import clocks as clock_rules
 from service import turns
 from service.commit import Committer, GameStep, idle_ended, played, resigned
@@ -98,7 +100,24 @@ class Deadlines:
         step: GameStep
         if bot is not None:
             kind = record.seats[bot].bot  # type: ignore[union-attr]
-            move = turns.bot_move(kind, rules, state, bot, seed=record.seed, version=version)
+            if turns.wants_history(kind):
+                # The expert searches for its time budget: off the event loop, with the events
+                # its seat has seen (read from the store: the replica keeps no history).
+                batches = await tables.store.read_events(game_id, 0)
+                seen = [event_from_data(e) for b in batches for e in b.events]
+                move = await asyncio.to_thread(
+                    turns.bot_move,
+                    kind,
+                    rules,
+                    state,
+                    bot,
+                    seed=record.seed,
+                    version=version,
+                    events=seen,
+                    options=record.options,
+                )
+            else:
+                move = turns.bot_move(kind, rules, state, bot, seed=record.seed, version=version)
             step = played(record, rules, state, bot, move)
         else:
             held = turns.clocks_of(record)

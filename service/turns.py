@@ -19,11 +19,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tricktable import facts
-from tricktable.bots import make_bot
+from tricktable.bots import EXPERT, make_bot
+from tricktable.bots.base import History, sees
 from tricktable.legal import legal_moves
 from tricktable.v1 import moves_pb2
 
 from engine.core.chance import Chance
+from engine.core.events import Event
 from engine.core.moves import Move
 from engine.core.rules import Rules
 from service import clocks as clock_rules
@@ -34,7 +36,13 @@ from service.store.base import GameRecord, SeatRecord, Timing
 _PLAY_CARD = "play_card"
 
 #: The reference bots a seat may be given.
-BOT_KINDS = ("random", "heuristic")
+BOT_KINDS = ("random", "heuristic", EXPERT)
+
+
+def wants_history(kind: str) -> bool:
+    """Whether a bot of this kind is shown what its seat has seen (the game's events): only
+    then are they read for its move."""
+    return kind == EXPERT
 
 
 def bot_seats(seats: Iterable[SeatRecord | None]) -> frozenset[int]:
@@ -112,12 +120,17 @@ def bot_move(
     seed: bytes,
     version: int,
     cards_only: bool = False,
+    events: Sequence[Event] = (),
+    options: Mapping[str, Any] | None = None,
 ) -> Move:
-    """The reference bot's move for ``seat``, decided on the seat's own view only. A random
-    bot is seeded from the game's secret chance under ``bot:<version>``, so a replay with the
-    seed makes the same move; the heuristic bots are deterministic. ``cards_only``: when the
-    seat may play a card, the bot chooses among its card plays alone (a timeout's move never
-    claims, closes, marries or exchanges)."""
+    """The reference bot's move for ``seat``, decided on the seat's own view only, and, for a
+    bot that looks at it (the expert), on what the seat has seen: ``events``, the game's events
+    from its start (each projected for the seat here, as its stream would give them), and the
+    game's ``options``, as a ``DecideRequest`` carries them. A random or expert bot is seeded
+    from the game's secret chance under ``bot:<version>``, so a replay with the seed makes the
+    same move; the heuristic bots are deterministic. ``cards_only``: when the seat may play a
+    card, the bot chooses among its card plays alone (a timeout's move never claims, closes,
+    marries or exchanges)."""
     if not facts.known(rules.name):  # the bots read the game's facts as a client would
         facts.learn([convert.game_type_to_proto(rules.game_type())])
     # Lay-asides as one choice, not hundreds of listed moves: the bots read either form alike.
@@ -127,6 +140,10 @@ def bot_move(
     if cards_only and _PLAY_CARD in listed.kinds():
         legal = [m for m in listed if m.WhichOneof("kind") == _PLAY_CARD]
     bot = make_bot(kind, rules.name, seed=Chance(seed).randint(f"bot:{version}", 0, 2**31 - 1))
+    if sees(bot):
+        history = History(options=dict(options or {}))
+        history.add(convert.event_to_proto(rules.project(e, seat)) for e in events)
+        bot.see(history)  # type: ignore[attr-defined]  # sees(bot) said it can
     chosen = bot(view, legal)
     if chosen is None or chosen not in legal:
         chosen = legal[0]  # the seat must act: a bot letting its turn pass takes the first move

@@ -20,6 +20,7 @@ from typing import Any
 
 import engine
 from benchmarks import abuse as benchmark_abuse
+from benchmarks import bots_strength as benchmark_strength
 from benchmarks import clocks as benchmark_clocks
 from benchmarks import cluster_client as bench_cluster_client
 from benchmarks import fuzz as benchmark_fuzz
@@ -81,6 +82,11 @@ def register(sub: Any) -> None:
     )
     benchmark_abuse.add_arguments(a)
     a.set_defaults(run=benchmark_abuse.run)
+    b = target.add_parser(
+        "strength", help="the expert bot vs the heuristic bot: duplicate tournaments per game"
+    )
+    benchmark_strength.add_arguments(b)
+    b.set_defaults(run=benchmark_strength.run)
 
 
 def measure(

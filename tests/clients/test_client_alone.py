@@ -52,10 +52,47 @@ def server_imports(path: Path, root: Path = ROOT) -> list[str]:
     return found
 
 
+#: The expert bot simulates with the rules engine: it is the client's ``engine`` extra
+#: (``pip install "./clients/python[engine]"``), imported only when an expert is asked for
+#: (``make_bot("expert", ...)``), so the client alone never imports it.
+EXPERT = CLIENT / "tricktable" / "bots" / "expert"
+
+
 def test_nothing_in_the_client_package_imports_the_server_or_the_engine() -> None:
     files = sorted(CLIENT.rglob("*.py"))
     assert len(files) > 20 and CLIENT / "tricktable" / "cli" / "play.py" in files
-    assert [hit for path in files for hit in server_imports(path)] == []
+    outside = [path for path in files if not in_expert(path)]
+    assert len(outside) < len(files)  # the expert's modules are left out, and only they
+    assert [hit for path in outside for hit in server_imports(path)] == []
+
+
+def in_expert(path: Path) -> bool:
+    """A module of the expert's package (wherever a build copied the package)."""
+    parts = path.parts
+    return any(parts[i : i + 3] == ("tricktable", "bots", "expert") for i in range(len(parts)))
+
+
+def test_the_expert_imports_the_engine_and_nothing_of_the_server() -> None:
+    hits = [hit for path in sorted(EXPERT.rglob("*.py")) for hit in server_imports(path)]
+    assert hits and all(hit.endswith((": engine",)) or ": engine." in hit for hit in hits)
+
+
+def test_only_the_registry_imports_the_expert_and_only_when_asked() -> None:
+    """Nothing outside the expert's package imports it at module level: the registry does, in
+    make_expert, by name."""
+    found = []
+    for path in sorted(CLIENT.rglob("*.py")):
+        if in_expert(path):
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        for node in tree.body:  # module level only
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            found += [f"{path.name}: {n}" for n in names if n.startswith("tricktable.bots.expert")]
+    assert found == []
 
 
 def test_the_import_scan_finds_each_way_of_importing(tmp_path: Path) -> None:
@@ -131,6 +168,13 @@ def test_the_client_alone_cannot_import_the_server(alone: Path, tmp_path: Path) 
         alone, tmp_path, "python", "-c", "import tricktable; print(tricktable.__file__)"
     )
     assert where.returncode == 0 and "site-packages" in where.stdout  # installed, not the repo's
+    # The expert needs the engine extra, and says so; the other bots play without it.
+    asked = "from tricktable.bots import make_bot; make_bot('{}', 'counterpoint')"
+    expert = run_alone(alone, tmp_path, "python", "-c", asked.format("expert"))
+    assert expert.returncode == 1 and "needs the rules engine" in expert.stderr
+    assert "[engine]" in expert.stderr
+    heuristic = run_alone(alone, tmp_path, "python", "-c", asked.format("heuristic"))
+    assert heuristic.returncode == 0, heuristic.stderr
 
 
 def test_the_client_alone_has_the_players_commands_and_not_the_servers(

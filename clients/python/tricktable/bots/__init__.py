@@ -1,6 +1,7 @@
 """The bot SDK: what a bot is (:mod:`.base`), how it plays a live game (:mod:`.runner`), how it
 is served as a process of its own (:mod:`.service`), and the reference bots: a random bot for
-every game and a rules-aware heuristic bot per game.
+every game, a rules-aware heuristic bot per game, and the expert (:mod:`.expert`: a search with
+the rules engine, imported only when asked for, since it needs the engine extra).
 
     from tricktable.bots import make_bot, run_bot
     run_bot(seat, make_bot("heuristic", "counterpoint"))  # on the seat's play stream
@@ -34,6 +35,10 @@ HEURISTIC: dict[str, Callable[[], Bot]] = {
 
 
 REMOTE_PREFIX = "grpc://"
+#: The expert's name in a bot spec: ``expert``, or with settings, ``expert:ms=50``.
+EXPERT = "expert"
+#: The expert's settings a spec may give, each with how its value is read.
+EXPERT_SETTINGS: dict[str, Callable[[str], float]] = {"ms": float}
 
 
 def make_bot(name: str, game: str, seed: int | str | None = None) -> Bot:
@@ -41,6 +46,8 @@ def make_bot(name: str, game: str, seed: int | str | None = None) -> Bot:
 
     * ``"random"``: :class:`RandomBot`, seeded with ``seed``;
     * ``"heuristic"``: the game's heuristic bot (:data:`HEURISTIC`);
+    * ``"expert"`` or ``"expert:ms=50"``: the expert (needs the engine extra), with its time
+      budget per decision in milliseconds (default 200), seeded with ``seed``;
     * ``"grpc://host:port"``: a bot served as a ``BotService`` (:class:`RemoteBot`);
     * ``"package.module:attr"``: a bot factory imported from Python (see :func:`import_bot`).
     """
@@ -52,11 +59,50 @@ def make_bot(name: str, game: str, seed: int | str | None = None) -> Bot:
         if game not in HEURISTIC:
             raise ValueError(f"no heuristic bot for {game!r}; known: {sorted(HEURISTIC)}")
         return HEURISTIC[game]()
+    if name == EXPERT or name.startswith(EXPERT + ":"):
+        return make_expert(name, game, seed)
     if ":" in name:
         return import_bot(name, game, seed)
     raise ValueError(
-        f"unknown bot {name!r}: 'random', 'heuristic', 'grpc://host:port' or 'package.module:attr'"
+        f"unknown bot {name!r}: 'random', 'heuristic', 'expert', 'grpc://host:port' or "
+        "'package.module:attr'"
     )
+
+
+def expert_settings(spec: str) -> dict[str, float]:
+    """The settings of an expert spec: ``expert:ms=50`` is ``{"ms": 50.0}``."""
+    _, _, given = spec.partition(":")
+    settings: dict[str, float] = {}
+    for item in filter(None, given.split(",")):
+        key, equals, value = item.partition("=")
+        if not equals or key not in EXPERT_SETTINGS:
+            raise ValueError(
+                f"bot {spec!r}: an expert setting is one of {sorted(EXPERT_SETTINGS)} as key=value"
+            )
+        try:
+            settings[key] = EXPERT_SETTINGS[key](value)
+        except ValueError:
+            raise ValueError(f"bot {spec!r}: {key} must be a number, not {value!r}") from None
+        if settings[key] <= 0:
+            raise ValueError(f"bot {spec!r}: {key} must be positive")
+    return settings
+
+
+def make_expert(spec: str, game: str, seed: int | str | None = None) -> Bot:
+    """The expert for ``spec`` (``expert``, ``expert:ms=50``), imported now: it needs the
+    engine, which a client installed without the ``engine`` extra does not have."""
+    settings = expert_settings(spec)
+    if game not in HEURISTIC:
+        raise ValueError(f"no expert bot for {game!r}; known: {sorted(HEURISTIC)}")
+    try:
+        expert = importlib.import_module("tricktable.bots.expert")
+    except ImportError as error:
+        raise ValueError(
+            "the expert bot needs the rules engine: pip install ./engine "
+            f'"./clients/python[engine]" ({error})'
+        ) from error
+    bot: Bot = expert.ExpertBot(game, seed=seed, **settings)
+    return bot
 
 
 def import_bot(path: str, game: str, seed: int | str | None = None) -> Bot:
@@ -125,6 +171,7 @@ def _factory_arguments(
 
 
 __all__ = [
+    "EXPERT",
     "HEURISTIC",
     "Bot",
     "BotRunner",
@@ -137,8 +184,10 @@ __all__ = [
     "RemoteBot",
     "SixtySixBot",
     "View",
+    "expert_settings",
     "import_bot",
     "make_bot",
+    "make_expert",
     "may_wait",
     "play_game",
     "play_seats",

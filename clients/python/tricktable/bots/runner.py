@@ -19,6 +19,12 @@
   seat's clock has left; one that does not answer in time, or fails, is left behind and the
   server's clock moves for its seat (or forfeits it), so a hung or broken bot cannot stall the
   game.
+
+A bot with a ``see`` method (:class:`~tricktable.bots.base.SeeingBot`) is shown its seat's
+:class:`~tricktable.bots.base.History` before each decision: every event the seat has seen since
+the game began (taken from the stream the style plays on; the polling style reads the missing
+batches from the event stream just before a decision) and the game's options. Other bots are
+played as before, and no events are kept for them.
 """
 
 from __future__ import annotations
@@ -31,10 +37,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from tricktable import facts
-from tricktable.bots.base import Bot, Move, View
+from tricktable.bots.base import Bot, History, Move, View, options_of, sees
 from tricktable.client import Client, OptionValue, Seat
 from tricktable.errors import IllegalMove, StaleVersion, TricktableError
 from tricktable.legal import legal_moves
@@ -102,13 +108,18 @@ class BotRunner:
         self.wait_for_turn = wait_for_turn and style == "poll"
         self.moves_made = 0
         self.timeouts = 0
+        #: What the seat has seen, kept for a bot that looks (None: the bot does not).
+        self.history: History | None = History() if sees(bot) else None
 
     def run(self) -> pb.GetGameResponse:
         """Play to the end; returns the game as this seat sees it at the end."""
         state = self._wait_for_players()
+        if self.history is not None:
+            self.history.options = options_of(state.game.options)
         if self.style == "play":
             if not is_over(state) and not self.stop.is_set():
-                self._play(state.game.version)
+                # A bot that keeps the history needs every event: the stream begins at 0.
+                self._play(state.game.version if self.history is None else -1)
             return self.seat.get()
         position = self._act(_position(state))
         if self.style == "stream":
@@ -133,11 +144,12 @@ class BotRunner:
         with play as stream:
             while not self.stop.is_set():
                 turn = stream.turn()
+                self._take(stream.events())
                 view = turn.view
                 if stream.ended or view.finished:
                     return
                 legal = legal_moves(view)
-                move = self._decide(view, legal) if legal else None
+                move = self._decide(view, legal, turn.version) if legal else None
                 if move is None:  # nothing to play, or a chance the bot lets pass
                     stream.skip(turn.version)
                     continue
@@ -151,7 +163,7 @@ class BotRunner:
                     if refused.reason in {"GAME_OVER", "GAME_ABANDONED"}:
                         return
                     raise
-                stream.events()  # not kept: a bot decides on its view
+                self._take(stream.events())  # kept only for a bot that looks at them
                 self.moves_made += 1
 
     def _follow_stream(self, position: _Position) -> None:
@@ -160,6 +172,10 @@ class BotRunner:
         for batch in self.seat.stream(from_version=position.version + 1):
             if self.stop.is_set():
                 return
+            if self.history is not None:
+                # The stream began where the game stood: the batches before it are read first.
+                catch_up(self.seat, self.history, batch.version - 1)
+                self.history.add(batch.events, batch.version)
             if batch.version <= position.version:
                 continue  # a move of ours, already seen in its answer
             position = self._act(_position(self.seat.get(compact_lay_aside=True)))
@@ -183,7 +199,7 @@ class BotRunner:
             legal = legal_moves(position.view)
             if not legal:
                 break
-            move = self._decide(position.view, legal)
+            move = self._decide(position.view, legal, position.version)
             if move is None:
                 break
             if move not in legal:
@@ -210,8 +226,17 @@ class BotRunner:
             position = _Position(version, answer.view, answer.view.finished)
         return position
 
-    def _decide(self, view: View, legal: Sequence[Move]) -> Move | None:
+    def _take(self, batches: Sequence[pb.StreamEventsResponse]) -> None:
+        if self.history is not None:
+            for batch in batches:
+                self.history.add(batch.events, batch.version)
+
+    def _decide(self, view: View, legal: Sequence[Move], version: int) -> Move | None:
         learn_facts(self.seat.client, view.game)
+        if self.history is not None:
+            catch_up(self.seat, self.history, version)
+            self.bot.see(self.history)  # type: ignore[attr-defined]  # sees(bot) said it can
+            self.history.decided()
         if self.think_timeout_s is None:
             left = _clock_left(view, self.seat.seat)
             if left is not None:
@@ -235,6 +260,23 @@ class BotRunner:
                 raise
             self.timeouts += 1
             return self.fallback(view, legal)
+
+
+def catch_up(seat: Seat, history: History, version: int) -> None:
+    """Read the event batches ``history`` lacks, up to game version ``version``, from the
+    seat's event stream (a style that is not on a stream, or whose stream began late)."""
+    if history.version >= version:
+        return
+    batches = seat.stream(from_version=history.version + 1)
+    try:
+        for batch in batches:
+            history.add(batch.events, batch.version)
+            if batch.version >= version:
+                return
+    finally:
+        close = getattr(batches, "close", None)  # a generator: closing it ends the call
+        if close is not None:
+            close()
 
 
 def _position(state: pb.GetGameResponse) -> _Position:
@@ -306,6 +348,7 @@ def play_seats(seats: Sequence[Seat], bots: Sequence[Bot], max_moves: int = 100_
         # the start; then the streams themselves do (_public_at).
         public = client.get(game_id)
         learn_facts(client, public.game.game_type)
+        histories = _histories(bots, public.game.options)
         view, version = public.view, public.game.version
         while moves < max_moves:
             if view.finished or not view.to_act:
@@ -313,13 +356,16 @@ def play_seats(seats: Sequence[Seat], bots: Sequence[Bot], max_moves: int = 100_
             for number in _acting(view, plays, version):
                 turn = plays[number].turn(since=version)
                 legal = legal_moves(turn.view)
-                move = bots[number](turn.view, legal) if legal else None
+                if not legal:
+                    continue
+                _show(bots[number], histories[number], plays[number].events())
+                move = bots[number](turn.view, legal)
                 if move is None:
                     continue
                 if move not in legal:
                     raise BotError(f"seat {number}: {move} is not a legal move")
                 version = plays[number].move(move, turn.version)
-                view = _public_at(plays, version) or client.get(game_id).view
+                view = _public_at(plays, version, histories) or client.get(game_id).view
                 moves += 1
                 break
             else:
@@ -339,17 +385,39 @@ def _acting(view: View, plays: Sequence[PlayStream], version: int) -> list[int]:
     return sorted(acting)
 
 
-def _public_at(plays: Sequence[PlayStream], version: int) -> View | None:
+def _histories(bots: Sequence[Bot], options: Mapping[str, Any]) -> list[History | None]:
+    """A history per seat whose bot looks at it (None for one that does not)."""
+    return [History(options=options_of(options)) if sees(bot) else None for bot in bots]
+
+
+def _show(
+    bot: Bot, history: History | None, batches: Sequence[pb.StreamEventsResponse] = ()
+) -> None:
+    """Before a decision: take the seat's new batches and show the bot its history."""
+    if history is None:
+        return
+    for batch in batches:
+        history.add(batch.events, batch.version)
+    bot.see(history)  # type: ignore[attr-defined]  # a history is kept only for such a bot
+    history.decided()
+
+
+def _public_at(
+    plays: Sequence[PlayStream], version: int, histories: Sequence[History | None] = ()
+) -> View | None:
     """A view of the game at ``version`` from the seats' streams, for what every view shows
     alike (who is to act or may act, whether the game is over); None when no seat was sent one
     there. Every stream hears of every version, and a seat that may act at it (every seat, at
     the game's end) gets its view in the same message: so the streams tell whose turn it is,
     where asking the server for the public view cost a unary call a move."""
     public: View | None = None
-    for play in plays:
+    for number, play in enumerate(plays):
         while play.version < version and not play.ended:
             play.receive()
-        play.events()  # not kept: bots decide on their views
+        history = histories[number] if histories else None
+        for batch in play.events():  # kept only for a bot that looks at them
+            if history is not None:
+                history.add(batch.events, batch.version)
         if public is None and play.view is not None and play.view.version == version:
             public = play.view.view
     return public
@@ -376,6 +444,7 @@ def play_clocked_seats(
     game_id = seats[0].game_id
     state = client.get(game_id)
     learn_facts(client, state.game.game_type)
+    histories = _histories(bots, state.game.options)
     while moves < max_moves:
         if is_over(state):
             return GameResult(game_id, client.get(game_id), moves)
@@ -387,6 +456,11 @@ def play_clocked_seats(
             continue
         made = 0
         legals = {n: legal_moves(mine.view) for n, mine in asked.items()}
+        for n, legal in legals.items():
+            history = histories[n]
+            if legal and history is not None:
+                catch_up(seats[n], history, state.game.version)
+                _show(bots[n], history)
         for number, move in _answers(
             {
                 n: (bots[n], asked[n].view, legal, _time_left(asked[n].view, n))

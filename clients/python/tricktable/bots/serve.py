@@ -3,6 +3,7 @@ command): a reference bot, or your own by import path, so that any tournament ca
 address.
 
     tricktable bot --bot heuristic --port 50061
+    tricktable bot --bot expert:ms=100 --port 50063    # the expert (needs the engine extra)
     tricktable bot --bot mybots:make --port 50062       # mybots.py in the current directory
 """
 
@@ -19,7 +20,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bot",
         default="heuristic",
-        help="random, heuristic, or a bot factory as package.module:attr (default heuristic)",
+        help=(
+            "random, heuristic, expert (expert:ms=50: its time per move, needs the engine), or "
+            "a bot factory as package.module:attr (default heuristic)"
+        ),
     )
     parser.add_argument("--name", help="the name the service reports (default: --bot)")
     parser.add_argument(

@@ -5,6 +5,11 @@
 * :class:`RemoteBot` is a :class:`~tricktable.bots.base.Bot` that asks a ``BotService`` at an
   address, so a runner plays a bot written in any language exactly as it plays a Python one.
 
+A ``DecideRequest`` carries, beside the view, the events the seat has seen since its last
+decision and the game's options: :class:`RemoteBot` sends them (it is shown the seat's history
+by the runner), and the host keeps each (game, seat)'s history and shows it to a bot with a
+``see`` method (:class:`~tricktable.bots.base.SeeingBot`) before asking it.
+
     python -m tricktable.bots.serve --bot heuristic --port 50061   # host a reference bot
 """
 
@@ -19,8 +24,8 @@ from concurrent import futures
 import grpc
 
 from tricktable import facts
-from tricktable.bots.base import Bot, Move, View
-from tricktable.client import RetryPolicy, call_with_retry
+from tricktable.bots.base import Bot, History, Move, View, options_of, sees
+from tricktable.client import RetryPolicy, call_with_retry, option_value
 from tricktable.errors import from_rpc_error
 from tricktable.legal import expanded, legal_moves
 from tricktable.v1 import bot_service_pb2 as pb
@@ -44,19 +49,20 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
         self._name = name
         self._games = list(games)
         self._max_tables = max_tables
-        self._bots: OrderedDict[tuple[str, int], Bot] = OrderedDict()
+        self._bots: OrderedDict[tuple[str, int], tuple[Bot, History]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def _bot(self, game_id: str, view: View) -> Bot:
+    def _bot(self, game_id: str, view: View) -> tuple[Bot, History]:
         key = (game_id, view.viewer)
         with self._lock:
-            bot = self._bots.get(key)
-            if bot is None:
-                bot = self._bots[key] = self._factory(view.game)
+            kept = self._bots.get(key)
+            if kept is None:
+                # Until events from the game's start come, what it is told is not the whole.
+                kept = self._bots[key] = (self._factory(view.game), History(complete=False))
                 while len(self._bots) > self._max_tables:  # forget the longest-idle tables
                     self._bots.popitem(last=False)
             self._bots.move_to_end(key)
-            return bot
+            return kept
 
     def DescribeBot(
         self, request: pb.DescribeBotRequest, context: grpc.ServicerContext
@@ -71,7 +77,16 @@ class BotServicer(bot_service_pb2_grpc.BotServiceServicer):
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"this bot does not play {view.game}")
         if request.HasField("game_type") and not facts.known(view.game):
             facts.learn([request.game_type])
-        move = self._bot(request.game_id, view)(view, legal_moves(view))
+        bot, history = self._bot(request.game_id, view)
+        if request.events_from_start:
+            history.restart()
+        history.add(request.events)
+        if request.options:
+            history.options = options_of(request.options)
+        if sees(bot):
+            bot.see(history)  # type: ignore[attr-defined]  # sees(bot) said it can
+        history.decided()
+        move = bot(view, legal_moves(view))
         return pb.DecideResponse() if move is None else pb.DecideResponse(move=move)
 
 
@@ -133,6 +148,15 @@ class RemoteBot:
         self.game_id = game_id or uuid.uuid4().hex
         self.timeout_s = timeout_s
         self.retry = retry or RetryPolicy(attempts=3)
+        self._history: History | None = None
+        self._sent = 0  # events of the history the remote bot has been sent
+        self._resend = True  # the next request sends the history from the game's start
+
+    def see(self, history: History) -> None:
+        """The seat's history, from the runner: what is new is sent with the next request."""
+        if history is not self._history or len(history.events) < self._sent:
+            self._resend = True
+        self._history = history
 
     def describe(self) -> pb.DescribeBotResponse:
         try:
@@ -150,6 +174,16 @@ class RemoteBot:
         game_type = facts.game_type(view.game)
         if game_type is not None:  # the remote bot reads the game's facts from it
             request.game_type.CopyFrom(game_type)
+        history = self._history
+        if history is not None:
+            start = 0 if self._resend else self._sent
+            request.events.extend(history.events[start:])
+            request.events_from_start = self._resend and history.complete
+            for name, value in history.options.items():
+                request.options[name].CopyFrom(option_value(value))
+        # Unanswered, the remote may or may not have taken the events: the next request sends
+        # the whole history again (events_from_start), so nothing is missed or taken twice.
+        self._resend = True
         response: pb.DecideResponse = call_with_retry(
             self.stub.Decide,
             request,
@@ -157,6 +191,8 @@ class RemoteBot:
             timeout_s=self.timeout_s,
             retryable=lambda error: error.code == grpc.StatusCode.UNAVAILABLE,
         )
+        if history is not None:
+            self._sent, self._resend = len(history.events), False
         return response.move if response.HasField("move") else None
 
     def close(self) -> None:

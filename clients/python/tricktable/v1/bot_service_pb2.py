@@ -22,26 +22,31 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from tricktable.v1 import events_pb2 as tricktable_dot_v1_dot_events__pb2
 from tricktable.v1 import game_types_pb2 as tricktable_dot_v1_dot_game__types__pb2
 from tricktable.v1 import moves_pb2 as tricktable_dot_v1_dot_moves__pb2
 from tricktable.v1 import views_pb2 as tricktable_dot_v1_dot_views__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ftricktable/v1/bot_service.proto\x12\rtricktable.v1\x1a\x1etricktable/v1/game_types.proto\x1a\x19tricktable/v1/moves.proto\x1a\x19tricktable/v1/views.proto\"\x14\n\x12\x44\x65scribeBotRequest\"2\n\x13\x44\x65scribeBotResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x03(\t\"o\n\rDecideRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12!\n\x04view\x18\x02 \x01(\x0b\x32\x13.tricktable.v1.View\x12*\n\tgame_type\x18\x03 \x01(\x0b\x32\x17.tricktable.v1.GameType\"3\n\x0e\x44\x65\x63ideResponse\x12!\n\x04move\x18\x01 \x01(\x0b\x32\x13.tricktable.v1.Move2\xa9\x01\n\nBotService\x12T\n\x0b\x44\x65scribeBot\x12!.tricktable.v1.DescribeBotRequest\x1a\".tricktable.v1.DescribeBotResponse\x12\x45\n\x06\x44\x65\x63ide\x12\x1c.tricktable.v1.DecideRequest\x1a\x1d.tricktable.v1.DecideResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ftricktable/v1/bot_service.proto\x12\rtricktable.v1\x1a\x1atricktable/v1/events.proto\x1a\x1etricktable/v1/game_types.proto\x1a\x19tricktable/v1/moves.proto\x1a\x19tricktable/v1/views.proto\"\x14\n\x12\x44\x65scribeBotRequest\"2\n\x13\x44\x65scribeBotResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x03(\t\"\xb8\x02\n\rDecideRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12!\n\x04view\x18\x02 \x01(\x0b\x32\x13.tricktable.v1.View\x12*\n\tgame_type\x18\x03 \x01(\x0b\x32\x17.tricktable.v1.GameType\x12$\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x14.tricktable.v1.Event\x12:\n\x07options\x18\x05 \x03(\x0b\x32).tricktable.v1.DecideRequest.OptionsEntry\x12\x19\n\x11\x65vents_from_start\x18\x06 \x01(\x08\x1aJ\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.tricktable.v1.OptionValue:\x02\x38\x01\"3\n\x0e\x44\x65\x63ideResponse\x12!\n\x04move\x18\x01 \x01(\x0b\x32\x13.tricktable.v1.Move2\xa9\x01\n\nBotService\x12T\n\x0b\x44\x65scribeBot\x12!.tricktable.v1.DescribeBotRequest\x1a\".tricktable.v1.DescribeBotResponse\x12\x45\n\x06\x44\x65\x63ide\x12\x1c.tricktable.v1.DecideRequest\x1a\x1d.tricktable.v1.DecideResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tricktable.v1.bot_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_DESCRIBEBOTREQUEST']._serialized_start=136
-  _globals['_DESCRIBEBOTREQUEST']._serialized_end=156
-  _globals['_DESCRIBEBOTRESPONSE']._serialized_start=158
-  _globals['_DESCRIBEBOTRESPONSE']._serialized_end=208
-  _globals['_DECIDEREQUEST']._serialized_start=210
-  _globals['_DECIDEREQUEST']._serialized_end=321
-  _globals['_DECIDERESPONSE']._serialized_start=323
-  _globals['_DECIDERESPONSE']._serialized_end=374
-  _globals['_BOTSERVICE']._serialized_start=377
-  _globals['_BOTSERVICE']._serialized_end=546
+  _globals['_DECIDEREQUEST_OPTIONSENTRY']._loaded_options = None
+  _globals['_DECIDEREQUEST_OPTIONSENTRY']._serialized_options = b'8\001'
+  _globals['_DESCRIBEBOTREQUEST']._serialized_start=164
+  _globals['_DESCRIBEBOTREQUEST']._serialized_end=184
+  _globals['_DESCRIBEBOTRESPONSE']._serialized_start=186
+  _globals['_DESCRIBEBOTRESPONSE']._serialized_end=236
+  _globals['_DECIDEREQUEST']._serialized_start=239
+  _globals['_DECIDEREQUEST']._serialized_end=551
+  _globals['_DECIDEREQUEST_OPTIONSENTRY']._serialized_start=477
+  _globals['_DECIDEREQUEST_OPTIONSENTRY']._serialized_end=551
+  _globals['_DECIDERESPONSE']._serialized_start=553
+  _globals['_DECIDERESPONSE']._serialized_end=604
+  _globals['_BOTSERVICE']._serialized_start=607
+  _globals['_BOTSERVICE']._serialized_end=776
 # @@protoc_insertion_point(module_scope)

@@ -7,6 +7,7 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from tricktable.v1 import events_pb2 as _events_pb2
 from tricktable.v1 import game_types_pb2 as _game_types_pb2
 from tricktable.v1 import moves_pb2 as _moves_pb2
 from tricktable.v1 import views_pb2 as _views_pb2
@@ -65,11 +66,39 @@ Global___DescribeBotResponse: _TypeAlias = DescribeBotResponse  # noqa: Y015
 class DecideRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class OptionsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> _game_types_pb2.OptionValue: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _game_types_pb2.OptionValue | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     GAME_ID_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
     GAME_TYPE_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    EVENTS_FROM_START_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game (or, for a runner that does not say, a key unique to one seat of one game)."""
+    events_from_start: _builtins.bool
+    """Set when events begin at the game's beginning: a bot that keeps a game's history starts it
+    afresh from them (a caller that restarted, or a bot that forgot the table, loses nothing).
+    """
     @_builtins.property
     def view(self) -> _views_pb2.View: ...
     @_builtins.property
@@ -78,16 +107,35 @@ class DecideRequest(_message.Message):
         card points, bid readings) from it; sent when the caller knows it.
         """
 
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_events_pb2.Event]:
+        """The events this seat has seen since its last decision in this game (at its first decision,
+        every event since the game began: then events_from_start is set), in order, each as the
+        seat's own event stream gives it (projected: no card it may not see). With its earlier
+        ones they are the deal's history a view forgets (the cards of tricks another seat won), so
+        a bot can build the seat's information set. Empty from a caller that does not send them.
+        """
+
+    @_builtins.property
+    def options(self) -> _containers.MessageMap[_builtins.str, _game_types_pb2.OptionValue]:
+        """The game's options, every one (defaults filled in), as GameSummary.options has them: a
+        bot simulates the game being played, not the defaults. Empty from a caller that does not
+        send them.
+        """
+
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         view: _views_pb2.View | None = ...,
         game_type: _game_types_pb2.GameType | None = ...,
+        events: _abc.Iterable[_events_pb2.Event] | None = ...,
+        options: _abc.Mapping[_builtins.str, _game_types_pb2.OptionValue] | None = ...,
+        events_from_start: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "game_type", b"game_type", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "events_from_start", b"events_from_start", "game_id", b"game_id", "game_type", b"game_type", "options", b"options", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -1,0 +1,70 @@
+"""The expert as a server bot seat (``bot_seats`` with ``"expert"``): it plays whole games
+against a person, deciding on its seat's view and the events its seat has seen (read from the
+store, projected for the seat), off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import uuid
+from typing import Any
+
+import pytest
+
+from engine import get_rules
+from service.game_service import GameService
+from service.scheduler import Scheduler
+from service.store.base import ACTIVE, FINISHED
+from service.store.memory import MemoryStore
+from service.turns import BOT_KINDS, wants_history
+from tests.service.games import FakeClock
+
+
+def test_the_expert_is_a_server_bot_that_is_shown_its_seats_history() -> None:
+    assert "expert" in BOT_KINDS and wants_history("expert")
+    assert not wants_history("heuristic") and not wants_history("random")
+
+
+@pytest.mark.parametrize(
+    ("game", "options"),
+    [
+        ("counterpoint", {"target_score": 30}),
+        ("nominations", {"target_score": 80, "shuffle_between_deals": False}),
+    ],
+)
+def test_a_person_plays_a_whole_game_against_an_expert_seat(
+    game: str, options: dict[str, Any]
+) -> None:
+    async def main() -> None:
+        clock = FakeClock()
+        games = GameService(MemoryStore(), clock=clock, bot_delay_s=0.5)
+        sweeper = Scheduler(games, clock=clock)
+        seats = get_rules(game).seats
+        bots = {n: ("expert" if n == 1 else "random") for n in range(1, seats)}
+        record = await games.create_game(game, options, b"expert seat", bot_seats=bots)
+        _, token, record = await games.join_game(record.game_id, 0, "me")
+        rng = random.Random(game)
+        expert_moves = 0
+        for _ in range(3000):
+            record, mine = await games.get_game(record.game_id, token)
+            if record.status != ACTIVE:
+                break
+            if 0 in mine.to_act:
+                await games.submit_move(
+                    record.game_id,
+                    token,
+                    mine.legal_moves[rng.randrange(len(mine.legal_moves))],
+                    expected_version=record.version,
+                    request_id=uuid.uuid4().hex,
+                )
+                continue
+            before = record.version
+            rules, state = await games.tables.state(record)
+            expert_moves += 1 in rules.to_act(state)
+            clock.now += 0.5
+            await sweeper.sweep()
+            assert (await games.store.load(record.game_id)).version == before + 1
+        assert record.status == FINISHED
+        assert expert_moves > 5
+
+    asyncio.run(main())

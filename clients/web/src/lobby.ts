@@ -86,6 +86,7 @@ function seatFields(seats: number): { row: HTMLElement; read: () => Record<numbe
       // A server bot by default: one person alone can play at once.
       h("option", { value: "heuristic" }, "a server bot"),
       h("option", { value: "" }, "a person (joins later)"),
+      h("option", { value: "expert" }, "a strong server bot (it searches)"),
       h("option", { value: "random" }, "a server bot playing at random")) as HTMLSelectElement);
   const row = h("div", { class: "seat-players" }, h("p", {}, "You take the first seat. The other players:"),
     ...choices.map((select, i) => h("label", { class: "option" }, h("span", { class: "name" }, `player ${i + 2}`), select)));

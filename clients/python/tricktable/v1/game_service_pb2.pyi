@@ -133,8 +133,8 @@ class SeatStatus(_message.Message):
     taken: _builtins.bool
     player_name: _builtins.str
     bot: _builtins.str
-    """The server's reference bot playing this seat ("random" or "heuristic"); empty for a
-    player's seat.
+    """The server's reference bot playing this seat ("random", "heuristic" or "expert"); empty
+    for a player's seat.
     """
     def __init__(
         self,
@@ -347,8 +347,8 @@ class CreateGameRequest(_message.Message):
 
     @_builtins.property
     def bot_seats(self) -> _containers.ScalarMap[_builtins.int, _builtins.str]:
-        """Seats the server's reference bots play, by seat: "random" or "heuristic". They are taken at
-        once, hold no token, see only their own view, and move a short delay after their seat must
+        """Seats the server's reference bots play, by seat: "random", "heuristic" or "expert" (sampled
+        worlds searched, about 200 ms a move). They are taken at once, hold no token, see only their own view, and move a short delay after their seat must
         act (on whichever replica gets there first, exactly once per turn). A table of bots but one
         seat is a game for one person.
         """

@@ -4,7 +4,9 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { GameType } from "./game_types_pb.js";
+import type { Event } from "./events_pb.js";
+import { file_tricktable_v1_events } from "./events_pb.js";
+import type { GameType, OptionValue } from "./game_types_pb.js";
 import { file_tricktable_v1_game_types } from "./game_types_pb.js";
 import type { Move } from "./moves_pb.js";
 import { file_tricktable_v1_moves } from "./moves_pb.js";
@@ -16,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tricktable/v1/bot_service.proto.
  */
 export const file_tricktable_v1_bot_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch90cmlja3RhYmxlL3YxL2JvdF9zZXJ2aWNlLnByb3RvEg10cmlja3RhYmxlLnYxIhQKEkRlc2NyaWJlQm90UmVxdWVzdCIyChNEZXNjcmliZUJvdFJlc3BvbnNlEgwKBG5hbWUYASABKAkSDQoFZ2FtZXMYAiADKAkibwoNRGVjaWRlUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEiEKBHZpZXcYAiABKAsyEy50cmlja3RhYmxlLnYxLlZpZXcSKgoJZ2FtZV90eXBlGAMgASgLMhcudHJpY2t0YWJsZS52MS5HYW1lVHlwZSIzCg5EZWNpZGVSZXNwb25zZRIhCgRtb3ZlGAEgASgLMhMudHJpY2t0YWJsZS52MS5Nb3ZlMqkBCgpCb3RTZXJ2aWNlElQKC0Rlc2NyaWJlQm90EiEudHJpY2t0YWJsZS52MS5EZXNjcmliZUJvdFJlcXVlc3QaIi50cmlja3RhYmxlLnYxLkRlc2NyaWJlQm90UmVzcG9uc2USRQoGRGVjaWRlEhwudHJpY2t0YWJsZS52MS5EZWNpZGVSZXF1ZXN0Gh0udHJpY2t0YWJsZS52MS5EZWNpZGVSZXNwb25zZWIGcHJvdG8z", [file_tricktable_v1_game_types, file_tricktable_v1_moves, file_tricktable_v1_views]);
+  fileDesc("Ch90cmlja3RhYmxlL3YxL2JvdF9zZXJ2aWNlLnByb3RvEg10cmlja3RhYmxlLnYxIhQKEkRlc2NyaWJlQm90UmVxdWVzdCIyChNEZXNjcmliZUJvdFJlc3BvbnNlEgwKBG5hbWUYASABKAkSDQoFZ2FtZXMYAiADKAkiuAIKDURlY2lkZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIhCgR2aWV3GAIgASgLMhMudHJpY2t0YWJsZS52MS5WaWV3EioKCWdhbWVfdHlwZRgDIAEoCzIXLnRyaWNrdGFibGUudjEuR2FtZVR5cGUSJAoGZXZlbnRzGAQgAygLMhQudHJpY2t0YWJsZS52MS5FdmVudBI6CgdvcHRpb25zGAUgAygLMikudHJpY2t0YWJsZS52MS5EZWNpZGVSZXF1ZXN0Lk9wdGlvbnNFbnRyeRIZChFldmVudHNfZnJvbV9zdGFydBgGIAEoCBpKCgxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEikKBXZhbHVlGAIgASgLMhoudHJpY2t0YWJsZS52MS5PcHRpb25WYWx1ZToCOAEiMwoORGVjaWRlUmVzcG9uc2USIQoEbW92ZRgBIAEoCzITLnRyaWNrdGFibGUudjEuTW92ZTKpAQoKQm90U2VydmljZRJUCgtEZXNjcmliZUJvdBIhLnRyaWNrdGFibGUudjEuRGVzY3JpYmVCb3RSZXF1ZXN0GiIudHJpY2t0YWJsZS52MS5EZXNjcmliZUJvdFJlc3BvbnNlEkUKBkRlY2lkZRIcLnRyaWNrdGFibGUudjEuRGVjaWRlUmVxdWVzdBodLnRyaWNrdGFibGUudjEuRGVjaWRlUmVzcG9uc2ViBnByb3RvMw", [file_tricktable_v1_events, file_tricktable_v1_game_types, file_tricktable_v1_moves, file_tricktable_v1_views]);
 
 /**
  * @generated from message tricktable.v1.DescribeBotRequest
@@ -78,6 +80,34 @@ export type DecideRequest = Message<"tricktable.v1.DecideRequest"> & {
    * @generated from field: tricktable.v1.GameType game_type = 3;
    */
   gameType?: GameType | undefined;
+
+  /**
+   * The events this seat has seen since its last decision in this game (at its first decision,
+   * every event since the game began: then events_from_start is set), in order, each as the
+   * seat's own event stream gives it (projected: no card it may not see). With its earlier
+   * ones they are the deal's history a view forgets (the cards of tricks another seat won), so
+   * a bot can build the seat's information set. Empty from a caller that does not send them.
+   *
+   * @generated from field: repeated tricktable.v1.Event events = 4;
+   */
+  events: Event[];
+
+  /**
+   * The game's options, every one (defaults filled in), as GameSummary.options has them: a
+   * bot simulates the game being played, not the defaults. Empty from a caller that does not
+   * send them.
+   *
+   * @generated from field: map<string, tricktable.v1.OptionValue> options = 5;
+   */
+  options: { [key: string]: OptionValue };
+
+  /**
+   * Set when events begin at the game's beginning: a bot that keeps a game's history starts it
+   * afresh from them (a caller that restarted, or a bot that forgot the table, loses nothing).
+   *
+   * @generated from field: bool events_from_start = 6;
+   */
+  eventsFromStart: boolean;
 };
 
 /**

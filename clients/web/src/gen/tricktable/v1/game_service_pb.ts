@@ -75,8 +75,8 @@ export type SeatStatus = Message<"tricktable.v1.SeatStatus"> & {
   playerName: string;
 
   /**
-   * The server's reference bot playing this seat ("random" or "heuristic"); empty for a
-   * player's seat.
+   * The server's reference bot playing this seat ("random", "heuristic" or "expert"); empty
+   * for a player's seat.
    *
    * @generated from field: string bot = 4;
    */
@@ -238,8 +238,8 @@ export type CreateGameRequest = Message<"tricktable.v1.CreateGameRequest"> & {
   timeControl?: TimeControl | undefined;
 
   /**
-   * Seats the server's reference bots play, by seat: "random" or "heuristic". They are taken at
-   * once, hold no token, see only their own view, and move a short delay after their seat must
+   * Seats the server's reference bots play, by seat: "random", "heuristic" or "expert" (sampled
+   * worlds searched, about 200 ms a move). They are taken at once, hold no token, see only their own view, and move a short delay after their seat must
    * act (on whichever replica gets there first, exactly once per turn). A table of bots but one
    * seat is a game for one person.
    *

@@ -140,10 +140,12 @@ class Reads:
         return record, state
 
     async def stream_events(
-        self, game_id: str, token: str | None, from_version: int
+        self, game_id: str, token: str | None, from_version: int, follow_rematch: bool = False
     ) -> AsyncIterator[ProjectedBatch]:
         """Batches from ``from_version`` on, projected, then live ones as they are committed.
-        Ends after the game's last batch, or when the server shuts down. A start beyond the
+        Ends after the game's last batch (with ``follow_rematch``, a stream started past it
+        follows the seats' rematch offers up to the one naming the next game), or when the
+        server shuts down. A start beyond the
         next version is refused: that version may never come, and holding the stream until its
         deadline would only hide the client's mistake.
 
@@ -163,7 +165,9 @@ class Reads:
             raise VersionAhead(record.version, from_version)
         if record.status != ACTIVE and from_version > record.version:
             # After an ended game's last batch come only its seats' rematch offers
-            # (service.rematch): followed up to the one naming the next game.
+            # (service.rematch): followed, when asked, up to the one naming the next game.
+            if not follow_rematch:
+                return
             ended = (await tables.store.read_events(game_id, record.version))[-1]
             if ended.rematch is not None and ended.rematch["game_id"]:
                 return

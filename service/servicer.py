@@ -153,7 +153,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         self, request: pb.StreamEventsRequest, context: CallContext
     ) -> AsyncIterator[pb.StreamEventsResponse]:
         validate.stream_events(request)
-        batches = self._games.stream_events(request.game_id, _token(context), request.from_version)
+        batches = self._games.stream_events(
+            request.game_id, _token(context), request.from_version, request.follow_rematch
+        )
         async for batch in batches:
             # One commit's batch reaches every watcher as the same object: converted once.
             message = batch.encoded.get("proto")

@@ -150,9 +150,19 @@ def test_a_rematch_starts_when_every_seat_accepts_with_the_seats_rotated(client:
     game_id, tokens = _ended_table(client)
     ended = client.get(game_id)
     assert ended.game.status == pb.GAME_STATUS_ABANDONED
-    # A stream of the ended game opened after its last batch follows the offers.
+    # Without asking, a stream opened after the ended game's last batch ends at once (as ever).
+    assert not list(
+        client.stub.StreamEvents(
+            pb.StreamEventsRequest(game_id=game_id, from_version=ended.game.version + 1),
+            metadata=auth(tokens[1]),
+            timeout=30,
+        )
+    )
+    # A stream of the ended game opened after its last batch follows the offers when asked.
     stream = client.stub.StreamEvents(
-        pb.StreamEventsRequest(game_id=game_id, from_version=ended.game.version + 1),
+        pb.StreamEventsRequest(
+            game_id=game_id, from_version=ended.game.version + 1, follow_rematch=True
+        ),
         metadata=auth(tokens[1]),
         timeout=30,
     )

@@ -108,7 +108,7 @@ def test_a_rematch_accepted_on_two_replicas_starts_one_game(
     b.stub.LeaveGame(pb.LeaveGameRequest(game_id=table.game_id), metadata=auth(table.tokens[1]))
     after = a.get(table.game_id).game.version + 1
     stream = a.stub.StreamEvents(
-        pb.StreamEventsRequest(game_id=table.game_id, from_version=after),
+        pb.StreamEventsRequest(game_id=table.game_id, from_version=after, follow_rematch=True),
         metadata=auth(table.tokens[0]),
         timeout=30,
     )

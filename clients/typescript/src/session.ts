@@ -209,7 +209,7 @@ export class GameSession {
     while (!signal?.aborted) {
       let delay = wait;
       try {
-        const stream = this.client.api.streamEvents({ gameId: this.gameId, fromVersion: BigInt(next) }, this.callOptions(signal));
+        const stream = this.client.api.streamEvents({ gameId: this.gameId, fromVersion: BigInt(next), followRematch: options.followRematch ?? false }, this.callOptions(signal));
         let received = 0;
         for await (const batch of stream) {
           const version = Number(batch.version);

@@ -160,7 +160,7 @@ export class GameSession {
         const signal = eitherAborted(this.stop$.signal, this.restream.signal);
         const wasOver = this.over;
         let received = 0;
-        const batches = this.api.streamEvents({ gameId: this.gameId, fromVersion: from }, as(this.seat?.token, signal));
+        const batches = this.api.streamEvents({ gameId: this.gameId, fromVersion: from, followRematch: true }, as(this.seat?.token, signal));
         for await (const batch of batches) {
           received += 1;
           this.record(batch);

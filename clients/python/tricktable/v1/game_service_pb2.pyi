@@ -711,20 +711,27 @@ class StreamEventsRequest(_message.Message):
 
     GAME_ID_FIELD_NUMBER: _builtins.int
     FROM_VERSION_FIELD_NUMBER: _builtins.int
+    FOLLOW_REMATCH_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     from_version: _builtins.int
     """The first version to send: 0 replays the game from its first deal; a client that has seen
     version v resumes with v + 1.
+    """
+    follow_rematch: _builtins.bool
+    """After an ended game's last batch, keep the stream open for its seats' rematch offers (see
+    Rematch), up to the one naming the next game. Without it a stream ends after the game's
+    last batch, and one started past it ends at once.
     """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         from_version: _builtins.int = ...,
+        follow_rematch: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["follow_rematch", b"follow_rematch", "from_version", b"from_version", "game_id", b"game_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -65,9 +65,14 @@ class Lobby:
         *,
         time_control: TimeControl | None = None,
         bot_seats: Mapping[int, str] | None = None,
+        game_id: str | None = None,
+        held_seats: Mapping[int, SeatRecord] | None = None,
     ) -> GameRecord:
         """A new game. ``bot_seats`` (seat -> "random" or "heuristic") are taken at once by the
-        server's reference bots, which play them with no token (see service.turns)."""
+        server's reference bots, which play them with no token (see service.turns). ``game_id``:
+        its id, when the caller fixes it (a tournament's game); the store refuses a second game
+        with one id (GameExists). ``held_seats``: seats taken at once by players named by the
+        caller (a tournament's connected bots), so no one else may join them."""
         tables = self._tables
         rules = get_rules(game_type)
         resolved = options_to_data(rules.options(options))
@@ -78,14 +83,16 @@ class Lobby:
         seed = seed or self._new_seed()
         state = rules.new_game(resolved, seed)
         record = GameRecord(
-            game_id=self._new_id(),
+            game_id=game_id or self._new_id(),
             game_type=game_type,
             options=resolved,
             seed=seed,
             seat_count=rules.seats,
             created_at_ms=tables.now_ms(),
             seats=tuple(
-                SeatRecord(token_hash="", player_name=bots[n], bot=bots[n]) if n in bots else None
+                SeatRecord(token_hash="", player_name=bots[n], bot=bots[n])
+                if n in bots
+                else (held_seats or {}).get(n)
                 for n in range(rules.seats)
             ),
             snapshot=rules.snapshot(state),

@@ -200,6 +200,16 @@ class RequestSeen(Exception):  # a signal from store to service, never shown to 
         self.version = version
 
 
+class GameExists(ValueError):  # a signal from store to service, never shown to a client
+    """A game with this id exists: :meth:`GameStore.create` never writes over one (a
+    tournament's game, whose id is fixed by its schedule, is created once by whichever replica
+    gets there first)."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"game {game_id!r} exists")
+        self.game_id = game_id
+
+
 class GameStore(ABC):
     """Where games live. Every method is a coroutine; adapters must be safe to share between
     concurrent requests (and, for Redis, between server replicas)."""
@@ -207,7 +217,8 @@ class GameStore(ABC):
     @abstractmethod
     async def create(self, game: GameRecord, opening: EventBatch) -> None:
         """Store a new game (version 0) and its opening events, with the seats already taken
-        (server bots) and, when those fill the table, its timing."""
+        (server bots) and, when those fill the table, its timing. Raise GameExists (nothing
+        written) if a game with its id exists."""
 
     @abstractmethod
     async def load(self, game_id: str) -> GameRecord:

@@ -28,6 +28,7 @@ from service.store.base import (
     Due,
     EventBatch,
     Filled,
+    GameExists,
     GameRecord,
     GameStore,
     LobbyPosition,
@@ -76,7 +77,7 @@ class MemoryStore(GameStore):
 
     async def create(self, game: GameRecord, opening: EventBatch) -> None:
         if game.game_id in self._games:
-            raise ValueError(f"game {game.game_id!r} exists")
+            raise GameExists(game.game_id)
         expires = self._clock() + self._open_ttl if self._open_ttl > 0 and not game.full else None
         self._games[game.game_id] = _Game(record=game, batches=[opening], expires_at=expires)
         if game.timing is not None:

@@ -78,6 +78,7 @@ from service.store.base import (
     Due,
     EventBatch,
     Filled,
+    GameExists,
     GameRecord,
     GameStore,
     LobbyPosition,
@@ -216,6 +217,7 @@ return 1
 # (server bots: {"seat": SeatRecord json}); with ttl_s > 0 it expires unless its seats fill
 # (_TAKE_SEAT).
 _CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 5))
 for seat, record in pairs(cjson.decode(ARGV[4])) do redis.call('HSET', KEYS[2], seat, record) end
 redis.call('SET', KEYS[3], ARGV[2])
@@ -223,6 +225,7 @@ redis.call('XADD', KEYS[4], '0-1', 'd', ARGV[3])
 if tonumber(ARGV[1]) > 0 then
   for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[1]) end
 end
+return 1
 """
 
 # Every call goes through the one pipelined client: on a cluster, redis-py's cluster client cost
@@ -371,7 +374,9 @@ class RedisStore(GameStore):
         pairs: list[Arg] = [x for field in fields.items() for x in field]
         ttl = self._open_ttl if not game.full else 0  # a table filled at once (bot seats) stays
         args: list[Arg] = [ttl, game.snapshot, opening.to_json(), json.dumps(taken), *pairs]
-        await self._call(self._r.evalsha(_CREATE_SCRIPT, [meta, seats, snapshot, events], args))
+        keys = [meta, seats, snapshot, events]
+        if not await self._call(self._r.evalsha(_CREATE_SCRIPT, keys, args)):
+            raise GameExists(game.game_id)  # a game is never written over
         if not game.full:
             await self._call(self._r.execute("ZADD", _LOBBY, game.created_at_ms, game.game_id))
 

@@ -1,0 +1,54 @@
+"""The tournament room put together for one replica: its store (beside the games' own: Redis
+when the games are in Redis, else memory), the desk, the runner that advances tournaments, and
+the servicer both doors serve."""
+
+from __future__ import annotations
+
+from tricktable.v1 import tournament_service_pb2
+
+from service.config import ServerConfig
+from service.game_service import GameService
+from service.tournaments.advance import Advancer
+from service.tournaments.desk import TournamentDesk
+from service.tournaments.limits import TournamentGate, TournamentLimits
+from service.tournaments.redis_store import RedisTournamentStore
+from service.tournaments.runner import TournamentRunner
+from service.tournaments.servicer import TournamentServicer
+from service.tournaments.store import MemoryTournamentStore, TournamentStore
+
+
+class Tournaments:
+    SERVICE_NAME = tournament_service_pb2.DESCRIPTOR.services_by_name["TournamentService"].full_name
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        games: GameService,
+        store: TournamentStore | None = None,
+        limits: TournamentLimits | None = None,
+    ) -> None:
+        if store is None:
+            store = (
+                RedisTournamentStore.from_url(config.redis_url, cluster=config.redis_cluster)
+                if config.redis_url
+                else MemoryTournamentStore()
+            )
+        self.store = store
+        self.desk = TournamentDesk(
+            games, store, TournamentGate(limits or TournamentLimits()),
+            stream_wait_s=config.stream_wait_s,
+        )  # fmt: skip
+        self.runner = TournamentRunner(Advancer(games, store), store)
+        self.servicer = TournamentServicer(self.desk)
+
+    def start(self) -> None:
+        self.runner.start()
+
+    def close_streams(self) -> None:
+        self.desk.close_streams()
+
+    async def stop(self) -> None:
+        await self.runner.stop()
+        close = getattr(self.store, "close", None)
+        if close is not None:
+            await close()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import grpc
 from tricktable.v1 import tournament_service_pb2 as tpb
@@ -23,14 +23,18 @@ def create_request(
     duplicate: bool = False,
     games_at_once: int = 2,
     seed: bytes = b"cup",
+    options: Mapping[str, int] | None = None,
 ) -> tpb.CreateTournamentRequest:
-    return tpb.CreateTournamentRequest(
+    made = tpb.CreateTournamentRequest(
         game_type=game_type,
         round_robin=tpb.RoundRobin(rounds=rounds, duplicate=duplicate),
         entrants=list(entrants),
         games_at_once=games_at_once,
         seed=seed,
     )
+    for name, value in (options or {}).items():
+        made.options[name].int_value = value
+    return made
 
 
 def wait_ended(

@@ -12,6 +12,7 @@ replica, creates it.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import structlog
@@ -22,6 +23,7 @@ from service.errors import GameNotFound
 from service.game_service import GameService
 from service.store.base import ACTIVE, GameExists, GameRecord
 from service.tournaments import events
+from service.tournaments.called import CalledBots
 from service.tournaments.schedule import Slot, game_id, slots
 from service.tournaments.seating import Seating
 from service.tournaments.spec import CALLED, CONNECTED, FINISHED, RUNNING, TournamentSpec
@@ -40,6 +42,7 @@ class Advancer:
         self._games = games
         self._store = store
         self._seating = Seating(store)
+        self.called = CalledBots(games, store)
 
     async def advance(self, tournament_id: str) -> bool:
         """Count what ended, start what may start; True while the tournament runs."""
@@ -53,6 +56,8 @@ class Advancer:
                 state = await self._count(state, schedule, result)
                 if state.status != RUNNING:
                     return False
+            else:
+                await self._called(state.spec, state.games[number], schedule[number])
         while len(state.games) < len(schedule) and len(state.playing) < state.spec.games_at_once:
             number = len(state.games)
             gid = game_id(tournament_id, number)
@@ -65,6 +70,10 @@ class Advancer:
             if state.status != RUNNING:
                 return False
         return True
+
+    async def _called(self, spec: TournamentSpec, gid: str, slot: Slot) -> None:
+        with contextlib.suppress(GameNotFound):  # not created yet: the next step creates it
+            await self.called.play(spec, gid, slot.seats)
 
     async def _create(self, spec: TournamentSpec, slot: Slot, gid: str) -> None:
         """The scheduled game, created once (another replica's creation wins as well), every

@@ -264,6 +264,16 @@ class RedisTournamentStore(TournamentStore):
         raw = await self._call(self._r.execute("HGETALL", f"{_ladder(game_type)}:ratings"))
         return {k.decode(): Ladder.from_json(v) for k, v in _pairs(raw).items()}
 
+    async def failures(self, bot_id: str) -> int:
+        raw = await self._call(self._r.execute("GET", f"tt:bot:{{{bot_id}}}:failures"))
+        return int(raw or 0)
+
+    async def failed(self, bot_id: str) -> int:
+        return int(await self._call(self._r.execute("INCR", f"tt:bot:{{{bot_id}}}:failures")))
+
+    async def succeeded(self, bot_id: str) -> None:
+        await self._call(self._r.execute("DEL", f"tt:bot:{{{bot_id}}}:failures"))
+
     async def give_seat(self, bot_id: str, seat: str) -> None:
         await self._call(self._r.execute("RPUSH", f"tt:bot:{{{bot_id}}}:seats", seat))
 

@@ -174,6 +174,18 @@ class TournamentStore(ABC):
         """The ratings of the ladder of ``game_type``'s rated bots."""
 
     @abstractmethod
+    async def failures(self, bot_id: str) -> int:
+        """The bot's failed calls in a row."""
+
+    @abstractmethod
+    async def failed(self, bot_id: str) -> int:
+        """Count a failed call; the failures in a row now."""
+
+    @abstractmethod
+    async def succeeded(self, bot_id: str) -> None:
+        """A call answered: the failures in a row start again from 0."""
+
+    @abstractmethod
     async def give_seat(self, bot_id: str, seat: str) -> None:
         """Hand a connected bot a seat (SeatGiven json): its sessions read them in order."""
 
@@ -200,6 +212,7 @@ class MemoryTournamentStore(TournamentStore):
         self._bots: dict[str, BotRecord] = {}
         self._seats: dict[str, list[str]] = {}
         self._ratings: dict[str, dict[str, Ladder]] = {}
+        self._failures: dict[str, int] = {}
 
     def _get(self, tournament_id: str) -> _Tournament:
         found = self._t.get(tournament_id)
@@ -324,3 +337,13 @@ class MemoryTournamentStore(TournamentStore):
 
     async def ratings(self, game_type: str) -> dict[str, Ladder]:
         return dict(self._ratings.get(game_type, {}))
+
+    async def failures(self, bot_id: str) -> int:
+        return self._failures.get(bot_id, 0)
+
+    async def failed(self, bot_id: str) -> int:
+        self._failures[bot_id] = self._failures.get(bot_id, 0) + 1
+        return self._failures[bot_id]
+
+    async def succeeded(self, bot_id: str) -> None:
+        self._failures.pop(bot_id, None)

@@ -38,7 +38,8 @@ class Tournaments:
             games, store, TournamentGate(limits or TournamentLimits()),
             stream_wait_s=config.stream_wait_s,
         )  # fmt: skip
-        self.runner = TournamentRunner(Advancer(games, store), store)
+        self.advancer = Advancer(games, store)
+        self.runner = TournamentRunner(self.advancer, store)
         self.servicer = TournamentServicer(self.desk)
 
     def start(self) -> None:
@@ -49,6 +50,7 @@ class Tournaments:
 
     async def stop(self) -> None:
         await self.runner.stop()
+        await self.advancer.called.close()
         close = getattr(self.store, "close", None)
         if close is not None:
             await close()

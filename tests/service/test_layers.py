@@ -62,6 +62,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
         "service.tournaments.redis_store",
         "service.tournaments.limits",
         "service.tournaments.seating",
+        "service.tournaments.called",
         "service.tournaments.advance",
         "service.tournaments.runner",
         "service.tournaments.desk",

@@ -12,7 +12,6 @@ replica, creates it.
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 import structlog
@@ -72,8 +71,13 @@ class Advancer:
         return True
 
     async def _called(self, spec: TournamentSpec, gid: str, slot: Slot) -> None:
-        with contextlib.suppress(GameNotFound):  # not created yet: the next step creates it
-            await self.called.play(spec, gid, slot.seats)
+        """The called bots' seats of a game running, played from this replica."""
+        seats = [
+            (seat, await self._store.bot(spec.entrants[e].bot))
+            for seat, e in enumerate(slot.seats)
+            if spec.entrants[e].kind == CALLED
+        ]
+        self.called.play(gid, seats)
 
     async def _create(self, spec: TournamentSpec, slot: Slot, gid: str) -> None:
         """The scheduled game, created once (another replica's creation wins as well), every

@@ -10,9 +10,10 @@ when it must act, so its remaining games are forfeited rather than left waiting.
 does not answer in time loses on the clock like any seat (the tournament's time control: its
 auto move or its forfeit), since the seat is an ordinary seat with a clock.
 
-Calls run as tasks beside the runner's sweep, so a slow bot holds up nothing else; one call per
-seat and version at a time on a replica (a lease that moves to another replica may repeat a
-call, and the move's request id makes the second submission a no-op).
+Each seat is played by a task beside the runner's sweep, which waits for the seat's turn on the
+replica's one feed of the game (no polling) and calls the bot, so a slow bot holds up nothing
+else. A tournament whose lease moves to another replica has its seats played there too; a call
+both make is submitted under one request id (``called-<version>``), so it moves once.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Iterable
 from typing import Any
 
 import grpc
@@ -29,11 +31,11 @@ from tricktable.v1 import bot_service_pb2_grpc
 from tricktable.v1.bot_service_connect import BotServiceClient
 
 from service import convert
-from service.errors import TricktableError
+from service.errors import GameNotFound, ShuttingDown, TricktableError
 from service.game_service import GameService
 from service.store.base import ACTIVE, GameRecord
 from service.tournaments.seating import seat_token
-from service.tournaments.spec import CALLED, TournamentSpec
+from service.tournaments.spec import CALLED
 from service.tournaments.store import BotRecord, TournamentStore
 
 log = structlog.get_logger("tricktable.tournaments")
@@ -42,54 +44,66 @@ log = structlog.get_logger("tricktable.tournaments")
 MAX_FAILURES = 3
 #: A call's time without a clock on the seat.
 DEFAULT_CALL_S = 10.0
-#: Between two tries of a call that met a transient failure.
+#: Between two tries of a call that met a transient failure, and after a failed decision.
 RETRY_PAUSE_S = 0.1
+#: How long one wait for the seat's turn is held (then the wait is made again).
+TURN_WAIT_S = 30.0
 
 
 class CalledBots:
     def __init__(self, games: GameService, store: TournamentStore) -> None:
         self._games = games
         self._store = store
-        self._calls: dict[tuple[str, int], asyncio.Task[None]] = {}
+        self._seats: dict[tuple[str, int], asyncio.Task[None]] = {}
         self._channels: dict[str, Any] = {}
 
-    async def play(self, spec: TournamentSpec, game_id: str, seats: tuple[int, ...]) -> None:
-        """Start a call for each called bot's seat of the game that must act now."""
-        called = [(s, e) for s, e in enumerate(seats) if spec.entrants[e].kind == CALLED]
-        if not called:
-            return
-        record = await self._games.store.load(game_id)
-        if record.status != ACTIVE or not record.full:
-            return
-        rules, state = await self._games.tables.state(record)
-        acting = set(rules.to_act(state))
-        for seat, entrant in called:
+    def play(self, game_id: str, seats: Iterable[tuple[int, BotRecord]]) -> None:
+        """Play each called bot's seat of the game until it ends (one task per seat on this
+        replica: a seat already played here is left to its task)."""
+        for seat, bot in seats:
             key = (game_id, seat)
-            if seat not in acting or key in self._calls:
+            if bot.kind != CALLED or key in self._seats:
                 continue
-            bot = await self._store.bot(spec.entrants[entrant].bot)
-            task = asyncio.get_running_loop().create_task(self._decide(bot, record, seat))
-            self._calls[key] = task
-            task.add_done_callback(lambda _, key=key: self._calls.pop(key, None))  # type: ignore[misc]
+            task = asyncio.get_running_loop().create_task(self._seat(bot, game_id, seat))
+            self._seats[key] = task
+            task.add_done_callback(lambda _, key=key: self._seats.pop(key, None))  # type: ignore[misc]
 
-    async def _decide(self, bot: BotRecord, record: GameRecord, seat: int) -> None:
-        token = seat_token(bot.token_hash, record.game_id, seat)
-        request_id = f"called-{record.version}"
+    async def _seat(self, bot: BotRecord, game_id: str, seat: int) -> None:
+        """Wait for the seat's turns (the replica's one feed per game wakes it), and decide
+        each; until the game ends."""
+        token = seat_token(bot.token_hash, game_id, seat)
+        try:
+            while True:
+                record, view = await self._games.get_game(
+                    game_id, token, wait_s=TURN_WAIT_S, wait_for_turn=True
+                )
+                if record.status != ACTIVE:
+                    return
+                if seat in view.to_act:
+                    await self._decide(bot, record, view, seat, token)
+        except (GameNotFound, ShuttingDown):
+            return
+        except Exception:  # a bug in one seat must not end the others
+            log.exception("playing a called bot's seat failed", bot_id=bot.bot_id)
+
+    async def _decide(
+        self, bot: BotRecord, record: GameRecord, view: Any, seat: int, token: str
+    ) -> None:
         try:
             if await self._store.failures(bot.bot_id) >= MAX_FAILURES:
                 await self._games.leave_game(record.game_id, token)  # a full table: resigns
                 log.info("unavailable bot forfeits", bot_id=bot.bot_id, game_id=record.game_id)
                 return
-            move = await self._call(bot, record, seat, token)
+            move = await self._call(bot, record, view, seat)
             if move is None:
-                await self._failed(bot, record.game_id)
+                await self._failed(bot, record)
                 return
             await self._games.move(
                 record.game_id,
                 token,
                 convert.move_from_proto(move),
                 expected_version=record.version,
-                request_id=request_id,
+                request_id=f"called-{record.version}",
                 seat=seat,
             )
             await self._store.succeeded(bot.bot_id)
@@ -97,17 +111,17 @@ class CalledBots:
             # The game moved on (its clock fired, say), or the bot's move was not legal.
             if refused.reason not in ("STALE_VERSION", "GAME_OVER"):
                 log.info("called bot's move refused", bot_id=bot.bot_id, why=refused.message)
-                await self._failed(bot, record.game_id)
-        except Exception:  # a bug in one call must not end the runner
-            log.exception("calling a bot failed", bot_id=bot.bot_id)
+                await self._failed(bot, record)
 
-    async def _failed(self, bot: BotRecord, game_id: str) -> None:
+    async def _failed(self, bot: BotRecord, record: GameRecord) -> None:
         count = await self._store.failed(bot.bot_id)
-        log.info("called bot failed", bot_id=bot.bot_id, game_id=game_id, failures=count)
+        log.info("called bot failed", bot_id=bot.bot_id, game_id=record.game_id, failures=count)
+        # Its clock decides this turn; the seat's next turn is waited for as usual. Without a
+        # clock nothing moves the game: the seat is asked again once it is this late.
+        await asyncio.sleep(RETRY_PAUSE_S)
 
-    async def _call(self, bot: BotRecord, record: GameRecord, seat: int, token: str) -> Any:
+    async def _call(self, bot: BotRecord, record: GameRecord, view: Any, seat: int) -> Any:
         """The bot's answer (a proto Move), or None when it gave none in time."""
-        _, view = await self._games.get_game(record.game_id, token)
         clocks = self._games.clocks(record)
         rules, _ = await self._games.tables.state(record)
         request = bpb.DecideRequest(game_id=record.game_id)
@@ -156,7 +170,7 @@ class CalledBots:
             raise
 
     async def close(self) -> None:
-        for task in list(self._calls.values()):
+        for task in list(self._seats.values()):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task

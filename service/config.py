@@ -42,6 +42,7 @@ class ServerConfig:
     tls_cert: str | None = None  # PEM certificate chain file: serve TLS (with tls_key)
     tls_key: str | None = None  # its PEM private key file
     reuse_port: bool = False  # share the port with other workers (serve --workers)
+    ladder_games_at_once: int = 2  # rated ladder games per game type at a time (0: no ladder)
 
     @staticmethod
     def redis_cluster_from(flag: bool, environ: Mapping[str, str] = os.environ) -> bool:

@@ -25,6 +25,7 @@ from service.errors import (
 from service.game_service import GameService
 from service.store.base import ACTIVE
 from service.tournaments import events
+from service.tournaments.called import MAX_FAILURES
 from service.tournaments.limits import TournamentGate
 from service.tournaments.schedule import game_count, slots
 from service.tournaments.seating import seat_token
@@ -52,6 +53,8 @@ MAX_NAME = 64
 ENDPOINT_SCHEMES = ("grpc://", "grpcs://", "https://")
 #: How often a connected bot's session looks for seats handed to it.
 SESSION_POLL_S = 0.2
+#: How long an open session counts its bot as online (the ladder matches online bots only).
+ONLINE_MS = 2000
 
 
 class TournamentDesk:
@@ -243,14 +246,21 @@ class TournamentDesk:
         await self.store.add_bot(record)
         return record, token
 
-    async def ladder(self, game_type: str) -> list[tuple[BotRecord, Ladder]]:
-        """The ladder of a game type: each bot on it and its rating, best first."""
+    async def ladder(self, game_type: str) -> list[tuple[BotRecord, Ladder, bool]]:
+        """The ladder of a game type: each bot on it, its rating and whether it can be given
+        games now; best first."""
         get_rules(game_type)
         bots = await self.store.ladder_bots(game_type)
         ratings = await self.store.ratings(game_type)
-        rated = [(bot, ratings.get(bot.bot_id) or Ladder()) for bot in bots]
-        rated.sort(key=lambda pair: (-pair[1].ordinal, pair[0].created_at_ms))
-        return rated
+        rows = []
+        for bot in bots:
+            if bot.kind == CALLED:
+                available = await self.store.failures(bot.bot_id) < MAX_FAILURES
+            else:
+                available = await self.store.online(bot.bot_id)
+            rows.append((bot, ratings.get(bot.bot_id) or Ladder(), available))
+        rows.sort(key=lambda row: (-row[1].ordinal, row[0].created_at_ms))
+        return rows
 
     async def session(self, token: str | None) -> AsyncIterator[dict[str, Any]]:
         """A connected bot's session: each seat handed to it (from the first it has not
@@ -260,6 +270,7 @@ class TournamentDesk:
         start = 0
         seen: set[tuple[str, int]] = set()
         while True:
+            await self.store.mark_online(bot.bot_id, ONLINE_MS)
             given = await self.store.seats_given(bot.bot_id, start)
             start += len(given)
             for text in given:

@@ -126,7 +126,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
             raise InvalidRequest("game_type is required")
         rows = await self._desk.ladder(request.game_type)
         out = pb.GetLadderResponse(game_type=request.game_type)
-        for rank, (bot, rating) in enumerate(rows, start=1):
+        for rank, (bot, rating, available) in enumerate(rows, start=1):
             low, high = wilson_interval(rating.wins, rating.games)
             out.rows.append(
                 pb.LadderRow(
@@ -140,7 +140,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
                     win_share=rating.wins / rating.games if rating.games else 0.0,
                     win_share_low=low,
                     win_share_high=high,
-                    available=True,
+                    available=available,
                 )
             )
         return out

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
@@ -112,6 +113,20 @@ class Ladder:
         return cls(**json.loads(text))
 
 
+@dataclass(frozen=True, slots=True)
+class LadderState:
+    """A ladder's rated games (number -> game id and the bot at each seat), the numbers rated,
+    and every rating."""
+
+    games: Mapping[int, tuple[str, tuple[str, ...]]]
+    rated: frozenset[int]
+    ratings: Mapping[str, Ladder]
+
+    @property
+    def playing(self) -> list[int]:
+        return sorted(n for n in self.games if n not in self.rated)
+
+
 class TournamentStore(ABC):
     @abstractmethod
     async def create(self, spec: TournamentSpec, total: int) -> None:
@@ -174,6 +189,34 @@ class TournamentStore(ABC):
         """The ratings of the ladder of ``game_type``'s rated bots."""
 
     @abstractmethod
+    async def ladder(self, game_type: str) -> LadderState: ...
+
+    @abstractmethod
+    async def ladder_start(
+        self, game_type: str, number: int, game_id: str, bots: tuple[str, ...], at_once: int
+    ) -> bool:
+        """Start rated game ``number`` if it is the next and fewer than ``at_once`` run."""
+
+    @abstractmethod
+    async def ladder_rate(
+        self, game_type: str, number: int, expected: int, ratings: Mapping[str, Ladder]
+    ) -> str:
+        """Rate game ``number`` once: write ``ratings`` (computed over ``expected`` rated
+        games) if it was not rated and exactly ``expected`` games were. COUNTED, ALREADY or
+        STALE."""
+
+    @abstractmethod
+    async def lease(self, name: str, holder: str, lease_ms: int) -> bool:
+        """Hold ``name`` for ``lease_ms`` if no other holder does (a ladder's advancing)."""
+
+    @abstractmethod
+    async def mark_online(self, bot_id: str, for_ms: int) -> None:
+        """A connected bot's session is open (for the next ``for_ms``)."""
+
+    @abstractmethod
+    async def online(self, bot_id: str) -> bool: ...
+
+    @abstractmethod
     async def failures(self, bot_id: str) -> int:
         """The bot's failed calls in a row."""
 
@@ -213,6 +256,10 @@ class MemoryTournamentStore(TournamentStore):
         self._seats: dict[str, list[str]] = {}
         self._ratings: dict[str, dict[str, Ladder]] = {}
         self._failures: dict[str, int] = {}
+        self._ladders: dict[str, dict[int, tuple[str, tuple[str, ...]]]] = {}
+        self._rated: dict[str, set[int]] = {}
+        self._leases: dict[str, tuple[str, float]] = {}
+        self._online: dict[str, float] = {}
 
     def _get(self, tournament_id: str) -> _Tournament:
         found = self._t.get(tournament_id)
@@ -337,6 +384,49 @@ class MemoryTournamentStore(TournamentStore):
 
     async def ratings(self, game_type: str) -> dict[str, Ladder]:
         return dict(self._ratings.get(game_type, {}))
+
+    async def ladder(self, game_type: str) -> LadderState:
+        return LadderState(
+            dict(self._ladders.get(game_type, {})),
+            frozenset(self._rated.get(game_type, set())),
+            dict(self._ratings.get(game_type, {})),
+        )
+
+    async def ladder_start(
+        self, game_type: str, number: int, game_id: str, bots: tuple[str, ...], at_once: int
+    ) -> bool:
+        games = self._ladders.setdefault(game_type, {})
+        rated = self._rated.setdefault(game_type, set())
+        if number != len(games) or len(games) - len(rated) >= at_once:
+            return False
+        games[number] = (game_id, bots)
+        return True
+
+    async def ladder_rate(
+        self, game_type: str, number: int, expected: int, ratings: Mapping[str, Ladder]
+    ) -> str:
+        rated = self._rated.setdefault(game_type, set())
+        if number in rated:
+            return ALREADY
+        if len(rated) != expected:
+            return STALE
+        rated.add(number)
+        self._ratings.setdefault(game_type, {}).update(ratings)
+        return COUNTED
+
+    async def lease(self, name: str, holder: str, lease_ms: int) -> bool:
+        now = time.monotonic()
+        held = self._leases.get(name)
+        if held is not None and held[0] != holder and held[1] > now:
+            return False
+        self._leases[name] = (holder, now + lease_ms / 1000)
+        return True
+
+    async def mark_online(self, bot_id: str, for_ms: int) -> None:
+        self._online[bot_id] = time.monotonic() + for_ms / 1000
+
+    async def online(self, bot_id: str) -> bool:
+        return self._online.get(bot_id, 0.0) > time.monotonic()
 
     async def failures(self, bot_id: str) -> int:
         return self._failures.get(bot_id, 0)

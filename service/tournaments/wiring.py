@@ -10,6 +10,7 @@ from service.config import ServerConfig
 from service.game_service import GameService
 from service.tournaments.advance import Advancer
 from service.tournaments.desk import TournamentDesk
+from service.tournaments.ladder import LadderRunner
 from service.tournaments.limits import TournamentGate, TournamentLimits
 from service.tournaments.redis_store import RedisTournamentStore
 from service.tournaments.runner import TournamentRunner
@@ -40,16 +41,21 @@ class Tournaments:
         )  # fmt: skip
         self.advancer = Advancer(games, store)
         self.runner = TournamentRunner(self.advancer, store)
+        self.ladder = LadderRunner(
+            games, store, self.advancer.called, games_at_once=config.ladder_games_at_once
+        )
         self.servicer = TournamentServicer(self.desk)
 
     def start(self) -> None:
         self.runner.start()
+        self.ladder.start()
 
     def close_streams(self) -> None:
         self.desk.close_streams()
 
     async def stop(self) -> None:
         await self.runner.stop()
+        await self.ladder.stop()
         await self.advancer.called.close()
         close = getattr(self.store, "close", None)
         if close is not None:

@@ -65,6 +65,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
         "service.tournaments.called",
         "service.tournaments.advance",
         "service.tournaments.runner",
+        "service.tournaments.ladder",
         "service.tournaments.desk",
         "service.tournaments.convert",
     ),

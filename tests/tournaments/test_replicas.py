@@ -19,7 +19,7 @@ from tests.tournaments.support import create_request, stub, table, wait_ended
 
 
 def _until_ended_games(tournaments: object, tid: str, count: int) -> None:
-    deadline = time.monotonic() + 120  # a bound on a hang, not a timed assertion
+    deadline = time.monotonic() + 300  # a bound on a hang, not a timed assertion
     while True:
         got = tournaments.GetTournament(tpb.GetTournamentRequest(tournament_id=tid))  # type: ignore[attr-defined]
         if got.tournament.games_ended >= count:

@@ -7,15 +7,25 @@ and the standings equal a rerun of the same tournament with the same seed."""
 from __future__ import annotations
 
 import signal
+import subprocess
+import sys
+import threading
 import time
 
 import pytest
+from tricktable.bots import make_bot
+from tricktable.bots.connected import register, run_connected
+from tricktable.client import Client
+from tricktable.v1 import clocks_pb2
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import tournament_service_pb2 as tpb
 
+from benchmarks.redis_server import free_port
 from service.config import REDIS_CLUSTER_ENV, REDIS_URL_ENV
-from tests.servers import serve_process
+from tests.servers import ROOT, serve_process
 from tests.tournaments.support import create_request, stub, table, wait_ended
+
+GAME = "counterpoint"
 
 
 def _until_ended_games(tournaments: object, tid: str, count: int) -> None:
@@ -75,3 +85,66 @@ def test_a_killed_replica_stops_no_tournament_and_each_game_is_played_once(
     # The same seed: the same deals, pairings and (for these deterministic bots) standings.
     assert [g.scores for g in ended.games] == [g.scores for g in rerun.games]
     assert table(t.standings) == table(rerun.tournament.standings)
+
+
+def test_a_called_a_connected_and_a_reference_bot_finish_on_the_surviving_replica(
+    redis_url: str,
+) -> None:
+    """The issue's tournament: a called bot (a ``tricktable bot`` process), a connected bot and
+    a reference bot, on two replicas sharing Redis, the one it was created on SIGKILLed."""
+    env = {REDIS_URL_ENV: redis_url}
+    port = free_port()
+    called = subprocess.Popen(
+        [sys.executable, "-m", "tricktable.cli", "bot", "--bot", "heuristic", "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    stop = threading.Event()
+    try:
+        with (
+            serve_process("--bot-delay", "0.01", env=env) as doomed,
+            serve_process("--bot-delay", "0.01", env=env) as other,
+            Client(other.address) as client,
+        ):
+            called_id = register(
+                client, "caller", [GAME], endpoint=f"grpc://127.0.0.1:{port}"
+            ).bot_id
+            connected = register(client, "connector", [GAME])
+            session = threading.Thread(
+                target=run_connected,
+                args=(client, connected.bot_token, lambda game: make_bot("random", game, 3)),
+                kwargs={"stop": stop},
+                daemon=True,
+            )
+            session.start()
+            cup = create_request(
+                [called_id, connected.bot_id, "random"], rounds=2, games_at_once=3,
+                options={"target_score": 30},
+            )  # fmt: skip
+            cup.time_control.CopyFrom(
+                clocks_pb2.TimeControl(
+                    move_ms=20_000, on_timeout=clocks_pb2.TIMEOUT_POLICY_AUTO_MOVE
+                )
+            )
+            channel, first = stub(doomed.address)
+            with channel:
+                tid = first.CreateTournament(cup).tournament.tournament_id
+                _until_ended_games(first, tid, 3)
+            doomed.proc.send_signal(signal.SIGKILL)
+            doomed.proc.wait(10)
+            channel, second = stub(other.address)
+            with channel:
+                ended = wait_ended(second, tid)
+            stop.set()
+            session.join(10)
+    finally:
+        stop.set()
+        called.kill()
+        called.wait(10)
+    t = ended.tournament
+    assert t.status == tpb.TOURNAMENT_STATUS_FINISHED and t.games_ended == t.games_total == 12
+    assert len({g.game_id for g in ended.games}) == 12
+    rows = {r.name: r for r in t.standings}
+    assert set(rows) == {"caller", "connector", "random"}
+    assert all(r.games == 8 for r in rows.values())

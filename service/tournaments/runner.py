@@ -1,10 +1,12 @@
 """The sweep every replica runs over the store's index of running tournaments (as
-:mod:`service.scheduler` sweeps the games' deadlines): take what is due, leased, advance each
-(:class:`~.advance.Advancer`), and index it again a short while on, or drop it once it ended.
+:mod:`service.scheduler` sweeps the games' deadlines): take what is due, leased, and advance
+every tournament held (:class:`~.advance.Advancer`) each sweep, renewing its lease, until it
+ends (then it leaves the index).
 
 A lease is what keeps replicas from all advancing one tournament at once (each would be
-correct, the store's steps being atomic, only wasteful); a replica that dies holding one leaves
-it to run out, and the next sweep of any replica takes the tournament up.
+correct, the store's steps being atomic, only wasteful, and each would call the tournament's
+called bots); a replica that dies holding one leaves it to run out, and the next sweep of any
+replica takes the tournament up.
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ class TournamentRunner:
         self._batch = batch
         self._clock = clock
         self._task: asyncio.Task[None] | None = None
+        #: Tournaments this replica holds: advanced each sweep, their leases renewed, until
+        #: they end (so one replica, not each in turn, plays a tournament's called bots).
+        self._held: set[str] = set()
 
     def start(self) -> None:
         if self._task is None:
@@ -70,11 +75,12 @@ class TournamentRunner:
             await asyncio.sleep(self._poll_ms / 1000)
 
     async def sweep(self) -> int:
-        """Advance every tournament due now (one batch); how many were."""
+        """Take what is due (one batch) and advance every tournament held; how many."""
         now_ms = int(self._clock() * 1000)
-        due = await self._store.due(now_ms, self._batch, self._lease_ms)
-        await asyncio.gather(*(self._handle(tid) for tid in due))
-        return len(due)
+        self._held.update(await self._store.due(now_ms, self._batch, self._lease_ms))
+        held = sorted(self._held)
+        await asyncio.gather(*(self._handle(tid) for tid in held))
+        return len(held)
 
     async def _handle(self, tournament_id: str) -> None:
         try:
@@ -83,9 +89,12 @@ class TournamentRunner:
             running = False
         except StoreUnavailable as exc:
             log.warning("advancing failed", tournament_id=tournament_id, why=exc.message)
-            return  # the lease runs out and the tournament is taken up again
+            return  # tried again next sweep, or by another replica once the lease runs out
         except Exception:
             log.exception("advancing failed", tournament_id=tournament_id)
             return
-        later = int(self._clock() * 1000) + self._poll_ms if running else None
-        await self._store.look_again(tournament_id, later)
+        if running:  # held on: the lease renewed
+            await self._store.look_again(tournament_id, int(self._clock() * 1000) + self._lease_ms)
+        else:
+            self._held.discard(tournament_id)
+            await self._store.look_again(tournament_id, None)

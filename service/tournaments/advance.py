@@ -12,6 +12,7 @@ replica, creates it.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import structlog
@@ -26,7 +27,7 @@ from service.tournaments.called import CalledBots
 from service.tournaments.schedule import Slot, game_id, slots
 from service.tournaments.seating import Seating
 from service.tournaments.spec import CALLED, CONNECTED, FINISHED, RUNNING, TournamentSpec
-from service.tournaments.standings import Result, standings
+from service.tournaments.standings import Folds, Result, standings
 from service.tournaments.store import COUNTED, STALE, TournamentState, TournamentStore
 
 log = structlog.get_logger("tricktable.tournaments")
@@ -41,6 +42,7 @@ class Advancer:
         self._games = games
         self._store = store
         self._seating = Seating(store)
+        self.folds = Folds()
         self.called = CalledBots(games, store)
 
     async def advance(self, tournament_id: str) -> bool:
@@ -120,25 +122,36 @@ class Advancer:
     ) -> TournamentState:
         """Count ``result`` once, with the standings over the results as read."""
         spec = state.spec
+        tid = spec.tournament_id
         while True:
             counted = {**state.results, result.number: result}
-            rows = standings(spec.entrants, schedule, counted, duplicate=spec.duplicate)
+            rows = standings(
+                spec.entrants,
+                schedule,
+                counted,
+                duplicate=spec.duplicate,
+                folds=self.folds,
+                key=tid,
+            )
             outcome = await self._store.count_result(
-                spec.tournament_id,
+                tid,
                 result,
                 len(state.results),
                 events.ended(result, rows),
                 events.end(FINISHED, rows),
             )
-            state = await self._store.load(spec.tournament_id)
+            if outcome == COUNTED:
+                log.info("tournament game counted", tournament_id=tid, number=result.number)
+                # What the step wrote, without reading the whole tournament back.
+                ended = len(counted) >= len(schedule)
+                return dataclasses.replace(
+                    state,
+                    results=counted,
+                    version=state.version + (2 if ended else 1),
+                    status=FINISHED if ended else state.status,
+                )
+            state = await self._store.load(tid)
             if outcome != STALE:
-                if outcome == COUNTED:
-                    log.info(
-                        "tournament game counted",
-                        tournament_id=spec.tournament_id,
-                        number=result.number,
-                        status=state.status,
-                    )
                 return state
 
 

@@ -38,7 +38,7 @@ from service.tournaments.spec import (
     Entrant,
     TournamentSpec,
 )
-from service.tournaments.standings import Row, standings
+from service.tournaments.standings import Folds, Row, standings
 from service.tournaments.store import (
     BotNotFound,
     BotRecord,
@@ -71,6 +71,7 @@ class TournamentDesk:
         self._gate = gate
         self._stream_wait_s = stream_wait_s
         self._closing = False
+        self._folds = Folds()  # the reads' own: a fold is not shared between tasks
 
     def close_streams(self) -> None:
         self._closing = True
@@ -165,10 +166,16 @@ class TournamentDesk:
         last = found[-1].spec if more and found else None
         return found, f"{last.created_at_ms}-{last.tournament_id}" if last else ""
 
-    @staticmethod
-    def standings(state: TournamentState) -> list[Row]:
+    def standings(self, state: TournamentState) -> list[Row]:
         spec = state.spec
-        return standings(spec.entrants, slots(spec), state.results, duplicate=spec.duplicate)
+        return standings(
+            spec.entrants,
+            slots(spec),
+            state.results,
+            duplicate=spec.duplicate,
+            folds=self._folds,
+            key=spec.tournament_id,
+        )
 
     async def stream(
         self, tournament_id: str, from_version: int

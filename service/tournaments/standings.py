@@ -69,14 +69,54 @@ class Row:
         return asdict(self)
 
 
+class Folds:
+    """Each tournament's standings fold over its first results, kept between calls (one
+    replica's cache, never the truth): the fold over games 0..k-1 once all of them are counted,
+    so a count adds the few games past that prefix rather than rating every game again. Results
+    counted out of order are folded in schedule order all the same, so the standings do not
+    depend on the cache. Keeps the last :data:`KEPT` tournaments."""
+
+    KEPT = 256
+
+    def __init__(self) -> None:
+        self._folds: dict[str, tuple[int, client.StandingsFold]] = {}
+
+    def fold(
+        self, key: str, names: Sequence[client.Entrant], records: Sequence[client.GameRecord]
+    ) -> client.StandingsFold:
+        """The fold over ``records`` (in schedule order: numbers 0, 1, … first)."""
+        kept = self._folds.get(key)
+        done, fold = kept if kept is not None else (0, client.StandingsFold(names))
+        if done > len(records) or any(r.number != n for n, r in enumerate(records[:done])):
+            done, fold = 0, client.StandingsFold(names)
+        prefix = done
+        while prefix < len(records) and records[prefix].number == prefix:
+            fold.add(records[prefix])
+            prefix += 1
+        self._folds.pop(key, None)
+        self._folds[key] = (prefix, fold)
+        while len(self._folds) > self.KEPT:
+            self._folds.pop(next(iter(self._folds)))
+        rest = records[prefix:]
+        if not rest:
+            return fold
+        out = fold.copy()
+        for record in rest:
+            out.add(record)
+        return out
+
+
 def standings(
     entrants: Sequence[Entrant],
     slots: Sequence[Slot],
     results: Mapping[int, Result],
     *,
     duplicate: bool,
+    folds: Folds | None = None,
+    key: str = "",
 ) -> list[Row]:
-    """The table over ``results`` (by game number), best first."""
+    """The table over ``results`` (by game number), best first. With ``folds``, the fold of
+    ``key``'s earlier results is reused (the table is the same without)."""
     counted = [(slots[n], results[n]) for n in sorted(results)]
     names = [client.Entrant(str(e.index), e.bot) for e in entrants]
     records = [
@@ -95,6 +135,10 @@ def standings(
         )
         for slot, result in counted
     ]
+    if folds is not None:
+        table = folds.fold(key, names, records).standings()
+    else:
+        table = client.standings(names, records)
     dup = duplicate_scores(counted) if duplicate else {}
     forfeits: dict[int, int] = defaultdict(int)
     for slot, result in counted:
@@ -117,7 +161,7 @@ def standings(
             duplicate_score=dup.get(int(row.name), 0.0),
             forfeits=forfeits[int(row.name)],
         )
-        for row in client.standings(names, records)
+        for row in table
     ]
 
 

@@ -10,7 +10,7 @@ from tricktable.tournament import wilson_interval
 
 from service.tournaments.schedule import game_count, slots
 from service.tournaments.spec import Entrant, TournamentSpec
-from service.tournaments.standings import Result, duplicate_scores, standings
+from service.tournaments.standings import Folds, Result, duplicate_scores, standings
 
 
 def spec(
@@ -97,3 +97,22 @@ def test_duplicate_score_compares_holders_of_the_same_cards() -> None:
     rows = {r.entrant: r for r in standings(s.entrants, games, results, duplicate=True)}
     assert rows[0].duplicate_score == 17.5
     assert standings(s.entrants, games, results, duplicate=False)[0].duplicate_score == 0.0
+
+
+def test_kept_folds_give_the_standings_of_a_fold_from_scratch() -> None:
+    s = spec(3, 2, 4, True)
+    games = slots(s)
+    results = _results(len(games))
+    order = list(results)
+    random.Random(3).shuffle(order[: len(order) // 2])  # counted partly out of order
+    folds = Folds()
+    counted: dict[int, Result] = {}
+    for number in order:
+        counted[number] = results[number]
+        kept = standings(s.entrants, games, counted, duplicate=True, folds=folds, key="t")
+        assert kept == standings(s.entrants, games, counted, duplicate=True)
+    # a stale read (fewer results than the fold has seen) is folded from scratch
+    fewer = {n: results[n] for n in list(results)[:3]}
+    assert standings(s.entrants, games, fewer, duplicate=True, folds=folds, key="t") == standings(
+        s.entrants, games, fewer, duplicate=True
+    )

@@ -111,3 +111,20 @@ def test_bad_tournaments_are_refused_and_change_nothing(
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
         details = dict(refused.value.trailing_metadata() or ())
         assert "grpc-status-details-bin" in details  # RetryInfo rides in the status details
+
+
+def test_malformed_bytes_are_invalid_and_an_unknown_tournament_is_not_found() -> None:
+    with running_server() as served:
+        channel, tournaments = stub(served.address)
+        with channel:
+            for method in ("GetTournament", "CreateTournament", "CancelTournament"):
+                call = channel.unary_unary(f"/tricktable.v1.TournamentService/{method}")
+                with pytest.raises(grpc.RpcError) as bad:
+                    call(b"\xff\xff\x01", timeout=10)
+                assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            with pytest.raises(grpc.RpcError) as missing:
+                tournaments.GetTournament(tpb.GetTournamentRequest(tournament_id="nope"))
+            assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+            with pytest.raises(grpc.RpcError) as session:
+                next(tournaments.BotSession(tpb.BotSessionRequest()))
+            assert session.value.code() == grpc.StatusCode.UNAUTHENTICATED

@@ -23,27 +23,25 @@ from service.errors import GameNotFound
 from service.game_service import GameService
 from service.store.base import ACTIVE, GameExists, GameRecord
 from service.tournaments import events
+from service.tournaments.bot_store import Stores
 from service.tournaments.called import CalledBots
 from service.tournaments.schedule import Slot, game_id, slots
 from service.tournaments.seating import Seating
 from service.tournaments.spec import CALLED, CONNECTED, FINISHED, RUNNING, TournamentSpec
 from service.tournaments.standings import Folds, Result, standings
-from service.tournaments.store import COUNTED, STALE, TournamentState, TournamentStore
+from service.tournaments.store import COUNTED, STALE, TournamentState
 
 log = structlog.get_logger("tricktable.tournaments")
 
 
 class Advancer:
-    def __init__(
-        self,
-        games: GameService,
-        store: TournamentStore,
-    ) -> None:
+    def __init__(self, games: GameService, stores: Stores) -> None:
         self._games = games
-        self._store = store
-        self._seating = Seating(store)
+        self._store = stores.tournaments
+        self._bots = stores.bots
+        self._seating = Seating(stores.bots)
         self.folds = Folds()
-        self.called = CalledBots(games, store)
+        self.called = CalledBots(games, stores.bots)
 
     async def advance(self, tournament_id: str) -> bool:
         """Count what ended, start what may start; True while the tournament runs."""
@@ -75,7 +73,7 @@ class Advancer:
     async def _called(self, spec: TournamentSpec, gid: str, slot: Slot) -> None:
         """The called bots' seats of a game running, played from this replica."""
         seats = [
-            (seat, await self._store.bot(spec.entrants[e].bot))
+            (seat, await self._bots.bot(spec.entrants[e].bot))
             for seat, e in enumerate(slot.seats)
             if spec.entrants[e].kind == CALLED
         ]

@@ -34,9 +34,10 @@ from service import convert
 from service.errors import GameNotFound, ShuttingDown, TricktableError
 from service.game_service import GameService
 from service.store.base import ACTIVE, GameRecord
+from service.tournaments.bot_store import BotStore
 from service.tournaments.seating import seat_token
 from service.tournaments.spec import CALLED
-from service.tournaments.store import BotRecord, TournamentStore
+from service.tournaments.store import BotRecord
 
 log = structlog.get_logger("tricktable.tournaments")
 
@@ -51,7 +52,7 @@ TURN_WAIT_S = 30.0
 
 
 class CalledBots:
-    def __init__(self, games: GameService, store: TournamentStore) -> None:
+    def __init__(self, games: GameService, store: BotStore) -> None:
         self._games = games
         self._store = store
         self._seats: dict[tuple[str, int], asyncio.Task[None]] = {}

@@ -25,6 +25,7 @@ from service.errors import (
 from service.game_service import GameService
 from service.store.base import ACTIVE
 from service.tournaments import events
+from service.tournaments.bot_store import Stores
 from service.tournaments.called import MAX_FAILURES
 from service.tournaments.limits import TournamentGate
 from service.tournaments.schedule import game_count, slots
@@ -44,7 +45,6 @@ from service.tournaments.store import (
     BotRecord,
     Ladder,
     TournamentState,
-    TournamentStore,
 )
 from service.turns import BOT_KINDS
 
@@ -61,13 +61,15 @@ class TournamentDesk:
     def __init__(
         self,
         games: GameService,
-        store: TournamentStore,
+        stores: Stores,
         gate: TournamentGate,
         *,
         stream_wait_s: float = 1.0,
     ) -> None:
         self._games = games
-        self.store = store
+        self.store = stores.tournaments
+        self._bots = stores.bots
+        self._ladders = stores.ladders
         self._gate = gate
         self._stream_wait_s = stream_wait_s
         self._closing = False
@@ -136,7 +138,7 @@ class TournamentDesk:
                 kind, endpoint, shown = REFERENCE, "", bot
             else:
                 try:
-                    record = await self.store.bot(bot)
+                    record = await self._bots.bot(bot)
                 except BotNotFound:
                     raise InvalidRequest(
                         f"entrants[{index}]: no bot {bot!r} (a registered bot id, or one of "
@@ -250,21 +252,21 @@ class TournamentDesk:
             token_hash=token_hash(token),
             created_at_ms=self._games.tables.now_ms(),
         )
-        await self.store.add_bot(record)
+        await self._bots.add_bot(record)
         return record, token
 
     async def ladder(self, game_type: str) -> list[tuple[BotRecord, Ladder, bool]]:
         """The ladder of a game type: each bot on it, its rating and whether it can be given
         games now; best first."""
         get_rules(game_type)
-        bots = await self.store.ladder_bots(game_type)
-        ratings = await self.store.ratings(game_type)
+        bots = await self._bots.ladder_bots(game_type)
+        ratings = await self._ladders.ratings(game_type)
         rows = []
         for bot in bots:
             if bot.kind == CALLED:
-                available = await self.store.failures(bot.bot_id) < MAX_FAILURES
+                available = await self._bots.failures(bot.bot_id) < MAX_FAILURES
             else:
-                available = await self.store.online(bot.bot_id)
+                available = await self._bots.online(bot.bot_id)
             rows.append((bot, ratings.get(bot.bot_id) or Ladder(), available))
         rows.sort(key=lambda row: (-row[1].ordinal, row[0].created_at_ms))
         return rows
@@ -277,8 +279,8 @@ class TournamentDesk:
         start = 0
         seen: set[tuple[str, int]] = set()
         while True:
-            await self.store.mark_online(bot.bot_id, ONLINE_MS)
-            given = await self.store.seats_given(bot.bot_id, start)
+            await self._bots.mark_online(bot.bot_id, ONLINE_MS)
+            given = await self._bots.seats_given(bot.bot_id, start)
             start += len(given)
             for text in given:
                 seat = json.loads(text)
@@ -307,7 +309,7 @@ class TournamentDesk:
             raise Unauthenticated("a bot session needs its bot token", reason="MISSING_TOKEN")
         bot_id = token.partition(".")[0]
         try:
-            record = await self.store.bot(bot_id)
+            record = await self._bots.bot(bot_id)
         except BotNotFound:
             raise Unauthenticated("not a bot token") from None
         if not hmac.compare_digest(record.token_hash, token_hash(token)):

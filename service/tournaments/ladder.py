@@ -29,11 +29,12 @@ from service.errors import GameNotFound, StoreUnavailable
 from service.game_service import GameService
 from service.store.base import ACTIVE, GameExists
 from service.tournaments.advance import result_of
+from service.tournaments.bot_store import Stores
 from service.tournaments.called import MAX_FAILURES, CalledBots
 from service.tournaments.seating import hold
 from service.tournaments.spec import CALLED
 from service.tournaments.standings import Result
-from service.tournaments.store import STALE, BotRecord, Ladder, LadderState, TournamentStore
+from service.tournaments.store import STALE, BotRecord, Ladder, LadderState
 
 log = structlog.get_logger("tricktable.ladder")
 
@@ -76,13 +77,14 @@ class LadderRunner:
     def __init__(
         self,
         games: GameService,
-        store: TournamentStore,
+        stores: Stores,
         called: CalledBots,
         *,
         games_at_once: int,
     ) -> None:
         self._games = games
-        self._store = store
+        self._store = stores.ladders
+        self._bots = stores.bots
         self._called = called
         self._at_once = games_at_once
         self._holder = secrets.token_hex(8)
@@ -123,7 +125,7 @@ class LadderRunner:
                 await self._create(game_type, number, bot_ids)
                 continue
             if record.status == ACTIVE:
-                seats = [(seat, await self._store.bot(b)) for seat, b in enumerate(bot_ids)]
+                seats = [(seat, await self._bots.bot(b)) for seat, b in enumerate(bot_ids)]
                 self._called.play(game_id, [(s, b) for s, b in seats if b.kind == CALLED])
                 continue
             rules, engine_state = await self._games.tables.state(record)
@@ -161,7 +163,7 @@ class LadderRunner:
         busy = {b for n in state.playing for b in state.games[n][1]}
         free = [
             b
-            for b in await self._store.ladder_bots(game_type)
+            for b in await self._bots.ladder_bots(game_type)
             if b.bot_id not in busy and await self._available(b)
         ]
         if len(free) < seats:
@@ -175,14 +177,14 @@ class LadderRunner:
 
     async def _available(self, bot: BotRecord) -> bool:
         if bot.kind == CALLED:
-            return await self._store.failures(bot.bot_id) < MAX_FAILURES
-        return await self._store.online(bot.bot_id)
+            return await self._bots.failures(bot.bot_id) < MAX_FAILURES
+        return await self._bots.online(bot.bot_id)
 
     async def _create(self, game_type: str, number: int, bot_ids: tuple[str, ...]) -> None:
         game_id = ladder_game_id(game_type, number)
-        bots = [await self._store.bot(b) for b in bot_ids]
+        bots = [await self._bots.bot(b) for b in bot_ids]
         held = await hold(
-            self._store, game_id, game_type, [(s, b, b.name) for s, b in enumerate(bots)]
+            self._bots, game_id, game_type, [(s, b, b.name) for s, b in enumerate(bots)]
         )
         try:
             await self._games.create_game(game_type, {}, None, game_id=game_id, held_seats=held)

@@ -18,8 +18,7 @@ tournament is gone (dropped when swept or listed), never a tournament nobody adv
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable
 from typing import Any, TypeVar
 
 from redis.exceptions import RedisError
@@ -34,10 +33,6 @@ from service.tournaments.store import (
     COUNTED,
     ENDED,
     STALE,
-    BotNotFound,
-    BotRecord,
-    Ladder,
-    LadderState,
     TournamentNotFound,
     TournamentState,
     TournamentStore,
@@ -112,46 +107,19 @@ for _, id in ipairs(ids) do redis.call('ZADD', KEYS[1], 'XX', ARGV[3], id) end
 return ids
 """)
 
-# KEYS: games rated   ARGV: number game_json at_once   Start a ladder's next rated game.
-_LADDER_START = Script("""
-local n = redis.call('HLEN', KEYS[1])
-if n ~= tonumber(ARGV[1]) then return 0 end
-if n - redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-return 1
-""")
-
-# KEYS: rated ratings   ARGV: number expected bot json bot json …   Rate a game once.
-_LADDER_RATE = Script("""
-if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 2 end
-if redis.call('SCARD', KEYS[1]) ~= tonumber(ARGV[2]) then return 0 end
-redis.call('SADD', KEYS[1], ARGV[1])
-redis.call('HSET', KEYS[2], unpack(ARGV, 3))
-return 1
-""")
-
-# KEYS: lease   ARGV: holder lease_ms   Hold a lease, or renew one's own.
-_LEASE = Script("""
-local held = redis.call('GET', KEYS[1])
-if held and held ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
-""")
-
 _COUNT_REPLIES = {1: COUNTED, 2: ALREADY, 0: STALE, 3: ENDED}
+
+
+async def unavailable_on_error(pending: Awaitable[T]) -> T:
+    """A Redis call's reply; its failure as StoreUnavailable."""
+    try:
+        return await pending
+    except RedisError as exc:
+        raise StoreUnavailable(f"the tournament store is unavailable: {exc}") from exc
 
 
 def _keys(tournament_id: str) -> list[str]:
     return [f"tt:{{t.{tournament_id}}}:{part}" for part in ("meta", "games", "results", "events")]
-
-
-def _ladder(game_type: str) -> str:
-    return f"tt:ladder:{game_type}"
-
-
-def _ladder_keys(game_type: str) -> list[str]:
-    """A ladder's games, rated numbers and ratings: one slot."""
-    return [f"tt:{{ladder.{game_type}}}:{part}" for part in ("games", "rated", "ratings")]
 
 
 def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:
@@ -162,20 +130,10 @@ class RedisTournamentStore(TournamentStore):
     def __init__(self, client: PipelinedRedis | ClusterPipelinedRedis) -> None:
         self._r = client
 
-    @classmethod
-    def from_url(cls, url: str, *, cluster: bool = False) -> RedisTournamentStore:
-        client = ClusterPipelinedRedis.from_url(url) if cluster else PipelinedRedis.from_url(url)
-        return cls(client)
-
     async def close(self) -> None:
         await self._r.close()
 
-    @staticmethod
-    async def _call(pending: Awaitable[T]) -> T:
-        try:
-            return await pending
-        except RedisError as exc:
-            raise StoreUnavailable(f"the tournament store is unavailable: {exc}") from exc
+    _call = staticmethod(unavailable_on_error)
 
     async def create(self, spec: TournamentSpec, total: int) -> None:
         tid = spec.tournament_id
@@ -274,90 +232,3 @@ class RedisTournamentStore(TournamentStore):
             if len(found) >= limit:
                 break
         return found
-
-    async def add_bot(self, bot: BotRecord) -> None:
-        await self._call(self._r.execute("SET", f"tt:bot:{{{bot.bot_id}}}", bot.to_json()))
-        if bot.ladder:
-            for game_type in bot.game_types:
-                await self._call(
-                    self._r.execute("ZADD", _ladder(game_type), bot.created_at_ms, bot.bot_id)
-                )
-
-    async def ladder_bots(self, game_type: str) -> list[BotRecord]:
-        ids = await self._call(self._r.execute("ZRANGE", _ladder(game_type), 0, -1))
-        found = []
-        for raw in ids:
-            try:
-                found.append(await self.bot(raw.decode()))
-            except BotNotFound:
-                continue
-        return found
-
-    async def ratings(self, game_type: str) -> dict[str, Ladder]:
-        raw = await self._call(self._r.execute("HGETALL", _ladder_keys(game_type)[2]))
-        return {k.decode(): Ladder.from_json(v) for k, v in _pairs(raw).items()}
-
-    async def ladder(self, game_type: str) -> LadderState:
-        games_key, rated_key, _ = _ladder_keys(game_type)
-        games = _pairs(await self._call(self._r.execute("HGETALL", games_key)))
-        rated = await self._call(self._r.execute("SMEMBERS", rated_key))
-        return LadderState(
-            games={
-                int(n): (data["game_id"], tuple(data["bots"]))
-                for n, data in ((n, json.loads(v)) for n, v in games.items())
-            },
-            rated=frozenset(int(n) for n in rated),
-            ratings=await self.ratings(game_type),
-        )
-
-    async def ladder_start(
-        self, game_type: str, number: int, game_id: str, bots: tuple[str, ...], at_once: int
-    ) -> bool:
-        games_key, rated_key, _ = _ladder_keys(game_type)
-        data = json.dumps({"game_id": game_id, "bots": list(bots)})
-        args: list[Any] = [number, data, at_once]
-        return bool(await self._call(self._r.evalsha(_LADDER_START, [games_key, rated_key], args)))
-
-    async def ladder_rate(
-        self, game_type: str, number: int, expected: int, ratings: Mapping[str, Ladder]
-    ) -> str:
-        _, rated_key, ratings_key = _ladder_keys(game_type)
-        pairs = [x for bot, r in ratings.items() for x in (bot, r.to_json())]
-        args: list[Any] = [number, expected, *pairs]
-        reply = await self._call(self._r.evalsha(_LADDER_RATE, [rated_key, ratings_key], args))
-        return _COUNT_REPLIES[int(reply)]
-
-    async def lease(self, name: str, holder: str, lease_ms: int) -> bool:
-        key = f"tt:lease:{{{name}}}"
-        return bool(await self._call(self._r.evalsha(_LEASE, [key], [holder, lease_ms])))
-
-    async def mark_online(self, bot_id: str, for_ms: int) -> None:
-        key = f"tt:bot:{{{bot_id}}}:online"
-        await self._call(self._r.execute("SET", key, 1, "PX", for_ms))
-
-    async def online(self, bot_id: str) -> bool:
-        key = f"tt:bot:{{{bot_id}}}:online"
-        return bool(await self._call(self._r.execute("EXISTS", key)))
-
-    async def failures(self, bot_id: str) -> int:
-        raw = await self._call(self._r.execute("GET", f"tt:bot:{{{bot_id}}}:failures"))
-        return int(raw or 0)
-
-    async def failed(self, bot_id: str) -> int:
-        return int(await self._call(self._r.execute("INCR", f"tt:bot:{{{bot_id}}}:failures")))
-
-    async def succeeded(self, bot_id: str) -> None:
-        await self._call(self._r.execute("DEL", f"tt:bot:{{{bot_id}}}:failures"))
-
-    async def give_seat(self, bot_id: str, seat: str) -> None:
-        await self._call(self._r.execute("RPUSH", f"tt:bot:{{{bot_id}}}:seats", seat))
-
-    async def seats_given(self, bot_id: str, start: int) -> list[str]:
-        raw = await self._call(self._r.execute("LRANGE", f"tt:bot:{{{bot_id}}}:seats", start, -1))
-        return [r.decode() for r in raw]
-
-    async def bot(self, bot_id: str) -> BotRecord:
-        raw = await self._call(self._r.execute("GET", f"tt:bot:{{{bot_id}}}"))
-        if raw is None:
-            raise BotNotFound(bot_id)
-        return BotRecord.from_json(raw)

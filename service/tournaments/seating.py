@@ -17,9 +17,10 @@ import structlog
 
 from service.auth import token_hash
 from service.store.base import SeatRecord
+from service.tournaments.bot_store import BotStore
 from service.tournaments.schedule import Slot
 from service.tournaments.spec import CALLED, CONNECTED, TournamentSpec
-from service.tournaments.store import BotRecord, TournamentStore
+from service.tournaments.store import BotRecord
 
 log = structlog.get_logger("tricktable.tournaments")
 
@@ -30,7 +31,7 @@ def seat_token(bot_token_hash: str, game_id: str, seat: int) -> str:
 
 
 async def hold(
-    store: TournamentStore,
+    store: BotStore,
     game_id: str,
     game_type: str,
     seated: list[tuple[int, BotRecord, str]],
@@ -57,7 +58,7 @@ async def hold(
 
 
 class Seating:
-    def __init__(self, store: TournamentStore) -> None:
+    def __init__(self, store: BotStore) -> None:
         self._store = store
 
     async def hold(self, spec: TournamentSpec, slot: Slot, game_id: str) -> dict[int, SeatRecord]:

@@ -9,13 +9,13 @@ from tricktable.v1 import tournament_service_pb2
 from service.config import ServerConfig
 from service.game_service import GameService
 from service.tournaments.advance import Advancer
+from service.tournaments.bot_store import Stores, memory_stores
 from service.tournaments.desk import TournamentDesk
 from service.tournaments.ladder import LadderRunner
 from service.tournaments.limits import TournamentGate, TournamentLimits
-from service.tournaments.redis_store import RedisTournamentStore
+from service.tournaments.redis_bots import redis_stores
 from service.tournaments.runner import TournamentRunner
 from service.tournaments.servicer import TournamentServicer
-from service.tournaments.store import MemoryTournamentStore, TournamentStore
 
 
 class Tournaments:
@@ -25,24 +25,24 @@ class Tournaments:
         self,
         config: ServerConfig,
         games: GameService,
-        store: TournamentStore | None = None,
+        stores: Stores | None = None,
         limits: TournamentLimits | None = None,
     ) -> None:
-        if store is None:
-            store = (
-                RedisTournamentStore.from_url(config.redis_url, cluster=config.redis_cluster)
+        if stores is None:
+            stores = (
+                redis_stores(config.redis_url, cluster=config.redis_cluster)
                 if config.redis_url
-                else MemoryTournamentStore()
+                else memory_stores()
             )
-        self.store = store
+        self.stores = stores
         self.desk = TournamentDesk(
-            games, store, TournamentGate(limits or TournamentLimits()),
+            games, stores, TournamentGate(limits or TournamentLimits()),
             stream_wait_s=config.stream_wait_s,
         )  # fmt: skip
-        self.advancer = Advancer(games, store)
-        self.runner = TournamentRunner(self.advancer, store)
+        self.advancer = Advancer(games, stores)
+        self.runner = TournamentRunner(self.advancer, stores.tournaments)
         self.ladder = LadderRunner(
-            games, store, self.advancer.called, games_at_once=config.ladder_games_at_once
+            games, stores, self.advancer.called, games_at_once=config.ladder_games_at_once
         )
         self.servicer = TournamentServicer(self.desk)
 
@@ -57,6 +57,4 @@ class Tournaments:
         await self.runner.stop()
         await self.ladder.stop()
         await self.advancer.called.close()
-        close = getattr(self.store, "close", None)
-        if close is not None:
-            await close()
+        await self.stores.close()

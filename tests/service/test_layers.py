@@ -60,6 +60,8 @@ ORDER: tuple[tuple[str, ...], ...] = (
         "service.tournaments.events",
         "service.tournaments.store",
         "service.tournaments.redis_store",
+        "service.tournaments.bot_store",
+        "service.tournaments.redis_bots",
         "service.tournaments.limits",
         "service.tournaments.seating",
         "service.tournaments.called",

@@ -40,7 +40,7 @@ def create_request(
 def wait_ended(
     tournaments: tournament_service_pb2_grpc.TournamentServiceStub,
     tournament_id: str,
-    timeout_s: float = 240.0,
+    timeout_s: float = 600.0,
 ) -> tpb.GetTournamentResponse:
     """The tournament once it has ended (a bound on a hang, not a timed assertion)."""
     deadline = time.monotonic() + timeout_s

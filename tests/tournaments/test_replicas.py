@@ -2,7 +2,9 @@
 (and on a real Redis Cluster). The replica the tournament was created on is SIGKILLed while
 games are under way; the other takes the tournament up when its lease runs out and finishes
 it. Every scheduled game is played once (one game per number, each started and counted once),
-and the standings equal a rerun of the same tournament with the same seed."""
+and the standings equal a rerun of the same tournament with the same seed. The servers' bots
+wait 50 ms before they move: at 0, both replicas race to make every bot move the moment it is
+due (both compute it, one commit wins), which slows a shared machine to a crawl."""
 
 from __future__ import annotations
 
@@ -54,8 +56,8 @@ def test_a_killed_replica_stops_no_tournament_and_each_game_is_played_once(
         options={"target_score": 30},  # short games
     )
     with (
-        serve_process("--bot-delay", "0", env=env) as doomed,
-        serve_process("--bot-delay", "0", env=env) as other,
+        serve_process("--bot-delay", "0.05", env=env) as doomed,
+        serve_process("--bot-delay", "0.05", env=env) as other,
     ):
         channel, first = stub(doomed.address)
         with channel:

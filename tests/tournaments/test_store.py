@@ -11,7 +11,8 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from service.tournaments.redis_store import RedisTournamentStore
+from service.tournaments.bot_store import Stores, memory_stores
+from service.tournaments.redis_bots import redis_stores
 from service.tournaments.spec import CANCELLED, FINISHED, RUNNING, Entrant, TournamentSpec
 from service.tournaments.standings import Result
 from service.tournaments.store import (
@@ -21,32 +22,27 @@ from service.tournaments.store import (
     STALE,
     BotNotFound,
     BotRecord,
-    MemoryTournamentStore,
+    Ladder,
     TournamentNotFound,
-    TournamentStore,
 )
 
-Body = Callable[[TournamentStore], Awaitable[None]]
+Body = Callable[[Stores], Awaitable[None]]
 
 
 @pytest.fixture(params=["memory", "redis", "redis-cluster"])
 def run(request: pytest.FixtureRequest) -> Callable[[Body], None]:
     def runner(body: Body) -> None:
         async def main() -> None:
-            store: TournamentStore
             if request.param == "memory":
-                store = MemoryTournamentStore()
+                stores = memory_stores()
             elif request.param == "redis":
-                store = RedisTournamentStore.from_url(request.getfixturevalue("redis_url"))
+                stores = redis_stores(request.getfixturevalue("redis_url"))
             else:
-                url = request.getfixturevalue("redis_cluster_url")
-                store = RedisTournamentStore.from_url(url, cluster=True)
+                stores = redis_stores(request.getfixturevalue("redis_cluster_url"), cluster=True)
             try:
-                await body(store)
+                await body(stores)
             finally:
-                close = getattr(store, "close", None)
-                if close is not None:
-                    await close()
+                await stores.close()
 
         asyncio.run(main())
 
@@ -76,7 +72,8 @@ def result(number: int) -> Result:
 
 
 def test_a_tournament_loads_as_created(run: Callable[[Body], None]) -> None:
-    async def body(store: TournamentStore) -> None:
+    async def body(stores: Stores) -> None:
+        store = stores.tournaments
         spec = new_spec()
         await store.create(spec, 2)
         state = await store.load(spec.tournament_id)
@@ -93,7 +90,8 @@ def test_a_tournament_loads_as_created(run: Callable[[Body], None]) -> None:
 def test_games_start_once_in_order_and_no_more_at_once_than_allowed(
     run: Callable[[Body], None],
 ) -> None:
-    async def body(store: TournamentStore) -> None:
+    async def body(stores: Stores) -> None:
+        store = stores.tournaments
         spec = new_spec(at_once=2)
         tid = spec.tournament_id
         await store.create(spec, 3)
@@ -116,7 +114,8 @@ def test_games_start_once_in_order_and_no_more_at_once_than_allowed(
 def test_a_result_is_counted_once_over_the_results_it_was_decided_on(
     run: Callable[[Body], None],
 ) -> None:
-    async def body(store: TournamentStore) -> None:
+    async def body(stores: Stores) -> None:
+        store = stores.tournaments
         spec = new_spec(at_once=2)
         tid = spec.tournament_id
         await store.create(spec, 2)
@@ -139,7 +138,8 @@ def test_a_result_is_counted_once_over_the_results_it_was_decided_on(
 
 
 def test_cancel_ends_a_running_tournament_once(run: Callable[[Body], None]) -> None:
-    async def body(store: TournamentStore) -> None:
+    async def body(stores: Stores) -> None:
+        store = stores.tournaments
         spec = new_spec()
         tid = spec.tournament_id
         await store.create(spec, 4)
@@ -153,7 +153,8 @@ def test_cancel_ends_a_running_tournament_once(run: Callable[[Body], None]) -> N
 
 
 def test_the_due_index_leases_what_it_hands_out(run: Callable[[Body], None]) -> None:
-    async def body(store: TournamentStore) -> None:
+    async def body(stores: Stores) -> None:
+        store = stores.tournaments
         spec = new_spec()
         tid = spec.tournament_id
         await store.create(spec, 4)
@@ -171,7 +172,8 @@ def test_the_due_index_leases_what_it_hands_out(run: Callable[[Body], None]) -> 
 
 
 def test_bots_and_their_seats_are_kept(run: Callable[[Body], None]) -> None:
-    async def body(store: TournamentStore) -> None:
+    async def body(stores: Stores) -> None:
+        store = stores.bots
         bot_id = uuid.uuid4().hex[:16]
         game_type = f"type-{bot_id}"
         bot = BotRecord(bot_id, "b", (game_type,), "connected", "", True, "h", 1)
@@ -183,5 +185,31 @@ def test_bots_and_their_seats_are_kept(run: Callable[[Body], None]) -> None:
         await store.give_seat(bot_id, "a")
         await store.give_seat(bot_id, "b")
         assert await store.seats_given(bot_id, 1) == ["b"]
+
+    run(body)
+
+
+def test_a_ladder_game_starts_once_and_is_rated_once(run: Callable[[Body], None]) -> None:
+    async def body(stores: Stores) -> None:
+        store = stores.ladders
+        game_type = f"type-{uuid.uuid4().hex[:8]}"
+        racing = await asyncio.gather(
+            *(store.ladder_start(game_type, 0, "g0", ("a", "b"), 1) for _ in range(4))
+        )
+        assert racing.count(True) == 1
+        assert not await store.ladder_start(game_type, 1, "g1", ("c", "d"), 1)  # one at once
+        rated = {"a": Ladder(mu=27.0, games=1, wins=1.0), "b": Ladder(mu=23.0, games=1)}
+        outcomes = await asyncio.gather(
+            *(store.ladder_rate(game_type, 0, 0, rated) for _ in range(4))
+        )
+        assert sorted(outcomes) == sorted([COUNTED] + [ALREADY] * 3)
+        state = await store.ladder(game_type)
+        assert dict(state.games) == {0: ("g0", ("a", "b"))} and state.rated == {0}
+        assert dict(state.ratings) == rated == await store.ratings(game_type)
+        assert await store.ladder_start(game_type, 1, "g1", ("c", "d"), 1)
+        assert await store.ladder_rate(game_type, 1, 0, rated) == STALE
+        assert await store.lease(f"l.{game_type}", "me", 5000)
+        assert await store.lease(f"l.{game_type}", "me", 5000)  # renewed
+        assert not await store.lease(f"l.{game_type}", "other", 5000)
 
     run(body)

@@ -53,6 +53,7 @@ class ServerConfig:
     reuse_port: bool = False  # share the port with other workers (serve --workers)
     auth_jwt_secret: str | None = None  # player identity: HS256 secret (service.identity)
     auth_jwks: str | None = None  # player identity: a JWKS file of RS256/ES256 public keys
+    ladder_games_at_once: int = 2  # rated ladder games per game type at a time (0: no ladder)
 
     @staticmethod
     def redis_cluster_from(flag: bool, environ: Mapping[str, str] = os.environ) -> bool:

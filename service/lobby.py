@@ -90,12 +90,15 @@ class Lobby:
         access: Access | None = None,
         game_id: str | None = None,
         seats: Sequence[SeatRecord | None] | None = None,
+        held_seats: Mapping[int, SeatRecord] | None = None,
     ) -> GameRecord:
-        """A new game. ``bot_seats`` (seat -> "random" or "heuristic") are taken at once by the
-        server's reference bots, which play them with no token (see service.turns).
+        """A new game. ``bot_seats`` (seat -> "random", "heuristic" or "expert") are taken at
+        once by the server's reference bots, which play them with no token (see service.turns).
         ``access``: a private table's (service.invites). ``game_id`` and ``seats``: a game
-        made for players already chosen (a rematch, a quick play match), by an id every
-        replica knows, with its seats taken; GameExists if another replica made it first."""
+        made for players already chosen (a rematch, a quick play match, a tournament's game), by
+        an id every replica knows, with its seats taken; GameExists if another replica made it
+        first. ``held_seats``: seats taken at once by players named by the caller (a
+        tournament's connected bots), so no one else may join them."""
         tables = self._tables
         rules = get_rules(game_type)
         resolved = options_to_data(rules.options(options))
@@ -106,6 +109,8 @@ class Lobby:
         taken: list[SeatRecord | None] = list(seats) if seats else [None] * rules.seats
         if len(taken) != rules.seats:
             raise ValueError(f"{game_type} has {rules.seats} seats, not {len(taken)}")
+        for n, held in (held_seats or {}).items():
+            taken[n] = held
         for n, kind in bots.items():
             taken[n] = SeatRecord(token_hash="", player_name=kind, bot=kind)
         seed = seed or self._new_seed()

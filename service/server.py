@@ -17,7 +17,7 @@ from pathlib import Path
 import grpc
 import structlog
 from grpc_health.v1 import health, health_pb2_grpc
-from tricktable.v1 import game_service_pb2, game_service_pb2_grpc
+from tricktable.v1 import game_service_pb2, game_service_pb2_grpc, tournament_service_pb2_grpc
 
 from service import identity, reflection
 from service.config import ServerConfig, host_port
@@ -31,6 +31,7 @@ from service.servicer import GameServicer
 from service.store.base import GameStore
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
+from service.tournaments.wiring import Tournaments
 from service.web.app import web_app
 from service.web.server import WebServer
 
@@ -76,6 +77,7 @@ class Server:
         )
         self.metrics.follow(self.games.feed.counts)  # live games, waiting calls: at each scrape
         self.scheduler = Scheduler(self.games, interval_s=config.sweep_interval_s)
+        self.tournaments = Tournaments(config, self.games)
         self._health = health.aio.HealthServicer()
         limit = config.max_message_bytes
         self.limits = Limits(config.limits)
@@ -97,8 +99,13 @@ class Server:
         )
         servicer = GameServicer(self.games, self.limits)
         game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, self.grpc)
+        tournament_service_pb2_grpc.add_TournamentServiceServicer_to_server(
+            self.tournaments.servicer, self.grpc
+        )
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self.grpc)
-        reflection.enable((SERVICE_NAME, health.SERVICE_NAME), self.grpc)
+        reflection.enable(
+            (SERVICE_NAME, self.tournaments.SERVICE_NAME, health.SERVICE_NAME), self.grpc
+        )
         self.readiness = StoreHealth(
             self._health, self.store, ("", SERVICE_NAME), config.health_interval_s
         )
@@ -112,6 +119,7 @@ class Server:
                 origins=config.web_origins,
                 max_message_bytes=limit,
                 limits=self.limits,  # one set of buckets and stream counts for both doors
+                tournaments=self.tournaments.servicer,
             )
             tls = (config.tls_cert, config.tls_key) if config.tls_cert and config.tls_key else None
             self.web = WebServer(
@@ -140,6 +148,7 @@ class Server:
         if self.web is not None:
             self.web_port = await self.web.start()
         self.scheduler.start()
+        self.tournaments.start()
         await self.readiness.start()
         log.info(
             "serving",
@@ -160,9 +169,11 @@ class Server:
         await self.readiness.stop()
         await self._health.enter_graceful_shutdown()
         self.games.close_streams()
+        self.tournaments.close_streams()
         web = self.web.stop() if self.web is not None else asyncio.sleep(0)
         await asyncio.gather(self.grpc.stop(self.config.grace_s), web)
         await self.scheduler.stop()
+        await self.tournaments.stop()
         await self.store.close()
         if isinstance(self.metrics, PrometheusMetrics):
             self.metrics.stop_http()

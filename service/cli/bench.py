@@ -1,7 +1,7 @@
 """``tricktable bench engine``: random-playout throughput per game and variant (``service``,
-``cluster-client`` and ``abuse`` are in :mod:`benchmarks.service`,
-:mod:`benchmarks.cluster_client` and :mod:`benchmarks.abuse`; ``fuzz``, hostile input through
-every door, in :mod:`benchmarks.fuzz`).
+``cluster-client``, ``abuse`` and ``tournament`` are in :mod:`benchmarks.service`,
+:mod:`benchmarks.cluster_client`, :mod:`benchmarks.abuse` and :mod:`benchmarks.tournament`;
+``fuzz``, hostile input through every door, in :mod:`benchmarks.fuzz`).
 
 It prints numbers; it never asserts on them (machines are shared and noisy). Each line of
 ``--json`` output is one measurement with ``game``, ``variant``, ``moves_per_s``, ``deals_per_s``
@@ -27,6 +27,7 @@ from benchmarks import fuzz as benchmark_fuzz
 from benchmarks import openspiel_oh_hell
 from benchmarks import service as benchmark
 from benchmarks import streams as benchmark_streams
+from benchmarks import tournament as benchmark_tournament
 from engine import get_rules
 from engine.playout import random_playout, variants
 from service.cli.common import derive_seed
@@ -87,6 +88,12 @@ def register(sub: Any) -> None:
     )
     benchmark_strength.add_arguments(b)
     b.set_defaults(run=benchmark_strength.run)
+    t = target.add_parser(
+        "tournament",
+        help="a hosted tournament on one replica and on two, beside the client-side one",
+    )
+    benchmark_tournament.add_arguments(t)
+    t.set_defaults(run=benchmark_tournament.run)
 
 
 def measure(

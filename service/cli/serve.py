@@ -116,6 +116,14 @@ def register(sub: Any) -> None:
         "can follow the table (default 0.5)",
     )
     p.add_argument(
+        "--ladder-games-at-once",
+        type=int,
+        default=2,
+        metavar="N",
+        help="rated ladder games per game type at a time, between registered bots that opted "
+        "in (default 2; 0: no ladder)",
+    )
+    p.add_argument(
         "--grace",
         type=float,
         default=5.0,
@@ -213,6 +221,7 @@ def run(args: argparse.Namespace) -> int:
         reuse_port=args.reuse_port,
         auth_jwt_secret=args.auth_jwt_secret,
         auth_jwks=args.auth_jwks,
+        ladder_games_at_once=args.ladder_games_at_once,
     )
     if (config.redis_cluster or config.redis_wait_replicas) and not config.redis_url:
         args.serve_parser.error("--redis-cluster and --redis-wait-replicas need a Redis URL")

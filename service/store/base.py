@@ -284,11 +284,6 @@ class Commit:
     at_ms: int = 0  # when the step is made: the game's moved_at_ms after it (0: unchanged)
 
 
-class GameExists(ValueError):  # a signal from store to service, never shown to a client
-    """A game with this id is stored already: the create wrote nothing (a game made by a
-    known id, a rematch or a quick play match, was made by another replica first)."""
-
-
 @dataclass(frozen=True, slots=True)
 class Ticket:
     """A player waiting in a quick play queue (service.matchmaking), by its ticket's hash.
@@ -447,6 +442,16 @@ class QuickPlayQueues(ABC):
     async def queue_cancel(self, pool: str, ticket_hash: str) -> bool | None:
         """Take a waiting ticket out of the queue: True; False if it was seated already (it
         stays so); None if there is no such ticket."""
+
+
+class GameExists(ValueError):  # a signal from store to service, never shown to a client
+    """A game with this id exists: :meth:`GameStore.create` never writes over one (a game made
+    by a known id, a rematch, a quick play match or a tournament's game, is created once by
+    whichever replica gets there first)."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"game {game_id!r} exists")
+        self.game_id = game_id
 
 
 class GameStore(ABC):

@@ -128,7 +128,7 @@ class MemoryStore(GameStore):
         except GameNotFound:
             pass
         else:
-            raise GameExists(f"game {game.game_id!r} exists")
+            raise GameExists(game.game_id)
         expires = (
             self._m.clock() + self._m.open_ttl if self._m.open_ttl > 0 and not game.full else None
         )

@@ -673,7 +673,7 @@ class RedisStore(GameStore):
         args: list[Arg] = [ttl, game.snapshot, opening.to_json(), json.dumps(taken), *pairs]
         made = await _call(self._r.evalsha(_CREATE_SCRIPT, [meta, seats, snapshot, events], args))
         if made == 0:
-            raise GameExists(f"game {game.game_id!r} exists")
+            raise GameExists(game.game_id)
         if game.listed:  # a table made full (bots, a rematch, a quick play match) is in play
             index = _PLAYING if game.full else _LOBBY
             await _call(self._r.execute("ZADD", index, game.created_at_ms, game.game_id))

@@ -25,10 +25,13 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1.game_service_connect import GameServiceASGIApplication
+from tricktable.v1.tournament_service_connect import TournamentServiceASGIApplication
 
 from service.limits import Limits
 from service.metrics import Metrics
 from service.servicer import GameServicer
+from service.tournaments import web as tournament_web
+from service.tournaments.servicer import TournamentServicer
 from service.web import codecs
 from service.web.adapter import ConnectGameService, ErrorsToConnect
 from service.web.guard import Guard, StrictGzip, drained
@@ -75,12 +78,21 @@ class WebApp:
     """Routes RPC paths to the Connect application and everything else to the static files."""
 
     def __init__(
-        self, rpc: GameServiceASGIApplication, guard: Guard, static: Path = STATIC
+        self,
+        rpc: GameServiceASGIApplication,
+        guard: Guard,
+        static: Path = STATIC,
+        tournaments: TournamentServiceASGIApplication | None = None,
     ) -> None:
         self._rpc = rpc
         self._guard = guard
         self._prefix = rpc.path + "/"
         self._stream = f"{rpc.path}/StreamEvents"
+        self._tournaments = tournaments
+        self._t_prefix = tournaments.path + "/" if tournaments is not None else None
+        self._t_streams = frozenset(
+            f"{tournaments.path}/{name}" for name in tournament_web.STREAMS if tournaments
+        )
         self._files: ASGIApp = (
             # The middleware answers StaticFiles' "not found" (an exception) with a 404.
             GZipMiddleware(
@@ -106,11 +118,25 @@ class WebApp:
             await self._guard(self._events, scope, receive, send)
         elif scope["path"].startswith(self._prefix):
             await self._guard(self._rpc, scope, receive, send)
+        elif self._t_prefix is not None and scope["path"].startswith(self._t_prefix):
+            await self._tournament(scope, receive, send)
         else:
             await self._files(scope, receive, send)
 
     async def _events(self, scope: Scope, receive: Receive, send: Send) -> None:
         await _ended_by_disconnect(self._rpc, scope, receive, send)
+
+    async def _tournament(self, scope: Scope, receive: Receive, send: Send) -> None:
+        app = self._tournaments
+        assert app is not None
+        if scope["path"] in self._t_streams:
+
+            async def streamed(scope: Scope, receive: Receive, send: Send) -> None:
+                await _ended_by_disconnect(app, scope, receive, send)
+
+            await self._guard(streamed, scope, receive, send)
+        else:
+            await self._guard(app, scope, receive, send)
 
 
 class _Cached:
@@ -171,6 +197,7 @@ def web_app(
     max_message_bytes: int,
     limits: Limits | None = None,
     static: Path = STATIC,
+    tournaments: TournamentServicer | None = None,
 ) -> ASGIApp:
     codecs.install()
     rpc = GameServiceASGIApplication(
@@ -182,8 +209,14 @@ def web_app(
     )
     service = pb.DESCRIPTOR.services_by_name["GameService"]
     paths = frozenset(f"{rpc.path}/{method.name}" for method in service.methods)
+    t_app = None
+    if tournaments is not None:  # TournamentService (issue 27), beside GameService
+        t_app = tournament_web.tournament_app(
+            tournaments, metrics, max_message_bytes=max_message_bytes, limits=limits
+        )
+        paths |= tournament_web.paths(t_app)
     return CORSMiddleware(
-        WebApp(rpc, Guard(paths, max_message_bytes, metrics), static),
+        WebApp(rpc, Guard(paths, max_message_bytes, metrics), static, t_app),
         allow_origins=tuple(origins),
         allow_methods=("GET", "POST"),
         allow_headers=ALLOWED_HEADERS,

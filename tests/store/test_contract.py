@@ -23,6 +23,7 @@ from service.store.base import (
     Due,
     EventBatch,
     Filled,
+    GameExists,
     GameRecord,
     GameStore,
     MoveRecord,
@@ -318,6 +319,19 @@ def test_a_created_game_loads_as_stored(run: Callable[[Body], None]) -> None:
         assert await store.load(record.game_id) == record
         assert await store.moves(record.game_id) == []
         assert await store.read_events(record.game_id, 0) == [OPENING]
+
+    run(body)
+
+
+def test_a_game_is_never_created_over_one_with_its_id(run: Callable[[Body], None]) -> None:
+    async def body(store: GameStore) -> None:
+        record = new_record()
+        await store.create(record, OPENING)
+        await store.commit(record.game_id, step(0))
+        with pytest.raises(GameExists):
+            await store.create(dataclasses.replace(record, seat_count=4), OPENING)
+        kept = await store.load(record.game_id)
+        assert kept.version == 1 and kept.seat_count == record.seat_count
 
     run(body)
 

@@ -64,7 +64,7 @@ import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from statistics import NormalDist
 from typing import Any
@@ -464,13 +464,28 @@ class _Tally:
     timeouts: int = 0
 
 
-def standings(entrants: Sequence[Entrant], records: Sequence[GameRecord]) -> list[Standing]:
-    """Each entrant's record and rating over ``records`` (rated in the order given)."""
-    model = PlackettLuce()
-    mu = {e.name: model.mu for e in entrants}
-    sigma = {e.name: model.sigma for e in entrants}
-    tally = {e.name: _Tally() for e in entrants}
-    for record in records:
+class StandingsFold:
+    """The standings folded game by game: :func:`standings` over every record at once, or kept
+    and extended as games end (a server keeping a tournament's standings adds each game once,
+    instead of folding every game again). ``copy`` is cheap (per entrant, not per game)."""
+
+    def __init__(self, entrants: Sequence[Entrant]) -> None:
+        self.entrants = tuple(entrants)
+        self._model = PlackettLuce()
+        self._mu = {e.name: self._model.mu for e in entrants}
+        self._sigma = {e.name: self._model.sigma for e in entrants}
+        self._tally = {e.name: _Tally() for e in entrants}
+
+    def copy(self) -> StandingsFold:
+        out = StandingsFold.__new__(StandingsFold)
+        out.entrants, out._model = self.entrants, self._model
+        out._mu, out._sigma = dict(self._mu), dict(self._sigma)
+        out._tally = {name: replace(t) for name, t in self._tally.items()}
+        return out
+
+    def add(self, record: GameRecord) -> None:
+        """Rate one more game (games are rated in the order added)."""
+        model, mu, sigma, tally = self._model, self._mu, self._sigma, self._tally
         teams = [[model.rating(mu=mu[name], sigma=sigma[name])] for name in record.seats]
         rated = model.rate(teams, ranks=list(record.ranks))
         before_mu, before_sigma = dict(mu), dict(sigma)
@@ -483,29 +498,40 @@ def standings(entrants: Sequence[Entrant], records: Sequence[GameRecord]) -> lis
             tally[name].wins += record.shares[seat]
             tally[name].score += record.scores[seat]
             tally[name].timeouts += record.timeouts[seat] if record.timeouts else 0
-    rows = []
-    for entrant in entrants:
-        t = tally[entrant.name]
-        low, high = wilson_interval(t.wins, t.games)
-        rows.append(
-            Standing(
-                rank=0,
-                name=entrant.name,
-                spec=entrant.spec,
-                games=t.games,
-                wins=t.wins,
-                win_rate=t.wins / t.games if t.games else 0.0,
-                ci_low=low,
-                ci_high=high,
-                mean_score=t.score / t.games if t.games else 0.0,
-                mu=mu[entrant.name],
-                sigma=sigma[entrant.name],
-                ordinal=mu[entrant.name] - ORDINAL_SIGMAS * sigma[entrant.name],
-                timeouts=t.timeouts,
+
+    def standings(self) -> list[Standing]:
+        mu, sigma = self._mu, self._sigma
+        rows = []
+        for entrant in self.entrants:
+            t = self._tally[entrant.name]
+            low, high = wilson_interval(t.wins, t.games)
+            rows.append(
+                Standing(
+                    rank=0,
+                    name=entrant.name,
+                    spec=entrant.spec,
+                    games=t.games,
+                    wins=t.wins,
+                    win_rate=t.wins / t.games if t.games else 0.0,
+                    ci_low=low,
+                    ci_high=high,
+                    mean_score=t.score / t.games if t.games else 0.0,
+                    mu=mu[entrant.name],
+                    sigma=sigma[entrant.name],
+                    ordinal=mu[entrant.name] - ORDINAL_SIGMAS * sigma[entrant.name],
+                    timeouts=t.timeouts,
+                )
             )
-        )
-    rows.sort(key=lambda s: (-s.ordinal, -s.win_rate, s.name))
-    return [Standing(**{**asdict(row), "rank": n}) for n, row in enumerate(rows, start=1)]
+        rows.sort(key=lambda s: (-s.ordinal, -s.win_rate, s.name))
+        return [Standing(**{**asdict(row), "rank": n}) for n, row in enumerate(rows, start=1)]
+
+
+def standings(entrants: Sequence[Entrant], records: Sequence[GameRecord]) -> list[Standing]:
+    """Each entrant's record and rating over ``records`` (rated in the order given)."""
+    fold = StandingsFold(entrants)
+    for record in records:
+        fold.add(record)
+    return fold.standings()
 
 
 # -- results and exports ----------------------------------------------------------------------

@@ -5,7 +5,7 @@
 // `?protocol=grpc-web` in the address picks another (they all reach the same service), and
 // `?server=` another server.
 
-import { Code, ConnectError, createClient, type CallOptions, type Client } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
 import { type MessageInitShape } from "@bufbuild/protobuf";
 import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb";
@@ -27,12 +27,14 @@ export function serverFromAddress(): string {
   return new URLSearchParams(location.search).get("server") ?? location.origin;
 }
 
+export function transportFor(protocol: Protocol, baseUrl: string): Transport {
+  return protocol === "grpc-web"
+    ? createGrpcWebTransport({ baseUrl })
+    : createConnectTransport({ baseUrl, useBinaryFormat: protocol === "connect-binary" });
+}
+
 export function connect(protocol: Protocol, baseUrl: string): Api {
-  const transport =
-    protocol === "grpc-web"
-      ? createGrpcWebTransport({ baseUrl })
-      : createConnectTransport({ baseUrl, useBinaryFormat: protocol === "connect-binary" });
-  return createClient(GameService, transport);
+  return createClient(GameService, transportFor(protocol, baseUrl));
 }
 
 /** Call options carrying a seat token (none: a spectator's call). */

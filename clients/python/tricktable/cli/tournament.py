@@ -8,8 +8,14 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+import grpc
+from google.protobuf import json_format
+from rich.console import Console
+
+from tricktable import hosted
 from tricktable.bots.runner import BotError, Stalled
 from tricktable.cli.common import (
     add_game_argument,
@@ -31,6 +37,7 @@ from tricktable.tournament import (
     progress_bar,
     run_tournament,
 )
+from tricktable.v1 import tournament_service_pb2 as tpb
 
 DEFAULT_ENTRANTS = ["heuristic", "random"]
 
@@ -86,6 +93,13 @@ def register(sub: Any) -> None:
         "--address",
         help="a running server (default: start one, when the server package is installed)",
     )
+    p.add_argument(
+        "--hosted",
+        action="store_true",
+        help="the server runs the tournament (TournamentService) and this follows it; "
+        "entrants are reference bots (random, heuristic) or registered bot ids, and "
+        "--parallel is the games it plays at once",
+    )
     p.add_argument("--json", metavar="FILE", help="write everything (config, games, standings)")
     p.add_argument("--csv", metavar="FILE", help="write the standings, one row per entrant")
     p.add_argument("--games-csv", metavar="FILE", help="write one row per seat of each game")
@@ -107,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.hosted:
+        return _run_hosted(args)
     raw = parse_options(args.option)
     try:
         entrants = tuple(Entrant.parse(text) for text in args.entrant or DEFAULT_ENTRANTS)
@@ -161,6 +177,56 @@ def _run(args: argparse.Namespace) -> int:
     if args.games_csv:
         result.write_games_csv(args.games_csv)
     return 0
+
+
+def _run_hosted(args: argparse.Namespace) -> int:
+    """Create the tournament on the server and follow it: a progress bar, then the table."""
+    raw = parse_options(args.option)
+    seed = args.seed.encode()
+    if not 1 <= len(seed) <= 64:
+        raise SystemExit("tricktable: --seed must be 1 to 64 bytes")
+    entrants = [Entrant.parse(text).spec for text in args.entrant or DEFAULT_ENTRANTS]
+    clock = None
+    if args.move_time is not None:
+        config = TournamentConfig(
+            game=args.game,
+            entrants=tuple(Entrant(e, e) for e in entrants),
+            move_time_s=args.move_time,
+            bank_s=args.bank,
+            forfeit_after=args.forfeit_after,
+        )
+        clock = config.clock
+    tls = tls_options(args) if args.address else {}
+    with _server(args.address) as address, Client(address, timeout_s=30.0, **tls) as client:
+        try:
+            options = _options(client, args.game, raw)
+            made = hosted.create_hosted(
+                client,
+                args.game,
+                entrants,
+                rounds=args.rounds,
+                duplicate=args.duplicate,
+                games_at_once=args.parallel,
+                seed=seed,
+                options=options,
+                clock=clock,
+            )
+            print(f"tournament {made.tournament.tournament_id} created", flush=True)
+            last = hosted.follow_with_progress(client, made.tournament, quiet=args.quiet)
+            final = hosted.get(client, made.tournament.tournament_id)
+        except ValueError as error:
+            raise SystemExit(f"tricktable: {error}") from None
+        except grpc.RpcError as error:
+            raise SystemExit(f"tricktable: {error.code().name}: {error.details()}") from None
+    t = final.tournament
+    deals = "duplicate deals" if args.duplicate else "a deal per game"
+    title = f"{args.game}: {t.games_ended} games, {deals}, seed {args.seed!r}"
+    Console().print(
+        hosted.standings_table(title, last.ended.standings or t.standings, args.duplicate)
+    )
+    if args.json:
+        Path(args.json).write_text(json_format.MessageToJson(final) + "\n")
+    return 0 if t.status == tpb.TOURNAMENT_STATUS_FINISHED else 1
 
 
 def _interrupted(stopped: TournamentInterrupted) -> int:

@@ -36,6 +36,11 @@ class BotStore(ABC):
         """The bots on the ladder of ``game_type``."""
 
     @abstractmethod
+    async def ladder_game_types(self) -> list[str]:
+        """The game types whose ladder has a bot: the only ones a replica's ladder looks at
+        (an idle server costs its store nothing more than the deadline sweep's read)."""
+
+    @abstractmethod
     async def mark_online(self, bot_id: str, for_ms: int) -> None:
         """A connected bot's session is open (for the next ``for_ms``)."""
 
@@ -120,6 +125,9 @@ class MemoryBotStore(BotStore):
         if found is None:
             raise BotNotFound(bot_id)
         return found
+
+    async def ladder_game_types(self) -> list[str]:
+        return sorted({t for b in self._bots.values() if b.ladder for t in b.game_types})
 
     async def ladder_bots(self, game_type: str) -> list[BotRecord]:
         return sorted(

@@ -100,13 +100,15 @@ class TournamentDesk:
         if not 1 <= rounds <= MAX_ROUNDS:
             raise InvalidRequest(f"rounds must be 1 to {MAX_ROUNDS}", reason="INVALID_ROUNDS")
         if len(entrants) < 2:
-            raise InvalidRequest("a tournament needs two entrants or more", reason="ENTRANTS")
+            raise InvalidRequest(
+                "a tournament needs two entrants or more", reason="INVALID_ENTRANTS"
+            )
         if len(seed) > 64:
             raise InvalidRequest("seed must be at most 64 bytes", reason="INVALID_SEED")
         if len(name) > MAX_NAME:
             raise InvalidRequest(f"name: at most {MAX_NAME} characters", reason="INVALID_NAME")
         if games_at_once < 0:
-            raise InvalidRequest("games_at_once must be 0 or more", reason="GAMES_AT_ONCE")
+            raise InvalidRequest("games_at_once must be 0 or more", reason="INVALID_GAMES_AT_ONCE")
         at_once = games_at_once or 1
         total = game_count(len(entrants), rules.seats, rounds)
         self._gate.create(peer, len(entrants), at_once, total)
@@ -202,7 +204,7 @@ class TournamentDesk:
         state = await self.store.load(tournament_id)
         if not hmac.compare_digest(state.spec.creator_hash, token_hash(token)):
             raise PermissionDenied(
-                "that token is not this tournament's creator token", reason="WRONG_TOKEN"
+                "that token is not this tournament's creator token", reason="WRONG_CREATOR_TOKEN"
             )
         if state.status == RUNNING:
             rows = self.standings(state)

@@ -24,7 +24,7 @@ import secrets
 import structlog
 from openskill.models import PlackettLuce
 
-from engine import game_names, get_rules
+from engine import get_rules
 from service.errors import GameNotFound, StoreUnavailable
 from service.game_service import GameService
 from service.store.base import ACTIVE, GameExists
@@ -104,7 +104,7 @@ class LadderRunner:
     async def _run(self) -> None:
         while True:
             busy = False
-            for game_type in game_names():
+            for game_type in await self._ladder_game_types():
                 try:
                     if await self._store.lease(f"ladder.{game_type}", self._holder, LEASE_MS):
                         busy = await self.advance(game_type) or busy
@@ -113,6 +113,13 @@ class LadderRunner:
                 except Exception:  # a bug must not stop the ladders
                     log.exception("ladder step failed", game_type=game_type)
             await asyncio.sleep(LADDER_POLL_S if busy else LADDER_IDLE_S)
+
+    async def _ladder_game_types(self) -> list[str]:
+        try:
+            return await self._bots.ladder_game_types()
+        except StoreUnavailable as exc:
+            log.warning("ladder look failed", why=exc.message)
+            return []
 
     async def advance(self, game_type: str) -> bool:
         """Rate what ended, start what may start; whether rated games are under way."""

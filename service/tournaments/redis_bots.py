@@ -5,6 +5,7 @@
     tt:bot:{<id>}:failures   string  a called bot's failed calls in a row
     tt:bot:{<id>}:online     string  set while a connected bot's session is open (expires)
     tt:ladder:<game type>    zset    the bots on a game type's ladder, by registration time
+    tt:ladders               zset    the game types whose ladder has a bot
     tt:{ladder.<game type>}:games    hash  number -> {game_id, bots}, for every rated game started
     tt:{ladder.<game type>}:rated    set   the numbers rated
     tt:{ladder.<game type>}:ratings  hash  bot id -> Ladder json
@@ -57,6 +58,11 @@ return 1
 """)
 
 
+#: The game types whose ladder has a bot (zset, by the first one's registration): the ladders
+#: to advance. Read every second by each replica's ladder, so it must stay one cheap read.
+_LADDERS = "tt:ladders"
+
+
 def _ladder(game_type: str) -> str:
     return f"tt:ladder:{game_type}"
 
@@ -79,6 +85,14 @@ class RedisBotStore(BotStore):
                 await self._call(
                     self._r.execute("ZADD", _ladder(game_type), bot.created_at_ms, bot.bot_id)
                 )
+                await self._call(
+                    self._r.execute("ZADD", _LADDERS, "NX", bot.created_at_ms, game_type)
+                )
+
+    async def ladder_game_types(self) -> list[str]:
+        # ZRANGEBYSCORE, as the deadline sweep reads its index: an idle replica's only look.
+        found = await self._call(self._r.execute("ZRANGEBYSCORE", _LADDERS, "-inf", "+inf"))
+        return [raw.decode() for raw in found]
 
     async def ladder_bots(self, game_type: str) -> list[BotRecord]:
         ids = await self._call(self._r.execute("ZRANGE", _ladder(game_type), 0, -1))

@@ -96,6 +96,36 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """The call needs a player identity (x-player-token), or the server verifies none
     (UNAUTHENTICATED).
     """
+    TOURNAMENT_NOT_FOUND: _ErrorReason.ValueType  # 76
+    """--- tournaments and registered bots (TournamentService) ---
+    No such tournament, or it expired (NOT_FOUND).
+    """
+    BOT_NOT_FOUND: _ErrorReason.ValueType  # 77
+    """No such registered bot (NOT_FOUND)."""
+    UNKNOWN_BOT: _ErrorReason.ValueType  # 78
+    """An entrant that is neither a registered bot id nor a reference bot's name (INVALID_ARGUMENT)."""
+    INVALID_ENTRANTS: _ErrorReason.ValueType  # 79
+    """Fewer than two entrants, or an entrant that does not play the game (INVALID_ARGUMENT)."""
+    INVALID_GAMES_AT_ONCE: _ErrorReason.ValueType  # 80
+    """games_at_once below 0 (INVALID_ARGUMENT)."""
+    INVALID_ROUNDS: _ErrorReason.ValueType  # 81
+    """rounds outside 1 to its documented maximum (INVALID_ARGUMENT)."""
+    INVALID_SEED: _ErrorReason.ValueType  # 82
+    """A seed longer than 64 bytes (INVALID_ARGUMENT)."""
+    INVALID_NAME: _ErrorReason.ValueType  # 83
+    """A tournament's or bot's name empty or too long (INVALID_ARGUMENT)."""
+    INVALID_FORMAT: _ErrorReason.ValueType  # 84
+    """A tournament format the server does not run (INVALID_ARGUMENT)."""
+    INVALID_GAME_TYPES: _ErrorReason.ValueType  # 85
+    """A bot registered for no game type, or for one the server does not have (INVALID_ARGUMENT)."""
+    INVALID_ENDPOINT: _ErrorReason.ValueType  # 86
+    """A called bot's endpoint not grpc://, grpcs:// or https://, or a connected bot's given one
+    (INVALID_ARGUMENT).
+    """
+    INVALID_BOT_KIND: _ErrorReason.ValueType  # 87
+    """A bot kind other than CALLED or CONNECTED (INVALID_ARGUMENT)."""
+    WRONG_CREATOR_TOKEN: _ErrorReason.ValueType  # 88
+    """The token is not the tournament's creator token (PERMISSION_DENIED)."""
     NOT_YOUR_TURN: _ErrorReason.ValueType  # 21
     """--- the rules (FAILED_PRECONDITION): the move is well formed but not allowed now ---
     Another seat is to act.
@@ -158,6 +188,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """This client address or seat has as many calls in progress, and waiting for a place, as the
     server allows.
     """
+    TOO_MANY_ENTRANTS: _ErrorReason.ValueType  # 89
+    """A tournament with more entrants than the server allows."""
+    TOO_MANY_GAMES_AT_ONCE: _ErrorReason.ValueType  # 90
+    """A tournament asking more games at once than the server allows."""
+    TOO_MANY_GAMES: _ErrorReason.ValueType  # 91
+    """A tournament with more scheduled games than the server allows."""
     STORE_UNAVAILABLE: _ErrorReason.ValueType  # 45
     """--- the server (UNAVAILABLE, INTERNAL) ---
     The game store cannot be reached: retry later (a move with the same request id).
@@ -253,6 +289,36 @@ MISSING_PLAYER_TOKEN: ErrorReason.ValueType  # 74
 """The call needs a player identity (x-player-token), or the server verifies none
 (UNAUTHENTICATED).
 """
+TOURNAMENT_NOT_FOUND: ErrorReason.ValueType  # 76
+"""--- tournaments and registered bots (TournamentService) ---
+No such tournament, or it expired (NOT_FOUND).
+"""
+BOT_NOT_FOUND: ErrorReason.ValueType  # 77
+"""No such registered bot (NOT_FOUND)."""
+UNKNOWN_BOT: ErrorReason.ValueType  # 78
+"""An entrant that is neither a registered bot id nor a reference bot's name (INVALID_ARGUMENT)."""
+INVALID_ENTRANTS: ErrorReason.ValueType  # 79
+"""Fewer than two entrants, or an entrant that does not play the game (INVALID_ARGUMENT)."""
+INVALID_GAMES_AT_ONCE: ErrorReason.ValueType  # 80
+"""games_at_once below 0 (INVALID_ARGUMENT)."""
+INVALID_ROUNDS: ErrorReason.ValueType  # 81
+"""rounds outside 1 to its documented maximum (INVALID_ARGUMENT)."""
+INVALID_SEED: ErrorReason.ValueType  # 82
+"""A seed longer than 64 bytes (INVALID_ARGUMENT)."""
+INVALID_NAME: ErrorReason.ValueType  # 83
+"""A tournament's or bot's name empty or too long (INVALID_ARGUMENT)."""
+INVALID_FORMAT: ErrorReason.ValueType  # 84
+"""A tournament format the server does not run (INVALID_ARGUMENT)."""
+INVALID_GAME_TYPES: ErrorReason.ValueType  # 85
+"""A bot registered for no game type, or for one the server does not have (INVALID_ARGUMENT)."""
+INVALID_ENDPOINT: ErrorReason.ValueType  # 86
+"""A called bot's endpoint not grpc://, grpcs:// or https://, or a connected bot's given one
+(INVALID_ARGUMENT).
+"""
+INVALID_BOT_KIND: ErrorReason.ValueType  # 87
+"""A bot kind other than CALLED or CONNECTED (INVALID_ARGUMENT)."""
+WRONG_CREATOR_TOKEN: ErrorReason.ValueType  # 88
+"""The token is not the tournament's creator token (PERMISSION_DENIED)."""
 NOT_YOUR_TURN: ErrorReason.ValueType  # 21
 """--- the rules (FAILED_PRECONDITION): the move is well formed but not allowed now ---
 Another seat is to act.
@@ -315,6 +381,12 @@ TOO_MANY_CALLS: ErrorReason.ValueType  # 56
 """This client address or seat has as many calls in progress, and waiting for a place, as the
 server allows.
 """
+TOO_MANY_ENTRANTS: ErrorReason.ValueType  # 89
+"""A tournament with more entrants than the server allows."""
+TOO_MANY_GAMES_AT_ONCE: ErrorReason.ValueType  # 90
+"""A tournament asking more games at once than the server allows."""
+TOO_MANY_GAMES: ErrorReason.ValueType  # 91
+"""A tournament with more scheduled games than the server allows."""
 STORE_UNAVAILABLE: ErrorReason.ValueType  # 45
 """--- the server (UNAVAILABLE, INTERNAL) ---
 The game store cannot be reached: retry later (a move with the same request id).

@@ -430,7 +430,10 @@ class RedisDeadlines(DeadlineIndex):
             # a game had one idle entry (dropped like any other once handled).
             game_id, kind, *_ = key.split("|")
             deadline = int(float(score))
-            out.append(Due(game_id, deadline, key, IDLE if kind == IDLE else TIMING))
+            if kind == IDLE:
+                out.append(Due(game_id, deadline, key, IDLE))
+            else:
+                out.append(Due(game_id, deadline, key, TIMING, int(kind)))
         return out
 
     async def done(self, entry: Due, later_ms: int | None = None) -> None:

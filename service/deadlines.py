@@ -39,6 +39,20 @@ PENDING = Pending()
 IN_FLIGHT_MS = 10_000
 
 
+def in_flight(entry: Due, record: GameRecord | None, now_ms: int) -> bool:
+    """Whether a TIMING entry may be for a step not written yet (``record``: the game as read,
+    None when there is none yet): a commit's next version, or version 0 (a game being created,
+    or a table being filled, whose timing is written after the entry) not yet the game's own."""
+    if entry.version is None or entry.deadline_ms <= now_ms - IN_FLIGHT_MS:
+        return False
+    if record is None:
+        return entry.version == 0
+    if entry.version > record.version:
+        return True
+    own = record.timing.deadline_ms if record.timing is not None else None
+    return entry.version == record.version == 0 and own != entry.deadline_ms
+
+
 class Deadlines:
     def __init__(
         self, tables: Tables, committer: Committer, *, bot_delay_ms: int, idle_ms: int
@@ -107,13 +121,7 @@ class Deadlines:
         record = await tables.store.load(game_id)
         now = tables.now_ms()
         timing = record.timing
-        if (
-            record.status == ACTIVE
-            and entry is not None
-            and entry.version is not None
-            and entry.version > record.version
-            and entry.deadline_ms > now - IN_FLIGHT_MS
-        ):
+        if record.status == ACTIVE and entry is not None and in_flight(entry, record, now):
             return PENDING
         if (
             record.status != ACTIVE

@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 import structlog
 
-from service.deadlines import Pending
+from service.deadlines import Pending, in_flight
 from service.errors import GameNotFound, StoreUnavailable
 from service.game_service import GameService
 from service.store.base import IDLE, Due
@@ -149,7 +149,9 @@ class Scheduler:
                 if fired is not None:
                     self.fired += 1
         except GameNotFound:
-            pass  # expired: only its index entry is left
+            if entry.kind != IDLE and in_flight(entry, None, int(self._clock() * 1000)):
+                return True  # indexed before the game is created: kept until it is
+            # else expired: only its index entry is left
         except StoreUnavailable as exc:  # kept for the next sweep
             self.outage.failed(exc.message)
             return False

@@ -43,7 +43,8 @@ is ever rescored later (two writers of one member write the same score). A sweep
 (:mod:`service.scheduler`) reads due members, loads the game, fires only if the member names
 the game's own deadline and it is due (an ordinary compare-and-set commit on its version) and
 then drops the member (:meth:`RedisDeadlines.done`); a member whose game moved on, ended or
-expired is just dropped, one naming a later version than the game's (a commit in flight) kept. Should one index key grow hot, it can be split into buckets by a hash of the game id
+expired is just dropped, one naming a later version than the game's (a commit in flight) kept.
+Should one index key grow hot, it can be split into buckets by a hash of the game id
 with no change to this reasoning.
 
 Idleness is indexed lazily, so that a move costs no index write: the one member

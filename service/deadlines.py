@@ -22,10 +22,35 @@ from service import clocks as clock_rules
 from service import turns
 from service.commit import Committer, GameStep, idle_ended, played, resigned
 from service.errors import VersionConflict
-from service.store.base import ACTIVE, GameRecord, Timing
+from service.store.base import ACTIVE, Due, GameRecord, Timing
 from service.tables import Tables
 
 log = structlog.get_logger("tricktable.games")
+
+
+class Pending:
+    """An index entry for a commit that may not have landed yet: kept, looked at again."""
+
+
+PENDING = Pending()
+#: How long an entry for a later version than its game's is kept as a commit that may still
+#: land (its deadline is at or after the commit was built). Older, the commit failed or its
+#: process died: the game's own entry is another, so the stale one is dropped.
+IN_FLIGHT_MS = 10_000
+
+
+def in_flight(entry: Due, record: GameRecord | None, now_ms: int) -> bool:
+    """Whether a TIMING entry may be for a step not written yet (``record``: the game as read,
+    None when there is none yet): a commit's next version, or version 0 (a game being created,
+    or a table being filled, whose timing is written after the entry) not yet the game's own."""
+    if entry.version is None or entry.deadline_ms <= now_ms - IN_FLIGHT_MS:
+        return False
+    if record is None:
+        return entry.version == 0
+    if entry.version > record.version:
+        return True
+    own = record.timing.deadline_ms if record.timing is not None else None
+    return entry.version == record.version == 0 and own != entry.deadline_ms
 
 
 class Deadlines:
@@ -76,23 +101,36 @@ class Deadlines:
         log.info("idle game ended", game_id=game_id, version=record.version + 1)
         return None
 
-    async def fire_due(self, game_id: str) -> GameRecord | None:
+    async def fire_due(self, game_id: str, entry: Due | None = None) -> GameRecord | Pending | None:
         """Do what the game has scheduled, if it has come: a server bot's move when a bot seat
         must act, else the clock that ran out (with AUTO_MOVE the move the policy picks, after
         a ``TimedOut`` event; with FORFEIT, or at the ``forfeit_after``-th timeout, the seat's
         resignation). One compare-and-set commit on the version read, so a racing move or
         another replica's firing wins or loses it whole. Returns the game after the step, or
-        None when nothing was due (the game moved on or ended) or the commit lost the race."""
+        None when nothing was due (the game moved on or ended) or the commit lost the race.
+
+        ``entry``: the index entry that led here. One naming another deadline than the game's
+        own is stale (a deadline replaced since, or one a losing commit indexed) and fires
+        nothing: the entry of the game's own deadline does. Were a stale entry to fire, each
+        one would make another firing, and each firing (won or lost) indexes its own next
+        deadline, so replicas sweeping the same entries would multiply them (the index grew to
+        thousands for a few dozen bot games). One naming a later version than the game's is
+        indexed for a commit that may still land (:class:`Pending`: keep it), else the game
+        would lose its only entry and stall."""
         tables = self._tables
         record = await tables.store.load(game_id)
         now = tables.now_ms()
         timing = record.timing
+        if record.status == ACTIVE and entry is not None and in_flight(entry, record, now):
+            return PENDING
         if (
             record.status != ACTIVE
             or timing is None
             or timing.deadline_ms is None
             or timing.deadline_ms > now
         ):
+            return None
+        if entry is not None and entry.deadline_ms != timing.deadline_ms:
             return None
         rules, state = await tables.state(record)
         version = record.version + 1

@@ -4,7 +4,9 @@ Deadlines live in the store (DESIGN.md decision 9), so any replica may fire any 
 a replica that dies stops nothing: the others' sweeps find its games' deadlines. Firing is
 :meth:`GameService.fire_due`, an ordinary compare-and-set commit on the game's version, so
 when several replicas sweep the same entry, or a move races the clock, exactly one commit wins.
-An entry is dropped once handled (fired, lost to a racing commit, stale, or its game gone); one
+An entry is dropped once handled (fired, lost to a racing commit, stale, or its game gone); a
+stale one (its deadline is no longer the game's) fires nothing (see :meth:`GameService.fire_due`:
+stale entries that fired would multiply across replicas); one
 that failed for a passing reason (the store unreachable) stays and is tried again next sweep.
 A game that ends leaves the index in the step that ends it, so the index holds only games that
 run (and, for a while, the stale hints a crash or an expired open game left).
@@ -25,6 +27,7 @@ from collections.abc import Callable
 
 import structlog
 
+from service.deadlines import Pending, in_flight
 from service.errors import GameNotFound, StoreUnavailable
 from service.game_service import GameService
 from service.store.base import IDLE, Due
@@ -139,10 +142,16 @@ class Scheduler:
         try:
             if entry.kind == IDLE:
                 later = await self._games.end_if_idle(entry.game_id)
-            elif await self._games.fire_due(entry.game_id) is not None:
-                self.fired += 1
+            else:
+                fired = await self._games.fire_due(entry.game_id, entry)
+                if isinstance(fired, Pending):
+                    return True  # its commit may land yet: the entry stays
+                if fired is not None:
+                    self.fired += 1
         except GameNotFound:
-            pass  # expired: only its index entry is left
+            if entry.kind != IDLE and in_flight(entry, None, int(self._clock() * 1000)):
+                return True  # indexed before the game is created: kept until it is
+            # else expired: only its index entry is left
         except StoreUnavailable as exc:  # kept for the next sweep
             self.outage.failed(exc.message)
             return False

@@ -141,6 +141,10 @@ class Due:
     deadline_ms: int
     key: str = ""
     kind: str = TIMING  # TIMING or IDLE
+    #: The game version whose timing a TIMING entry indexes (None: the store's index is the
+    #: games' own deadlines). An entry is indexed before its commit lands, so one naming a
+    #: later version than the game's may be a commit in flight, not stale.
+    version: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

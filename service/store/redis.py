@@ -37,12 +37,14 @@ through the index ``tt:deadlines``, a sorted set scored by deadline whose member
 ``<game id>|<version>|<deadline ms>``. Choice for Redis Cluster (issue 14): the commit script
 never touches the index, which lives in another slot; the member is written by a separate,
 idempotent ZADD *before* the script runs. So every deadline a commit can write is indexed before
-it exists, a commit refused or a crash between the two steps leaves only a stale entry (never a
-missing one), and no member is ever rescored later (two writers of one member write the same
-score). A sweeper (:mod:`service.scheduler`) reads due members, loads the game, fires only if
-the game's own timing is due (an ordinary compare-and-set commit on its version) and then drops
-the member (:meth:`RedisDeadlines.done`); a member whose game moved on, ended or expired is just
-dropped. Should one index key grow hot, it can be split into buckets by a hash of the game id
+it exists, a crash between the two steps leaves only a stale entry (never a missing one; a
+commit refused drops its own at once, unless the winner wrote the same member), and no member
+is ever rescored later (two writers of one member write the same score). A sweeper
+(:mod:`service.scheduler`) reads due members, loads the game, fires only if the member names
+the game's own deadline and it is due (an ordinary compare-and-set commit on its version) and
+then drops the member (:meth:`RedisDeadlines.done`); a member whose game moved on, ended or
+expired is just dropped, one naming a later version than the game's (a commit in flight) kept.
+Should one index key grow hot, it can be split into buckets by a hash of the game id
 with no change to this reasoning.
 
 Idleness is indexed lazily, so that a move costs no index write: the one member
@@ -430,7 +432,10 @@ class RedisDeadlines(DeadlineIndex):
             # a game had one idle entry (dropped like any other once handled).
             game_id, kind, *_ = key.split("|")
             deadline = int(float(score))
-            out.append(Due(game_id, deadline, key, IDLE if kind == IDLE else TIMING))
+            if kind == IDLE:
+                out.append(Due(game_id, deadline, key, IDLE))
+            else:
+                out.append(Due(game_id, deadline, key, TIMING, int(kind)))
         return out
 
     async def done(self, entry: Due, later_ms: int | None = None) -> None:
@@ -716,6 +721,8 @@ class RedisStore(GameStore):
         except RedisError as exc:
             raise _unavailable(exc) from exc
         outcome, version = reply[0], reply[1]
+        if outcome in (0, 2) and step.timing is not None:
+            await self._drop_refused(game_id, step.expected_version + 1, step.timing)
         if outcome == -1:
             raise GameNotFound(game_id)
         if outcome == 0:
@@ -734,6 +741,25 @@ class RedisStore(GameStore):
         # finds the state that call keeps before it next awaits); the echo then wakes no one.
         self.notifier.notify(game_id, int(version))
         return int(version)
+
+    async def _drop_refused(self, game_id: str, version: int, timing: Timing) -> None:
+        """A refused commit's entry, indexed before it, is stale at once (a racing firing of
+        another replica won): drop it now rather than leave it for the sweeps, unless the
+        winner wrote the very same member (same version and deadline: it is the game's own)."""
+        if timing.deadline_ms is None:
+            return
+        raw_version, raw_timing = await _call(
+            self._r.execute("HMGET", _keys(game_id)[0], "version", "timing")
+        )
+        if (
+            raw_version is not None
+            and int(raw_version) == version
+            and raw_timing
+            and Timing.from_json(raw_timing).deadline_ms == timing.deadline_ms
+        ):
+            return
+        member = f"{game_id}|{version}|{timing.deadline_ms}"
+        await _call(self._r.execute("ZREM", _DEADLINES, member))
 
     async def request_version(self, game_id: str, request_id: str) -> int | None:
         raw = await _call(self._r.execute("HGET", _keys(game_id)[4], request_id))

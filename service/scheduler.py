@@ -21,12 +21,12 @@ sweeps failed), instead of a warning per sweep (:class:`Outage`).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable
 
 import structlog
 
+from service.background import BackgroundLoop
 from service.deadlines import Pending, in_flight
 from service.errors import GameNotFound, StoreUnavailable
 from service.game_service import GameService
@@ -76,7 +76,9 @@ class Outage:
         self.since, self.failures, self._pause_s = None, 0, self._interval_s
 
 
-class Scheduler:
+class Scheduler(BackgroundLoop):
+    task_name = "scheduler"
+
     def __init__(
         self,
         games: GameService,
@@ -90,20 +92,8 @@ class Scheduler:
         self._interval_s = interval_s
         self._batch = batch
         self._clock = clock
-        self._task: asyncio.Task[None] | None = None
         self.fired = 0  # timeouts this replica committed
         self.outage = Outage(interval_s, clock)
-
-    def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="scheduler")
-
-    async def stop(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
 
     async def _run(self) -> None:
         while True:

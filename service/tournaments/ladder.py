@@ -17,7 +17,6 @@ refuses a second), and rated by the step that finds it unrated and the ratings a
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
 import secrets
 
@@ -25,6 +24,7 @@ import structlog
 from openskill.models import PlackettLuce
 
 from engine import get_rules
+from service.background import BackgroundLoop
 from service.errors import GameNotFound, StoreUnavailable
 from service.game_service import GameService
 from service.store.base import ACTIVE, GameExists
@@ -73,7 +73,9 @@ def rated(ratings: dict[str, Ladder], bots: tuple[str, ...], result: Result) -> 
     }
 
 
-class LadderRunner:
+class LadderRunner(BackgroundLoop):
+    task_name = "ladder"
+
     def __init__(
         self,
         games: GameService,
@@ -88,18 +90,9 @@ class LadderRunner:
         self._called = called
         self._at_once = games_at_once
         self._holder = secrets.token_hex(8)
-        self._task: asyncio.Task[None] | None = None
 
-    def start(self) -> None:
-        if self._at_once > 0 and self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="ladder")
-
-    async def stop(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+    def wanted(self) -> bool:
+        return self._at_once > 0  # --ladder-games-at-once 0: no ladder
 
     async def _run(self) -> None:
         while True:

@@ -12,12 +12,12 @@ replica takes the tournament up.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable
 
 import structlog
 
+from service.background import BackgroundLoop
 from service.errors import StoreUnavailable
 from service.tournaments.advance import Advancer
 from service.tournaments.store import TournamentNotFound, TournamentStore
@@ -31,7 +31,9 @@ DEFAULT_POLL_S = 0.1
 DEFAULT_BATCH = 50
 
 
-class TournamentRunner:
+class TournamentRunner(BackgroundLoop):
+    task_name = "tournaments"
+
     def __init__(
         self,
         advancer: Advancer,
@@ -48,21 +50,9 @@ class TournamentRunner:
         self._lease_ms = int(lease_s * 1000)
         self._batch = batch
         self._clock = clock
-        self._task: asyncio.Task[None] | None = None
         #: Tournaments this replica holds: advanced each sweep, their leases renewed, until
         #: they end (so one replica, not each in turn, plays a tournament's called bots).
         self._held: set[str] = set()
-
-    def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="tournaments")
-
-    async def stop(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
 
     async def _run(self) -> None:
         while True:

@@ -24,6 +24,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
         "service.event_loop",
         "service.reflection",
         "service.workers",
+        "service.background",
         "service.clocks",
         "service.store.base",
         "service.store",

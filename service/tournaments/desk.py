@@ -83,7 +83,7 @@ class TournamentDesk:
     async def create(
         self,
         *,
-        peer: str,
+        client: str,
         game_type: str,
         options: Mapping[str, OptionValue],
         time_control: TimeControl | None,
@@ -111,7 +111,7 @@ class TournamentDesk:
             raise InvalidRequest("games_at_once must be 0 or more", reason="INVALID_GAMES_AT_ONCE")
         at_once = games_at_once or 1
         total = game_count(len(entrants), rules.seats, rounds)
-        self._gate.create(peer, len(entrants), at_once, total)
+        self._gate.create(client, len(entrants), at_once, total)
         resolved_entrants = await self._entrants(entrants, game_type)
         token = new_token()
         spec = TournamentSpec(
@@ -217,7 +217,7 @@ class TournamentDesk:
     async def register_bot(
         self,
         *,
-        peer: str,
+        client: str,
         name: str,
         game_types: Sequence[str],
         kind: str,
@@ -241,7 +241,7 @@ class TournamentDesk:
             raise InvalidRequest("a connected bot has no endpoint", reason="INVALID_ENDPOINT")
         if kind not in (CALLED, CONNECTED):
             raise InvalidRequest("kind: CALLED or CONNECTED", reason="INVALID_BOT_KIND")
-        self._gate.register(peer)
+        self._gate.register(client)
         bot_id = secrets.token_hex(8)
         token = f"{bot_id}.{new_token()}"
         record = BotRecord(

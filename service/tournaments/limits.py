@@ -11,7 +11,6 @@ from functools import partial
 
 from service.errors import LimitExceeded
 from service.limits import Buckets, Rate
-from service.proxies import address_of
 
 #: What a refusal of a tournament's size says to wait: its size will not shrink by waiting, but
 #: a smaller tournament may be asked for at once; the RetryInfo is there as on every refusal.
@@ -35,7 +34,8 @@ class TournamentGate:
         self._create = Buckets(limits.create_tournament, clock)
         self._register = Buckets(limits.register_bot, clock)
 
-    def create(self, peer: str, entrants: int, games_at_once: int, games: int) -> None:
+    def create(self, client: str, entrants: int, games_at_once: int, games: int) -> None:
+        """``client``: the address the call is counted by (service.proxies.ClientAddresses)."""
         limits = self.limits
         if entrants > limits.entrants:
             raise LimitExceeded(
@@ -55,13 +55,11 @@ class TournamentGate:
                 SIZE_RETRY_S,
                 reason="TOO_MANY_GAMES",
             )
-        address = address_of(peer)
-        wait = self._create.take(address)
+        wait = self._create.take(client)
         if wait > 0:
-            raise LimitExceeded(f"too many tournaments created from {address}", wait)
+            raise LimitExceeded(f"too many tournaments created from {client}", wait)
 
-    def register(self, peer: str) -> None:
-        address = address_of(peer)
-        wait = self._register.take(address)
+    def register(self, client: str) -> None:
+        wait = self._register.take(client)
         if wait > 0:
-            raise LimitExceeded(f"too many bots registered from {address}", wait)
+            raise LimitExceeded(f"too many bots registered from {client}", wait)

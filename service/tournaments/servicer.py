@@ -12,6 +12,7 @@ from tricktable.v1 import tournament_service_pb2_grpc
 
 from service import convert, validate
 from service.errors import InvalidRequest
+from service.proxies import ClientAddresses
 from service.servicer import DEFAULT_PAGE, CallContext, _token
 from service.tournaments import convert as tconvert
 from service.tournaments.desk import TournamentDesk
@@ -29,8 +30,11 @@ def _id(field: str, value: str) -> str:
 
 
 class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
-    def __init__(self, desk: TournamentDesk) -> None:
+    def __init__(self, desk: TournamentDesk, client_address: ClientAddresses) -> None:
         self._desk = desk
+        # The address limits count a client by, as every limit of service.limits does (behind a
+        # trusted proxy, the address it forwarded).
+        self._client_address = client_address
 
     async def RegisterBot(
         self, request: pb.RegisterBotRequest, context: CallContext
@@ -38,7 +42,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         if request.kind not in _KINDS:
             raise InvalidRequest("kind: BOT_KIND_CALLED or BOT_KIND_CONNECTED")
         record, token = await self._desk.register_bot(
-            peer=context.peer(),
+            client=self._client_address(context.peer(), context.invocation_metadata()),
             name=request.name,
             game_types=list(request.game_types),
             kind=_KINDS[request.kind],
@@ -64,7 +68,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
             else None
         )
         state, token = await self._desk.create(
-            peer=context.peer(),
+            client=self._client_address(context.peer(), context.invocation_metadata()),
             game_type=request.game_type,
             options=convert.options_from_proto(request.options),
             time_control=clock,

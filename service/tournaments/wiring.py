@@ -8,6 +8,7 @@ from tricktable.v1 import tournament_service_pb2
 
 from service.config import ServerConfig
 from service.game_service import GameService
+from service.proxies import ClientAddresses
 from service.tournaments.advance import Advancer
 from service.tournaments.bot_store import Stores, memory_stores
 from service.tournaments.desk import TournamentDesk
@@ -44,7 +45,9 @@ class Tournaments:
         self.ladder = LadderRunner(
             games, stores, self.advancer.called, games_at_once=config.ladder_games_at_once
         )
-        self.servicer = TournamentServicer(self.desk)
+        self.servicer = TournamentServicer(
+            self.desk, ClientAddresses(config.limits.trusted_proxies)
+        )
 
     def start(self) -> None:
         self.runner.start()

@@ -122,6 +122,9 @@ class LimitsConfig:
     queued_calls: int = 1000  # calls waiting for a place, per address and per seat
     rate_wait_s: float = 1.0  # a move over its rate may wait this long for its turn
     open_games: int = 500  # per address; 0: no limit
+    # Hosted tournaments (service.tournaments.quotas): counted in the store, across replicas.
+    running_tournaments: int = 10  # still running, created per address; 0: no limit
+    bots: int = 100  # registered per address; 0: no limit
     streams_per_connection: int = 1000  # 0: no limit
     streams_per_replica: int = 20_000  # 0: no limit
     keepalive_time_s: float = 60.0  # server pings an idle connection this often
@@ -182,6 +185,12 @@ FLAGS: tuple[tuple[str, str, str], ...] = (
         "seconds a move over its rate may wait for its turn, behind its client's calls",
     ),
     ("open_games", "--limit-open-games", "games waiting for players one address may have created"),
+    (
+        "running_tournaments",
+        "--limit-running-tournaments",
+        "hosted tournaments still running that one address may have created (on all replicas)",
+    ),
+    ("bots", "--limit-bots", "bots one address may have registered (on all replicas)"),
     ("streams_per_connection", "--limit-streams-per-connection", "open streams per connection"),
     ("streams_per_replica", "--limit-streams-per-replica", "open streams on this replica"),
     ("keepalive_time_s", "--keepalive-time", "seconds between keepalive pings"),

@@ -17,9 +17,11 @@ from typing import Any
 
 import structlog
 
+from engine.core.events import GameAbandoned
 from engine.core.rules import Rules
 from service.clocks import TimeControl
-from service.errors import GameNotFound
+from service.commit import Committer, GameStep
+from service.errors import GameNotFound, VersionConflict
 from service.game_service import GameService
 from service.store.base import ACTIVE, GameExists, GameRecord
 from service.tournaments import events
@@ -27,11 +29,21 @@ from service.tournaments.bot_store import Stores
 from service.tournaments.called import CalledBots
 from service.tournaments.schedule import Slot, game_id, slots
 from service.tournaments.seating import Seating
-from service.tournaments.spec import CALLED, CONNECTED, FINISHED, RUNNING, TournamentSpec
+from service.tournaments.spec import (
+    CALLED,
+    CANCELLED,
+    CONNECTED,
+    FINISHED,
+    RUNNING,
+    TournamentSpec,
+)
 from service.tournaments.standings import Folds, Result, standings
 from service.tournaments.store import COUNTED, STALE, TournamentState
 
 log = structlog.get_logger("tricktable.tournaments")
+
+#: The reason of the ``GameAbandoned`` that ends a cancelled tournament's games.
+CANCELLED_REASON = "cancelled"
 
 
 class Advancer:
@@ -42,19 +54,23 @@ class Advancer:
         self._seating = Seating(stores.bots)
         self.folds = Folds()
         self.called = CalledBots(games, stores.bots)
+        # The games' one commit builder, on this replica's games and feed (an abandonment
+        # schedules no one, so the bots' delay it would apply to a bot's turn plays no part).
+        self._committer = Committer(games.tables, games.feed, bot_delay_ms=0)
 
     async def advance(self, tournament_id: str) -> bool:
-        """Count what ended, start what may start; True while the tournament runs."""
+        """Count what ended, start what may start; True while the tournament runs. A
+        cancelled one has its games still running ended (False once it is done)."""
         state = await self._store.load(tournament_id)
         if state.status != RUNNING:
-            return False
+            return await self._wind_up(state)
         schedule = slots(state.spec)
         for number in state.playing:
             result = await self._ended(state.spec, schedule[number], state.games[number])
             if result is not None:
                 state = await self._count(state, schedule, result)
                 if state.status != RUNNING:
-                    return False
+                    return await self._wind_up(state)
             else:
                 await self._called(state.spec, state.games[number], schedule[number])
         while len(state.games) < len(schedule) and len(state.playing) < state.spec.games_at_once:
@@ -67,8 +83,40 @@ class Advancer:
                 log.info("tournament game started", tournament_id=tournament_id, number=number)
             state = await self._store.load(tournament_id)
             if state.status != RUNNING:
-                return False
+                return await self._wind_up(state)
         return True
+
+    async def _wind_up(self, state: TournamentState) -> bool:
+        """A tournament that no longer runs: a cancelled one's games still running ended
+        (see the module's notes). False: nothing is left to do."""
+        if state.status == CANCELLED:
+            schedule = slots(state.spec)
+            for number in state.playing:
+                await self._abandon(state.spec, schedule[number], state.games[number])
+        return False
+
+    async def _abandon(self, spec: TournamentSpec, slot: Slot, gid: str) -> None:
+        """End a game of a cancelled tournament, once: abandoned if it still runs."""
+        while True:
+            try:
+                record = await self._games.store.load(gid)
+            except GameNotFound:
+                await self._create(spec, slot, gid)
+                continue
+            if record.status != ACTIVE:
+                return
+            step = GameStep(record, None, [GameAbandoned(reason=CANCELLED_REASON)])
+            try:
+                await self._committer.commit(step)
+            except VersionConflict:
+                continue  # a move came first: look again
+            log.info(
+                "tournament game abandoned",
+                tournament_id=spec.tournament_id,
+                game_id=gid,
+                version=record.version + 1,
+            )
+            return
 
     async def _called(self, spec: TournamentSpec, gid: str, slot: Slot) -> None:
         """The called bots' seats of a game running, played from this replica."""

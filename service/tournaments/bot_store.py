@@ -4,11 +4,14 @@ their in-memory adapters. The Redis adapters are in :mod:`.redis_bots`."""
 
 from __future__ import annotations
 
+import asyncio
+import math
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from service.tournaments.quotas import MemoryQuotaStore, QuotaStore
 from service.tournaments.store import (
     ALREADY,
     COUNTED,
@@ -67,6 +70,12 @@ class BotStore(ABC):
     async def seats_given(self, bot_id: str, start: int) -> list[str]:
         """The seats handed to the bot, from the ``start``-th on."""
 
+    @abstractmethod
+    async def wait_seats(self, bot_id: str, after: int, wait_s: float) -> None:
+        """Return once more than ``after`` seats have been handed to the bot (on any replica),
+        after ``wait_s``, or earlier when a notification may have been missed: the caller
+        reads the seats then, whichever it was."""
+
 
 class LadderStore(ABC):
     @abstractmethod
@@ -97,14 +106,16 @@ class LadderStore(ABC):
 
 @dataclass(frozen=True, slots=True)
 class Stores:
-    """Where the tournament room keeps everything: tournaments, bots, ladders."""
+    """Where the tournament room keeps everything: tournaments, bots, ladders, and what each
+    client holds of them (:mod:`.quotas`)."""
 
     tournaments: TournamentStore
     bots: BotStore
     ladders: LadderStore
+    quotas: QuotaStore
 
     async def close(self) -> None:
-        """Release connections (the three share one client: closing it once closes all)."""
+        """Release connections (they share one client: closing it once closes all)."""
         close = getattr(self.tournaments, "close", None)
         if close is not None:
             await close()
@@ -116,6 +127,7 @@ class MemoryBotStore(BotStore):
         self._seats: dict[str, list[str]] = {}
         self._failures: dict[str, int] = {}
         self._online: dict[str, float] = {}
+        self._handed: dict[str, asyncio.Event] = {}  # set (and replaced) at each seat handed
 
     async def add_bot(self, bot: BotRecord) -> None:
         self._bots[bot.bot_id] = bot
@@ -137,6 +149,18 @@ class MemoryBotStore(BotStore):
 
     async def give_seat(self, bot_id: str, seat: str) -> None:
         self._seats.setdefault(bot_id, []).append(seat)
+        handed = self._handed.pop(bot_id, None)
+        if handed is not None:
+            handed.set()
+
+    async def wait_seats(self, bot_id: str, after: int, wait_s: float) -> None:
+        if len(self._seats.get(bot_id, ())) > after:
+            return
+        handed = self._handed.setdefault(bot_id, asyncio.Event())
+        try:
+            await asyncio.wait_for(handed.wait(), wait_s if math.isfinite(wait_s) else None)
+        except TimeoutError:
+            return
 
     async def seats_given(self, bot_id: str, start: int) -> list[str]:
         return self._seats.get(bot_id, [])[start:]
@@ -207,4 +231,6 @@ class MemoryLadderStore(LadderStore):
 
 
 def memory_stores() -> Stores:
-    return Stores(MemoryTournamentStore(), MemoryBotStore(), MemoryLadderStore())
+    return Stores(
+        MemoryTournamentStore(), MemoryBotStore(), MemoryLadderStore(), MemoryQuotaStore()
+    )

@@ -4,32 +4,32 @@ every change is one of the store's atomic steps (:mod:`.store`)."""
 
 from __future__ import annotations
 
-import asyncio
 import hmac
-import json
 import secrets
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
+
+import structlog
 
 from engine import get_rules
 from engine.core.options import OptionValue, options_to_data
 from service.auth import new_token, token_hash
 from service.clocks import TimeControl
 from service.errors import (
-    GameNotFound,
     InvalidRequest,
     PermissionDenied,
-    ShuttingDown,
+    StoreUnavailable,
     Unauthenticated,
 )
 from service.game_service import GameService
-from service.store.base import ACTIVE
 from service.tournaments import events
+from service.tournaments.advance import Advancer
 from service.tournaments.bot_store import Stores
 from service.tournaments.called import MAX_FAILURES
+from service.tournaments.follow import RECHECK_S, Following
 from service.tournaments.limits import TournamentGate
+from service.tournaments.quotas import BOTS, TOURNAMENTS, Quotas
 from service.tournaments.schedule import game_count, slots
-from service.tournaments.seating import seat_token
 from service.tournaments.spec import (
     CALLED,
     CANCELLED,
@@ -44,17 +44,16 @@ from service.tournaments.store import (
     BotNotFound,
     BotRecord,
     Ladder,
+    TournamentNotFound,
     TournamentState,
 )
 from service.turns import BOT_KINDS
 
+log = structlog.get_logger("tricktable.tournaments")
+
 MAX_ROUNDS = 1000
 MAX_NAME = 64
 ENDPOINT_SCHEMES = ("grpc://", "grpcs://", "https://")
-#: How often a connected bot's session looks for seats handed to it.
-SESSION_POLL_S = 0.2
-#: How long an open session counts its bot as online (the ladder matches online bots only).
-ONLINE_MS = 2000
 
 
 class TournamentDesk:
@@ -63,20 +62,24 @@ class TournamentDesk:
         games: GameService,
         stores: Stores,
         gate: TournamentGate,
+        advancer: Advancer,
         *,
-        stream_wait_s: float = 1.0,
+        recheck_s: float = RECHECK_S,
     ) -> None:
         self._games = games
         self.store = stores.tournaments
         self._bots = stores.bots
         self._ladders = stores.ladders
+        self._quotas = Quotas(stores.quotas)
         self._gate = gate
-        self._stream_wait_s = stream_wait_s
-        self._closing = False
+        self._advancer = advancer
         self._folds = Folds()  # the reads' own: a fold is not shared between tasks
+        #: StreamTournament and BotSession, woken by the store's notifications.
+        self.following = Following(games, stores, recheck_s=recheck_s)
+        self.stream = self.following.stream
 
     def close_streams(self) -> None:
-        self._closing = True
+        self.following.close()
 
     # -- tournaments --------------------------------------------------------------------------
 
@@ -114,8 +117,18 @@ class TournamentDesk:
         self._gate.create(client, len(entrants), at_once, total)
         resolved_entrants = await self._entrants(entrants, game_type)
         token = new_token()
+        tid = secrets.token_hex(8)
+        now_ms = self._games.tables.now_ms()
+        await self._quotas.take(
+            TOURNAMENTS,
+            client,
+            tid,
+            limit=self._gate.limits.running_tournaments,
+            counts=self._running,
+            now_ms=now_ms,
+        )
         spec = TournamentSpec(
-            tournament_id=secrets.token_hex(8),
+            tournament_id=tid,
             name=name,
             game_type=game_type,
             seats=rules.seats,
@@ -127,10 +140,17 @@ class TournamentDesk:
             games_at_once=at_once,
             seed=seed or secrets.token_bytes(32),
             creator_hash=token_hash(token),
-            created_at_ms=self._games.tables.now_ms(),
+            created_at_ms=now_ms,
         )
         await self.store.create(spec, total)
         return await self.store.load(spec.tournament_id), token
+
+    async def _running(self, tournament_id: str) -> bool | None:
+        """Whether a tournament still holds its creator's place (:mod:`.quotas`)."""
+        try:
+            return (await self.store.load(tournament_id)).status == RUNNING
+        except TournamentNotFound:
+            return None
 
     async def _entrants(self, given: Sequence[str], game_type: str) -> tuple[Entrant, ...]:
         out: list[Entrant] = []
@@ -181,23 +201,6 @@ class TournamentDesk:
             key=spec.tournament_id,
         )
 
-    async def stream(
-        self, tournament_id: str, from_version: int
-    ) -> AsyncIterator[tuple[int, dict[str, Any]]]:
-        """Each event (its version and data) from ``from_version`` on, until the end."""
-        await self.store.load(tournament_id)  # TournamentNotFound before anything is sent
-        version = max(from_version, 1)
-        while True:
-            for text in await self.store.events(tournament_id, version):
-                data = json.loads(text)
-                yield version, data
-                version += 1
-                if data["kind"] == events.END:
-                    return
-            if self._closing:
-                raise ShuttingDown("the server is shutting down: resume the stream elsewhere")
-            await self.store.wait(tournament_id, version - 1, self._stream_wait_s)
-
     async def cancel(self, tournament_id: str, token: str | None) -> TournamentState:
         if token is None:
             raise Unauthenticated("cancelling needs the creator token", reason="MISSING_TOKEN")
@@ -208,9 +211,20 @@ class TournamentDesk:
             )
         if state.status == RUNNING:
             rows = self.standings(state)
-            await self.store.cancel(tournament_id, events.end(CANCELLED, rows))
-            await self.store.look_again(tournament_id, None)
+            if await self.store.cancel(tournament_id, events.end(CANCELLED, rows)):
+                await self._wind_up(tournament_id)
         return await self.store.load(tournament_id)
+
+    async def _wind_up(self, tournament_id: str) -> None:
+        """End a cancelled tournament's games still running, now (as every replica's advance
+        of it does: :meth:`Advancer.advance`), and have the sweeps look at it again, so any
+        replica finishes ending them if this one fails or dies on the way (it leaves the
+        index once a sweep finds none running)."""
+        try:
+            await self._advancer.advance(tournament_id)
+        except StoreUnavailable as exc:
+            log.warning("ending a cancelled tournament's games failed", why=exc.message)
+        await self.store.look_again(tournament_id, self._games.tables.now_ms())
 
     # -- bots ---------------------------------------------------------------------------------
 
@@ -243,6 +257,15 @@ class TournamentDesk:
             raise InvalidRequest("kind: CALLED or CONNECTED", reason="INVALID_BOT_KIND")
         self._gate.register(client)
         bot_id = secrets.token_hex(8)
+        now_ms = self._games.tables.now_ms()
+        await self._quotas.take(
+            BOTS,
+            client,
+            bot_id,
+            limit=self._gate.limits.bots,
+            counts=self._registered,
+            now_ms=now_ms,
+        )
         token = f"{bot_id}.{new_token()}"
         record = BotRecord(
             bot_id=bot_id,
@@ -252,10 +275,19 @@ class TournamentDesk:
             endpoint=endpoint,
             ladder=ladder,
             token_hash=token_hash(token),
-            created_at_ms=self._games.tables.now_ms(),
+            created_at_ms=now_ms,
         )
         await self._bots.add_bot(record)
         return record, token
+
+    async def _registered(self, bot_id: str) -> bool | None:
+        """Whether a bot holds its client's place (:mod:`.quotas`): a bot is kept for good,
+        so only one whose registration never wrote it does not."""
+        try:
+            await self._bots.bot(bot_id)
+        except BotNotFound:
+            return None
+        return True
 
     async def ladder(self, game_type: str) -> list[tuple[BotRecord, Ladder, bool]]:
         """The ladder of a game type: each bot on it, its rating and whether it can be given
@@ -274,36 +306,11 @@ class TournamentDesk:
         return rows
 
     async def session(self, token: str | None) -> AsyncIterator[dict[str, Any]]:
-        """A connected bot's session: each seat handed to it (from the first it has not
-        played), with the seat's token, as it is handed."""
+        """A connected bot's session: each seat handed to it, with the seat's token
+        (:meth:`Following.session`), once its token is checked."""
         bot = await self.bot_of_token(token)
-        assert token is not None
-        start = 0
-        seen: set[tuple[str, int]] = set()
-        while True:
-            await self._bots.mark_online(bot.bot_id, ONLINE_MS)
-            given = await self._bots.seats_given(bot.bot_id, start)
-            start += len(given)
-            for text in given:
-                seat = json.loads(text)
-                key = (seat["game_id"], seat["seat"])
-                if key in seen or not await self._open(*key):
-                    continue
-                seen.add(key)
-                seat["seat_token"] = seat_token(bot.token_hash, *key)
-                yield seat
-            if self._closing:
-                raise ShuttingDown("the server is shutting down: reconnect")
-            await asyncio.sleep(SESSION_POLL_S)
-
-    async def _open(self, game_id: str, seat: int) -> bool:
-        """Whether a handed seat is still to be played (its game created and running; one
-        not created yet is: its creation is under way)."""
-        try:
-            record = await self._games.store.load(game_id)
-        except GameNotFound:
-            return True
-        return record.status == ACTIVE
+        async for seat in self.following.session(bot):
+            yield seat
 
     async def bot_of_token(self, token: str | None) -> BotRecord:
         """The bot a token is the token of; UNAUTHENTICATED otherwise."""

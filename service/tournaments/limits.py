@@ -1,6 +1,7 @@
 """What one client may ask of the tournament service. Over a limit: ``LimitExceeded``
 (RESOURCE_EXHAUSTED with a RetryInfo, as every limit of :mod:`service.limits`, whose buckets
-these are)."""
+these are). The rates and sizes are checked here, in the replica; the counts a client holds
+(``running_tournaments``, ``bots``) in the store, across replicas (:mod:`.quotas`)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ class TournamentLimits:
     entrants: int = 32  # per tournament
     games_at_once: int = 64  # per tournament
     games: int = 100_000  # scheduled games per tournament
+    running_tournaments: int = 10  # per address, across replicas (0: no limit)
+    bots: int = 100  # registered per address, across replicas (0: no limit)
 
 
 class TournamentGate:

@@ -12,6 +12,12 @@
     tt:lease:{<name>}        string  who advances a ladder (expires)
 
 A ladder's keys share one slot, so starting and rating a game are each one Lua script.
+
+A seat handed to a connected bot is notified on ``tt:{b.<id>}:moved`` (the move notifier's
+channel of the id ``b.<id>``, which no game id can be) with the bot's count of seats handed, so
+its sessions on every replica wake (:meth:`RedisBotStore.wait_seats`). The notification follows
+the push as a command of its own (the channel is in another slot than the list on a cluster): a
+replica that dies between the two leaves the seat to the sessions' slow re-read.
 """
 
 from __future__ import annotations
@@ -21,8 +27,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from service.store.redis_cluster import ClusterPipelinedRedis
+from service.store.redis_notify import MoveNotifier, moved_channel
 from service.store.redis_pipe import PipelinedRedis, Script
 from service.tournaments.bot_store import BotStore, LadderStore, Stores
+from service.tournaments.quotas import RedisQuotaStore
 from service.tournaments.redis_store import (
     _COUNT_REPLIES,
     RedisTournamentStore,
@@ -72,11 +80,20 @@ def _ladder_keys(game_type: str) -> list[str]:
     return [f"tt:{{ladder.{game_type}}}:{part}" for part in ("games", "rated", "ratings")]
 
 
+def seats_channel(bot_id: str) -> str:
+    """The id the move notifier knows a bot's handed seats by (see the module's notes)."""
+    return f"b.{bot_id}"
+
+
 class RedisBotStore(BotStore):
     _call = staticmethod(unavailable_on_error)
 
-    def __init__(self, client: PipelinedRedis | ClusterPipelinedRedis) -> None:
+    def __init__(
+        self, client: PipelinedRedis | ClusterPipelinedRedis, notifier: MoveNotifier
+    ) -> None:
         self._r = client
+        self._notifier = notifier
+        self._publish = "SPUBLISH" if isinstance(client, ClusterPipelinedRedis) else "PUBLISH"
 
     async def add_bot(self, bot: BotRecord) -> None:
         await self._call(self._r.execute("SET", f"tt:bot:{{{bot.bot_id}}}", bot.to_json()))
@@ -123,7 +140,13 @@ class RedisBotStore(BotStore):
         await self._call(self._r.execute("DEL", f"tt:bot:{{{bot_id}}}:failures"))
 
     async def give_seat(self, bot_id: str, seat: str) -> None:
-        await self._call(self._r.execute("RPUSH", f"tt:bot:{{{bot_id}}}:seats", seat))
+        handed = int(await self._call(self._r.execute("RPUSH", f"tt:bot:{{{bot_id}}}:seats", seat)))
+        channel = seats_channel(bot_id)
+        await self._call(self._r.execute(self._publish, moved_channel(channel), handed))
+        self._notifier.notify(channel, handed)  # this replica's sessions, without the echo
+
+    async def wait_seats(self, bot_id: str, after: int, wait_s: float) -> None:
+        await self._notifier.wait(seats_channel(bot_id), after, wait_s)
 
     async def seats_given(self, bot_id: str, start: int) -> list[str]:
         raw = await self._call(self._r.execute("LRANGE", f"tt:bot:{{{bot_id}}}:seats", start, -1))
@@ -181,7 +204,17 @@ class RedisLadderStore(LadderStore):
         return bool(await self._call(self._r.evalsha(_LEASE, [key], [holder, lease_ms])))
 
 
-def redis_stores(url: str, *, cluster: bool = False) -> Stores:
-    """The three stores on one client (one connection) to the Redis at ``url``."""
+def redis_stores(
+    url: str, *, cluster: bool = False, notifier: MoveNotifier | None = None
+) -> Stores:
+    """The stores on one client (one connection) to the Redis at ``url``. ``notifier``: the
+    process' move notifier (its game store's), so that one subscription serves the games,
+    the tournaments and the bots' seats alike; None: one of their own."""
     client = ClusterPipelinedRedis.from_url(url) if cluster else PipelinedRedis.from_url(url)
-    return Stores(RedisTournamentStore(client), RedisBotStore(client), RedisLadderStore(client))
+    tournaments = RedisTournamentStore(client, notifier)  # None: its own, closed with it
+    return Stores(
+        tournaments,
+        RedisBotStore(client, tournaments.notifier),
+        RedisLadderStore(client),
+        RedisQuotaStore(client),
+    )

@@ -11,7 +11,8 @@ tournament never start a game twice or count a result twice:
 - :meth:`TournamentStore.count_result` counts a result only if it was not counted and exactly
   ``expected`` results were (the standings in its event were computed over those): the step
   that counts the last result also ends the tournament;
-- :meth:`TournamentStore.cancel` ends a running tournament.
+- :meth:`TournamentStore.cancel` ends a running tournament (its games still running are ended
+  after it: :meth:`~service.tournaments.advance.Advancer.advance`).
 
 Tournaments that run are in an index (tournament id -> when to look again) that every replica
 sweeps (:mod:`service.tournaments.runner`). Taking entries from it leases them (their time moves
@@ -156,7 +157,10 @@ class TournamentStore(ABC):
 
     @abstractmethod
     async def wait(self, tournament_id: str, after: int, wait_s: float) -> None:
-        """Return once the tournament passes version ``after``, or after ``wait_s``."""
+        """Return once the tournament passes version ``after`` (a step on any replica), after
+        ``wait_s``, or earlier when a notification may have been missed: the caller reads the
+        events then, whichever it was. A wait costs the store no command (Redis: the replica's
+        one subscription wakes it)."""
 
     @abstractmethod
     async def due(self, now_ms: int, limit: int, lease_ms: int) -> list[str]:

@@ -9,6 +9,9 @@ from tricktable.v1 import tournament_service_pb2
 from service.config import ServerConfig
 from service.game_service import GameService
 from service.proxies import ClientAddresses
+from service.store.base import GameStore
+from service.store.redis import RedisStore
+from service.store.redis_notify import MoveNotifier
 from service.tournaments.advance import Advancer
 from service.tournaments.bot_store import Stores, memory_stores
 from service.tournaments.desk import TournamentDesk
@@ -31,16 +34,21 @@ class Tournaments:
     ) -> None:
         if stores is None:
             stores = (
-                redis_stores(config.redis_url, cluster=config.redis_cluster)
+                redis_stores(
+                    config.redis_url,
+                    cluster=config.redis_cluster,
+                    notifier=_notifier_of(games.store),
+                )
                 if config.redis_url
                 else memory_stores()
             )
         self.stores = stores
-        self.desk = TournamentDesk(
-            games, stores, TournamentGate(limits or TournamentLimits()),
-            stream_wait_s=config.stream_wait_s,
-        )  # fmt: skip
+        if limits is None:
+            limits = TournamentLimits(
+                running_tournaments=config.limits.running_tournaments, bots=config.limits.bots
+            )
         self.advancer = Advancer(games, stores)
+        self.desk = TournamentDesk(games, stores, TournamentGate(limits), self.advancer)
         self.runner = TournamentRunner(self.advancer, stores.tournaments)
         self.ladder = LadderRunner(
             games, stores, self.advancer.called, games_at_once=config.ladder_games_at_once
@@ -61,3 +69,9 @@ class Tournaments:
         await self.ladder.stop()
         await self.advancer.called.close()
         await self.stores.close()
+
+
+def _notifier_of(store: GameStore) -> MoveNotifier | None:
+    """The game store's move notifier, which the tournaments' store shares (one subscription
+    per process for the games, the tournaments and the bots' seats); None: it has none."""
+    return store.notifier if isinstance(store, RedisStore) else None

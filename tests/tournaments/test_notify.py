@@ -6,9 +6,11 @@ stream sends Redis no command, and an idle session only its bot's online mark (e
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Iterator
 
+import grpc
 import pytest
 import redis
 from tricktable.v1 import tournament_service_pb2 as tpb
@@ -16,7 +18,7 @@ from tricktable.v1 import tournament_service_pb2 as tpb
 from benchmarks.streams import commandstats
 from tests.conftest import redis_server
 from tests.servers import Served, running_server, store_fields
-from tests.service.support import auth
+from tests.service.support import auth, error_info
 from tests.tournaments.replicas import (
     connected_bot,
     following,
@@ -180,3 +182,34 @@ def test_idle_bot_sessions_cost_only_their_online_marks(own_redis_url: str) -> N
     assert set(spent) <= {"set", "lrange"}, spent
     assert spent.get("set", 0) <= 2 * sessions_open
     assert spent.get("lrange", 0) <= 2 * sessions_open
+
+
+def test_shutdown_ends_waiting_streams_and_sessions_with_unavailable() -> None:
+    """A waiting stream is woken by the shutdown (not left to the grace period's cancel), and
+    says so: UNAVAILABLE, SERVER_SHUTTING_DOWN, to resume on another replica."""
+    with running_server(grace_s=30.0) as served:
+        channel, tournaments = stub(served.address)
+        with channel:
+            north, south = connected_bot(tournaments, "north"), connected_bot(tournaments, "south")
+            made = waiting_tournament(tournaments, [north.bot_id, south.bot_id])
+            tid = made.tournament.tournament_id
+            stream = tournaments.StreamTournament(
+                tpb.StreamTournamentRequest(tournament_id=tid), timeout=120
+            )
+            session = tournaments.BotSession(
+                tpb.BotSessionRequest(), metadata=auth(north.bot_token), timeout=120
+            )
+            assert next(stream).game_started.game.number == 0
+            assert next(session).seat_given.tournament_id == tid
+            until(lambda: following(served).waiting, lambda n: n == 2)
+            stopping = threading.Thread(target=served.server.stop)
+            stopping.start()
+            ended = []
+            for call in (stream, session):
+                with pytest.raises(grpc.RpcError) as caught:
+                    next(call)
+                ended.append(caught.value)
+            stopping.join(60)
+    for err in ended:
+        assert err.code() == grpc.StatusCode.UNAVAILABLE
+        assert error_info(err).reason == "SERVER_SHUTTING_DOWN"

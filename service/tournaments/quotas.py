@@ -158,7 +158,3 @@ class Quotas:
             RETRY_S,
             reason="RATE_LIMITED",
         )
-
-    async def give_back(self, kind: str, client: str, member: str) -> None:
-        """``member``'s place, taken for something that was then not made."""
-        await self._store.drop(kind, owner_of(client), [member])

@@ -41,7 +41,8 @@ games, open streams, idle connections. Each has a protective default and a ``ser
   place before it awaits the store and gives it back if it fails, so creates racing each other
   never pass the cap; when the count is reached, the games are re-read from the store (one
   re-read shared by the creates that meet it), so a game that filled or ended on any replica no
-  longer counts.
+  longer counts; at most once every ``open_games_recount_s``, between which the address' creates
+  are refused at once (a create flood at the cap made a 500-game re-read a create).
 - Open event streams and play streams per connection and per process.
 - Connections (grpc options): keepalive pings, and a connection with no call for
   ``max_connection_idle`` seconds, or older than ``max_connection_age``, is closed (GOAWAY:
@@ -144,6 +145,9 @@ class LimitsConfig:
     queued_calls: int = 1000  # calls waiting for a place, per address and per seat
     rate_wait_s: float = 1.0  # a move over its rate may wait this long for its turn
     open_games: int = 500  # per address; 0: no limit
+    # An address at its open-games cap has its games re-read at most this often; between
+    # re-reads its creates are refused at once (0: re-read at every create at the cap).
+    open_games_recount_s: float = 1.0
     streams_per_connection: int = 1000  # 0: no limit
     streams_per_replica: int = 20_000  # 0: no limit
     keepalive_time_s: float = 60.0  # server pings an idle connection this often
@@ -216,6 +220,11 @@ FLAGS: tuple[tuple[str, str, str], ...] = (
         "seconds a move or a read over its rate may wait for its turn, behind its client's calls",
     ),
     ("open_games", "--limit-open-games", "games waiting for players one address may have created"),
+    (
+        "open_games_recount_s",
+        "--limit-open-games-recount",
+        "seconds between re-reads of an address' games at its open-games cap",
+    ),
     ("streams_per_connection", "--limit-streams-per-connection", "open streams per connection"),
     ("streams_per_replica", "--limit-streams-per-replica", "open streams on this replica"),
     ("keepalive_time_s", "--keepalive-time", "seconds between keepalive pings"),
@@ -230,6 +239,7 @@ _NO_ZERO = {"keepalive_timeout_s", "max_connection_age_grace_s"}
 _ZERO_MEANS = {
     "queued_calls": "; 0: refuse rather than wait",
     "rate_wait_s": "; 0: refuse at once",
+    "open_games_recount_s": "; 0: at every create at the cap",
 }
 
 
@@ -605,6 +615,7 @@ class _OpenGames:
     games: list[str] = field(default_factory=list)  # oldest first
     reserved: int = 0  # creates admitted whose game is not made yet
     recount: asyncio.Task[None] | None = None  # a re-read of ``games`` under way
+    recounted: float = float("-inf")  # when the last re-read ended (the limits' clock)
 
 
 class GamePlace:
@@ -649,6 +660,7 @@ class Limits:
 
     def __init__(self, config: LimitsConfig, clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
+        self._clock = clock
         events = Buckets(config.stream_events, clock)
         moves = Buckets(config.submit_move, clock)
         seat_moves = Buckets(config.seat_submit_move, clock)
@@ -849,25 +861,37 @@ class Limits:
             self._open_games.popitem(last=False)
         if len(book.games) + book.reserved >= limit:
             if book.recount is None:
-                book.recount = asyncio.get_running_loop().create_task(_recount(book, load))
+                if self._clock() - book.recounted < self.config.open_games_recount_s:
+                    # Re-read a moment ago: the verdict stands. Re-read at every create at the
+                    # cap, 500 games each, a create flood's cost was the re-reads (100 a second).
+                    raise self._too_many_games(address, book)
+                recount = _recount(book, load, self._clock)
+                book.recount = asyncio.get_running_loop().create_task(recount)
                 # Its error reaches the creates that await it; if they have all gone, it is
                 # read here so that asyncio does not report it as never retrieved.
                 book.recount.add_done_callback(_read_error)
             # Shielded: a create whose client goes away leaves the re-read to the others.
             await asyncio.shield(book.recount)
             if len(book.games) + book.reserved >= limit:
-                raise LimitExceeded(
-                    f"{address} has {len(book.games) + book.reserved} games waiting for "
-                    "players, its most",
-                    5.0,
-                    reason="TOO_MANY_OPEN_GAMES",
-                )
+                raise self._too_many_games(address, book)
         # Checked and taken in one step of the event loop: no other create between them.
         book.reserved += 1
         return GamePlace(book)
 
+    @staticmethod
+    def _too_many_games(address: str, book: _OpenGames) -> LimitExceeded:
+        return LimitExceeded(
+            f"{address} has {len(book.games) + book.reserved} games waiting for players, its most",
+            5.0,
+            reason="TOO_MANY_OPEN_GAMES",
+        )
 
-async def _recount(book: _OpenGames, load: Callable[[str], Awaitable[GameRecord]]) -> None:
+
+async def _recount(
+    book: _OpenGames,
+    load: Callable[[str], Awaitable[GameRecord]],
+    clock: Callable[[], float],
+) -> None:
     """Drop from ``book`` the games that no longer wait for players (filled, ended, expired).
     It reads a copy: creates that finish meanwhile append to the list, and keep their place."""
     try:
@@ -888,6 +912,7 @@ async def _recount(book: _OpenGames, load: Callable[[str], Awaitable[GameRecord]
             book.games = [game_id for game_id in book.games if game_id not in closed]
     finally:
         book.recount = None
+        book.recounted = clock()
 
 
 def _read_error(task: asyncio.Task[None]) -> None:

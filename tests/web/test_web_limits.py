@@ -178,7 +178,7 @@ def test_concurrent_web_creates_meet_the_open_games_cap_exactly(
 ) -> None:
     """The race that admitted 99-186 games of a cap of 50 (the count checked, the store awaited,
     the game recorded) and answered HTTP 500 (a list of games changed while it was re-read)."""
-    limits = LimitsConfig(create_game=Rate(0, 1), open_games=CAP)
+    limits = LimitsConfig(create_game=Rate(0, 1), open_games=CAP, open_games_recount_s=0)
     with running_server(web_port=0, limits=limits, **store_fields(request, store)) as served:
         games = [served.client.create("counterpoint") for _ in range(CAP - START_BELOW)]
         refused = f"429 {RESOURCE_EXHAUSTED} TOO_MANY_OPEN_GAMES"

@@ -63,8 +63,8 @@ event loop, with no await between them (both doors run on the one loop), so conc
 cannot both pass a check that only one of them fits.
 
 The defaults are generous for people, bots and tournaments (a tournament's bots all come from
-one address), and stop a flood: a burst of 2,000 CreateGame calls from one address meets them
-after about 300.
+one address), and stop a flood: a burst of 2,000 CreateGame calls from one address gets 300 at
+once, then 100 a second, until its 500 open games (about 2 s), and the rest refused.
 """
 
 from __future__ import annotations

@@ -143,7 +143,7 @@ class LimitsConfig:
     # and a place given up goes to the waiting address with the fewest calls in progress.
     calls_in_progress: int = 32  # 0: no limit
     queued_calls: int = 1000  # calls waiting for a place, per address and per seat
-    rate_wait_s: float = 1.0  # a move over its rate may wait this long for its turn
+    rate_wait_s: float = 1.0  # a unary call over its rate may wait this long for its turn
     open_games: int = 500  # per address; 0: no limit
     # An address at its open-games cap has its games re-read at most this often; between
     # re-reads its creates are refused at once (0: re-read at every create at the cap).
@@ -464,8 +464,12 @@ class FairShare:
     oldest call. An address with many seats (each under its own limits) can hold every place
     while no one else asks, but its queued calls never wait in front of another address': the
     next place goes to the address with fewer calls running, so an honest player's call waits
-    for one place to free, not behind the abuser's queue, and runs beside at most ``size - 1``
-    of the abuser's calls, not ``calls_per_address`` of them.
+    for one place to free, not behind the abuser's queue.
+
+    What it orders is calls that overlap: handlers awaiting the store (Redis). On the embedded
+    store a handler runs in one step of the event loop, so places are given back as soon as they
+    are taken and nothing waits here; what one address costs the others is then the CPU of the
+    calls its limits admit (the abuse benchmark's ``seat-flood``).
 
     Invariant: while fewer than ``size`` calls run, no call waits (a place is handed over as
     it is given up). An address with calls waiting is filed under its count of calls running

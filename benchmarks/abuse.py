@@ -16,7 +16,9 @@ packet stays on loopback:
 - ``create-join``: CreateGame then JoinGame, over and over, natively, then over the web port
   (Connect, binary) as ``create-join-web``;
 - ``move-flood``: SubmitMove on one seat of the abuser's own game, over and over (most are
-  refused: not its turn, a stale version), natively, then over the web as ``move-flood-web``.
+  refused: not its turn, a stale version), natively, then over the web as ``move-flood-web``;
+- ``seat-flood``: the same on many seats from the one address (both seats of 50 games), each
+  seat within its own move rate, together bounded only by the address' limits.
 
 A flood phase is timed from the abuser's first call (it says when, on the system's monotonic
 clock) until its calls in flight are answered (it floods for S seconds; calls a server holds in
@@ -25,9 +27,13 @@ second (``p99_settled_ms``), when its calls all arrive at once.
 
 Every phase runs under two settings of the server (``--setting``, default both), each its own
 server, taking turns ``--rounds`` times: ``before``, the limits as they were before issue 25's
-fairness (a seat's moves at 500/s and refused at once past the rate), and ``after``, the
-defaults (a seat's moves at 20/s; a move over the rate waits its turn in its own client's
-queue, up to ``--limit-rate-wait``).
+fairness (a seat's moves at 500/s, every call refused at once past its rate, no read rates, no
+process-wide share of calls in progress, the open games re-read at every create at the cap),
+and ``after``, the defaults (a seat's moves at 20/s; a unary call over its rate waits its turn
+in its own client's queue, up to ``--limit-rate-wait``; reads rated; the process' calls in
+progress shared between addresses; the open games re-read at most once a second).
+``--store redis`` gives each server a fresh redis-server (its calls then await the store, and
+overlap).
 
 Printed as JSON lines: per phase and setting the honest moves' count and latency (p50, p99,
 max, in ms), the abuser's calls by status and the server's CPU; then per setting a summary of
@@ -57,10 +63,12 @@ import httpx
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc
 
-from benchmarks.redis_server import free_port
+from benchmarks.redis_server import free_port, redis_server
 from benchmarks.service import _process, cpu_seconds
 
-PHASES = ("quiet", "create-join", "create-join-web", "move-flood", "move-flood-web")
+PHASES = ("quiet", "create-join", "create-join-web", "move-flood", "move-flood-web", "seat-flood")
+#: The seat flood's games: the abuser takes both seats of each, from its one address.
+SEAT_FLOOD_GAMES = 50
 SERVICE = "tricktable.v1.GameService"
 _RUN_CLI = "import sys; from service.cli import main; sys.exit(main(sys.argv[1:]))"
 
@@ -207,7 +215,7 @@ async def _abuse(plan: Plan) -> Counter[str]:
 
         if phase.startswith("create-join"):
 
-            async def flooder() -> None:
+            async def flooder(number: int) -> None:
                 while time.monotonic() < deadline:
                     made = await call(
                         "CreateGame",
@@ -218,6 +226,29 @@ async def _abuse(plan: Plan) -> Counter[str]:
                     if made is not None:
                         join = pb.JoinGameRequest(game_id=made.game.game_id)
                         await call("JoinGame", join, pb.JoinGameResponse, None)
+
+        elif phase == "seat-flood":
+            # Many seats from one address, each within its own move rate: together bounded
+            # by the address' rate and its share of the process.
+            targets = []
+            for game_id in flood_game.split(","):
+                for seat in range(2):
+                    joined = await stub.JoinGame(pb.JoinGameRequest(game_id=game_id, seat=seat))
+                    bearer = [("authorization", f"Bearer {joined.seat_token}")]
+                    view = await stub.GetGame(pb.GetGameRequest(game_id=game_id), metadata=bearer)
+                    if view.view.legal_moves:
+                        targets.append((game_id, joined.seat_token, view))
+
+            async def flooder(number: int) -> None:
+                game_id, token, seen = targets[number % len(targets)]
+                while time.monotonic() < deadline:
+                    request = pb.SubmitMoveRequest(
+                        game_id=game_id,
+                        move=seen.view.legal_moves[0],
+                        expected_version=seen.game.version,
+                        request_id=uuid.uuid4().hex,
+                    )
+                    await call("SubmitMove", request, pb.SubmitMoveResponse, token)
 
         else:
             # The game is made for it (its own address may be at its open-games cap by now).
@@ -231,7 +262,7 @@ async def _abuse(plan: Plan) -> Counter[str]:
             # The flood's seat: one with a move to make, so that its calls are real moves.
             token, seen = next(((t, v) for t, v in seats if v.view.legal_moves), seats[0])
 
-            async def flooder() -> None:
+            async def flooder(number: int) -> None:
                 move = seen.view.legal_moves[0] if seen.view.legal_moves else None
                 while time.monotonic() < deadline:
                     request = pb.SubmitMoveRequest(
@@ -246,7 +277,7 @@ async def _abuse(plan: Plan) -> Counter[str]:
         # players' process reads too): the measured window starts here.
         print(json.dumps({"flood_started": time.monotonic()}), flush=True)
         deadline = time.monotonic() + plan.seconds
-        await asyncio.gather(*(flooder() for _ in range(flooders)))
+        await asyncio.gather(*(flooder(number) for number in range(flooders)))
     return outcomes
 
 
@@ -264,7 +295,14 @@ def _abuser_process(plan: Plan) -> subprocess.Popen[str]:
 #: The server's settings compared in one run: the limits as they were before issue 25's
 #: fairness (a seat's moves at 500/s and refused at once past the rate), and as they are.
 SETTINGS: dict[str, tuple[str, ...]] = {
-    "before": ("--limit-seat-submit-move=500/1000", "--limit-rate-wait=0"),
+    "before": (
+        "--limit-seat-submit-move=500/1000",
+        "--limit-rate-wait=0",
+        "--limit-read-calls=0",
+        "--limit-seat-read-calls=0",
+        "--limit-calls-in-progress=0",
+        "--limit-open-games-recount=0",
+    ),
     "after": (),
 }
 #: The flood's first second is reported apart: the abuser's calls arriving all at once.
@@ -289,8 +327,11 @@ async def _phase(args: argparse.Namespace, served: _Served, phase: str) -> dict[
     if phase == "quiet":
         await asyncio.sleep(args.seconds)
     else:
-        made = await stub.CreateGame(pb.CreateGameRequest(game_type="counterpoint"))
-        plan = Plan(phase, *ports, args.flooders, args.seconds, made.game.game_id)
+        # The games are made for it (its own address may be at its open-games cap by now).
+        count = SEAT_FLOOD_GAMES if phase == "seat-flood" else 1
+        request = pb.CreateGameRequest(game_type="counterpoint")
+        made = [(await stub.CreateGame(request)).game.game_id for _ in range(count)]
+        plan = Plan(phase, *ports, args.flooders, args.seconds, ",".join(made))
         abuser = _abuser_process(plan)
         assert abuser.stdout is not None
         first = await asyncio.to_thread(abuser.stdout.readline)
@@ -329,7 +370,11 @@ async def _measure_setting(args: argparse.Namespace, setting: str) -> list[dict[
     serve += ["--web-port", str(web_port), "--log-level", "warning"]
     serve += [*SETTINGS[setting], *args.serve_arg]
     results: list[dict[str, Any]] = []
-    with _process(serve, None, grpc_port) as pid:
+    with contextlib.ExitStack() as stack:
+        redis_url = None
+        if args.store == "redis":  # a fresh one per server: no games left from the last
+            redis_url, _ = stack.enter_context(redis_server())
+        pid = stack.enter_context(_process(serve, redis_url, grpc_port))
         async with grpc.aio.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
             stub = game_service_pb2_grpc.GameServiceStub(channel)
             stop = asyncio.Event()
@@ -399,6 +444,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--serve-arg", action="append", default=[], help="an extra serve flag (repeatable)"
+    )
+    p.add_argument(
+        "--store",
+        choices=("memory", "redis"),
+        default="memory",
+        help="the server's store (redis: a fresh redis-server per server; default memory)",
     )
 
 

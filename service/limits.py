@@ -3,39 +3,46 @@ games, open streams, idle connections. Each has a protective default and a ``ser
 (:data:`FLAGS`).
 
 - Calls per second, as token buckets (a rate and a burst), per client address on CreateGame,
-  JoinGame, SubmitMove, StreamEvents and Play (its opening), and per seat token on SubmitMove
-  and StreamEvents (a seat's token is the client, whatever addresses it comes from). A play
-  stream's moves count as SubmitMove calls, in the same buckets. A seat's move rate is sized to
-  play (a seat moves only in its turn): 20 a second, 100 at once.
-- A move (SubmitMove, or a play stream's move) over its rate waits for its turn when its token
-  comes within ``rate_wait_s``, in its client's own queue (the token is promised to it, so
-  waiting calls come out at the rate); later than that it is refused at once, before its
-  request is decoded. Other calls over their rates are refused at once: a create that waited
-  would go on to the open-games cap, whose re-read of the address' games at the cap costs more
-  than a refusal (a create/join burst's honest p99 went from 13 to 62 ms when creates waited).
-  A refusal's RetryInfo is the time until the bucket is full again: a client that
-  spent its burst waits for it, rather than retrying every few milliseconds at the edge of the
-  rate. Waiting rather than refusing is what keeps a flood from starving everyone else: a
-  client that ignores RetryInfo and retries at once (issue 25's move flood: 200 calls in
-  flight on one seat) would spin through refusals as fast as the server can answer them, each
-  cheap but all of them the event loop's; held in its queue, its calls cost nothing until their
-  turn, and come at its rate.
+  JoinGame, SubmitMove, the reads (GetGame, ListGames, GetGameRecord, ListMyGames and
+  ListGameTypes: one budget), StreamEvents and Play (its opening), and per seat token on
+  SubmitMove, the reads and StreamEvents (a seat's token is the client, whatever addresses it
+  comes from). A play stream's moves count as SubmitMove calls, in the same buckets. A seat's
+  move rate is sized to play (a seat moves only in its turn): 20 a second, 100 at once; its
+  reads to a polling page or a bot reading before each move: 50 a second, 200 at once.
+- A unary call (or a play stream's move) over its rate waits for its turn when its token comes
+  within ``rate_wait_s``, in its client's own queue (the token is promised to it, so waiting
+  calls come out at the rate); later than that it is refused at once, before its request is
+  decoded. A stream's opening over its rate is refused at once. A refusal's RetryInfo is the
+  time until the bucket is full again: a client that spent its burst waits for it, rather than
+  retrying every few milliseconds at the edge of the rate. Waiting rather than refusing is what
+  keeps a flood from starving everyone else: a client that ignores RetryInfo and retries at
+  once (issue 25's floods: 200 calls in flight on one seat, or creates and joins from one
+  address) would spin through refusals as fast as the server can answer them, each cheap but
+  all of them the event loop's (a create/join flood's 1,300 refusals a second took 0.8 of a
+  core); held in its queue, its calls cost nothing until their turn, and come at its rate.
 - Calls in progress per seat token and per client address (unary calls of the game service):
   past the cap a call waits for a place behind its own client's calls, first come first served,
   so a client's flood queues behind itself instead of in front of everyone else's moves; past
-  ``queued_calls`` waiting, it is refused. The seat's place is taken before its address', and
-  both before the rates are asked: a seat's flood waits in the seat's queue without holding its
-  address' places, and a client whose calls are refused by a rate gets its refusals one place
-  at a time. A call that holds for other players (a ``wait_for_turn`` or ``after_version``
-  wait) gives its place up while it holds (:func:`holding`): a table's seats holding for each
-  other from one address never fill its places.
+  ``queued_calls`` waiting, it is refused, told to come back when the queue will have drained
+  at the move rate of the seat (or address). The seat's place is taken before its address',
+  and both before the rates are asked: a seat's flood waits in the seat's queue without
+  holding its address' places, and a client whose calls are refused by a rate gets its
+  refusals one place at a time. A call that holds for other players (a ``wait_for_turn`` or
+  ``after_version`` wait) gives its places up while it holds (:func:`holding`): a table's
+  seats holding for each other from one address never fill its places.
+- Calls in progress on the process (``calls_in_progress``), shared between addresses
+  (:class:`FairShare`): taken last, once the call's tokens have come, and given to the waiting
+  address with the fewest calls running, so an address with many seats (each within its own
+  limits, together within the address') cannot keep other addresses' calls waiting behind its
+  queue.
 - The client address is the connection's, or behind a trusted proxy (``trusted_proxies``) the
   one it forwards (service.proxies).
 - Open games per address: games it created whose seats are not all taken. A create reserves its
   place before it awaits the store and gives it back if it fails, so creates racing each other
   never pass the cap; when the count is reached, the games are re-read from the store (one
   re-read shared by the creates that meet it), so a game that filled or ended on any replica no
-  longer counts.
+  longer counts; at most once every ``open_games_recount_s``, between which the address' creates
+  are refused at once (a create flood at the cap made a 500-game re-read a create).
 - Open event streams and play streams per connection and per process.
 - Connections (grpc options): keepalive pings, and a connection with no call for
   ``max_connection_idle`` seconds, or older than ``max_connection_age``, is closed (GOAWAY:
@@ -56,14 +63,15 @@ event loop, with no await between them (both doors run on the one loop), so conc
 cannot both pass a check that only one of them fits.
 
 The defaults are generous for people, bots and tournaments (a tournament's bots all come from
-one address), and stop a flood: a burst of 2,000 CreateGame calls from one address meets them
-after about 300.
+one address), and stop a flood: a burst of 2,000 CreateGame calls from one address gets 300 at
+once, then 100 a second, until its 500 open games (about 2 s), and the rest refused.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import time
 from collections import OrderedDict, defaultdict, deque
 from collections.abc import Awaitable, Callable, Iterable
@@ -79,8 +87,15 @@ from service.store.base import ACTIVE, GameRecord
 
 SERVICE = "/tricktable.v1.GameService/"
 _SUBMIT_MOVE = f"{SERVICE}SubmitMove"
+#: Reads, under one budget per address and per seat (``read_calls``, ``seat_read_calls``).
+_READS = tuple(
+    f"{SERVICE}{name}"
+    for name in ("GetGame", "ListGames", "GetGameRecord", "ListMyGames", "ListGameTypes")
+)
 #: Addresses and tokens whose buckets a replica remembers; the least recently seen go first.
 MAX_CLIENTS = 100_000
+#: The open-games re-read lets other calls run after reading this many games.
+_RECOUNT_STEP = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,14 +132,25 @@ class LimitsConfig:
     seat_submit_move: Rate = Rate(20, 100)
     stream_events: Rate = Rate(200, 2000)  # per address
     seat_stream_events: Rate = Rate(20, 100)  # per seat token
+    # Reads (GetGame, ListGames, GetGameRecord, ListMyGames, ListGameTypes), one budget per
+    # address and per seat: a polling page reads a few times a second, a bot before each move
+    # (at most its seat's move rate), a tournament's bots from one address together.
+    read_calls: Rate = Rate(2000, 5000)  # per address
+    seat_read_calls: Rate = Rate(50, 200)  # per seat token
     calls_per_address: int = 64  # unary calls in progress per address; 0: no limit
     calls_per_seat: int = 4  # unary calls in progress per seat token; 0: no limit
+    # Unary calls in progress on this process, all addresses together; past it a call waits,
+    # and a place given up goes to the waiting address with the fewest calls in progress.
+    calls_in_progress: int = 32  # 0: no limit
     queued_calls: int = 1000  # calls waiting for a place, per address and per seat
-    rate_wait_s: float = 1.0  # a move over its rate may wait this long for its turn
+    rate_wait_s: float = 1.0  # a unary call over its rate may wait this long for its turn
     open_games: int = 500  # per address; 0: no limit
     # Hosted tournaments (service.tournaments.quotas): counted in the store, across replicas.
     running_tournaments: int = 10  # still running, created per address; 0: no limit
     bots: int = 100  # registered per address; 0: no limit
+    # An address at its open-games cap has its games re-read at most this often; between
+    # re-reads its creates are refused at once (0: re-read at every create at the cap).
+    open_games_recount_s: float = 1.0
     streams_per_connection: int = 1000  # 0: no limit
     streams_per_replica: int = 20_000  # 0: no limit
     keepalive_time_s: float = 60.0  # server pings an idle connection this often
@@ -176,13 +202,25 @@ FLAGS: tuple[tuple[str, str, str], ...] = (
         "StreamEvents and Play calls per second per address",
     ),
     ("seat_stream_events", "--limit-seat-stream-events", "StreamEvents calls per second per seat"),
+    (
+        "read_calls",
+        "--limit-read-calls",
+        "reads per second per client address (GetGame, ListGames, GetGameRecord, ListMyGames, "
+        "ListGameTypes)",
+    ),
+    ("seat_read_calls", "--limit-seat-read-calls", "reads per second per seat token"),
     ("calls_per_address", "--limit-calls-per-address", "calls in progress per client address"),
     ("calls_per_seat", "--limit-calls-per-seat", "calls in progress per seat token"),
+    (
+        "calls_in_progress",
+        "--limit-calls-in-progress",
+        "calls in progress on this process; past it, each waiting address in turn",
+    ),
     ("queued_calls", "--limit-queued-calls", "calls waiting for a place per address or seat"),
     (
         "rate_wait_s",
         "--limit-rate-wait",
-        "seconds a move over its rate may wait for its turn, behind its client's calls",
+        "seconds a move or a read over its rate may wait for its turn, behind its client's calls",
     ),
     ("open_games", "--limit-open-games", "games waiting for players one address may have created"),
     (
@@ -191,6 +229,10 @@ FLAGS: tuple[tuple[str, str, str], ...] = (
         "hosted tournaments still running that one address may have created (on all replicas)",
     ),
     ("bots", "--limit-bots", "bots one address may have registered (on all replicas)"),
+        "open_games_recount_s",
+        "--limit-open-games-recount",
+        "seconds between re-reads of an address' games at its open-games cap",
+    ),
     ("streams_per_connection", "--limit-streams-per-connection", "open streams per connection"),
     ("streams_per_replica", "--limit-streams-per-replica", "open streams on this replica"),
     ("keepalive_time_s", "--keepalive-time", "seconds between keepalive pings"),
@@ -205,6 +247,7 @@ _NO_ZERO = {"keepalive_timeout_s", "max_connection_age_grace_s"}
 _ZERO_MEANS = {
     "queued_calls": "; 0: refuse rather than wait",
     "rate_wait_s": "; 0: refuse at once",
+    "open_games_recount_s": "; 0: at every create at the cap",
 }
 
 
@@ -332,10 +375,13 @@ class Gates:
     overtaken by a call that came later. Keys with nothing in progress are forgotten at once:
     the map holds only the clients that have calls on this process."""
 
-    def __init__(self, size: int, queue: int, what: str) -> None:
+    def __init__(self, size: int, queue: int, what: str, drain_per_s: float = 0.0) -> None:
         self._size = size
         self._queue = queue
         self._what = what  # "from 1.2.3.4", "for this seat": the refusal's words
+        # How fast a full queue drains at most (its key's rate; 0: unknown), for the refusal's
+        # RetryInfo.
+        self._drain_per_s = drain_per_s
         self._gates: dict[str, _Gate] = {}
 
     def busy(self, key: str) -> int:
@@ -356,7 +402,7 @@ class Gates:
         if len(gate.waiting) >= self._queue:
             raise LimitExceeded(
                 f"too many {name} calls in progress {self._what}",
-                1.0,
+                self.drain_s(gate),
                 reason="TOO_MANY_CALLS",
             )
         place = asyncio.get_running_loop().create_future()
@@ -367,10 +413,21 @@ class Gates:
             if place.done() and not place.cancelled():
                 self._leave(key, gate)  # handed a place just as the caller went: pass it on
             else:
-                gate.waiting.remove(place)
+                # A place handed on may already have dropped it from the queue (``_leave``
+                # skips the cancelled), between its cancel and this task's turn to run.
+                with contextlib.suppress(ValueError):
+                    gate.waiting.remove(place)
                 self._forget_if_idle(key, gate)
             raise
         return self._leaver(key, gate)
+
+    def drain_s(self, gate: _Gate) -> float:
+        """A refusal's RetryInfo: the time the calls in progress and waiting need to pass at
+        the key's rate (a seat's 1,000 queued moves at 20 a second: 50 s), so a refused client
+        comes back when there is room rather than spin through refusals; at least a second."""
+        if self._drain_per_s <= 0:
+            return 1.0
+        return max(1.0, (gate.running + len(gate.waiting)) / self._drain_per_s)
 
     def _leaver(self, key: str, gate: _Gate) -> Callable[[], None]:
         """The place's one way out: a second call gives nothing up (it would free another
@@ -398,6 +455,133 @@ class Gates:
             del self._gates[key]
 
 
+class _Turn:
+    """One address' calls in progress on the process and its calls waiting, oldest first."""
+
+    __slots__ = ("running", "waiting")
+
+    def __init__(self) -> None:
+        self.running = 0
+        self.waiting: deque[asyncio.Future[None]] = deque()
+
+
+class FairShare:
+    """At most ``size`` calls in progress on the process, whatever their addresses. Past it a
+    call waits, in its own address' queue; a place given up goes to the address that has the
+    fewest calls in progress among those waiting (the one waiting longest among equals), to its
+    oldest call. An address with many seats (each under its own limits) can hold every place
+    while no one else asks, but its queued calls never wait in front of another address': the
+    next place goes to the address with fewer calls running, so an honest player's call waits
+    for one place to free, not behind the abuser's queue.
+
+    What it orders is calls that overlap: handlers awaiting the store (Redis). On the embedded
+    store a handler runs in one step of the event loop, so places are given back as soon as they
+    are taken and nothing waits here; what one address costs the others is then the CPU of the
+    calls its limits admit (the abuse benchmark's ``seat-flood``).
+
+    Invariant: while fewer than ``size`` calls run, no call waits (a place is handed over as
+    it is given up). An address with calls waiting is filed under its count of calls running
+    (``_levels``), so the next place is found in a few steps, however many addresses wait."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self.running = 0
+        self._turns: dict[str, _Turn] = {}
+        # Addresses with calls waiting, by their calls running, the longest waiting first.
+        self._levels: dict[int, OrderedDict[str, None]] = {}
+
+    def busy(self, key: str) -> tuple[int, int]:
+        """An address' calls in progress and waiting (for tests and benchmarks)."""
+        turn = self._turns.get(key)
+        return (0, 0) if turn is None else (turn.running, len(turn.waiting))
+
+    async def enter(self, key: str) -> Callable[[], None] | None:
+        """Wait for a place (None: no limit); the function returned gives it up."""
+        if self._size <= 0:
+            return None
+        turn = self._turns.get(key)
+        if turn is None:
+            turn = self._turns[key] = _Turn()
+        if self.running < self._size:
+            self.running += 1
+            turn.running += 1
+            return self._leaver(key, turn)
+        place = asyncio.get_running_loop().create_future()
+        if not turn.waiting:
+            self._file(key, turn)
+        turn.waiting.append(place)
+        try:
+            await place  # set by ``_grant`` as the place is handed over, counted then
+        except asyncio.CancelledError:
+            if place.done() and not place.cancelled():
+                self._leave(key, turn)  # handed a place just as the caller went: pass it on
+            else:
+                with contextlib.suppress(ValueError):  # ``_grant`` may have dropped it
+                    turn.waiting.remove(place)
+                if not turn.waiting:
+                    self._unfile(key, turn)
+                self._forget_if_idle(key, turn)
+            raise
+        return self._leaver(key, turn)
+
+    def _leaver(self, key: str, turn: _Turn) -> Callable[[], None]:
+        held = [True]
+
+        def leave() -> None:
+            if held[0]:
+                held[0] = False
+                self._leave(key, turn)
+
+        return leave
+
+    def _leave(self, key: str, turn: _Turn) -> None:
+        waiting = bool(turn.waiting)
+        if waiting:
+            self._unfile(key, turn)
+        turn.running -= 1
+        self.running -= 1
+        if waiting:
+            self._file(key, turn)  # one call fewer running: its turn may come sooner
+        self._forget_if_idle(key, turn)
+        self._grant()
+
+    def _grant(self) -> None:
+        while self.running < self._size and self._levels:
+            fewest = min(self._levels)
+            level = self._levels[fewest]
+            key = next(iter(level))
+            self._unfile(key, self._turns[key])
+            turn = self._turns[key]
+            place = turn.waiting.popleft()
+            if not place.done():  # not cancelled: the place is its
+                place.set_result(None)
+                self.running += 1
+                turn.running += 1
+            if turn.waiting:
+                self._file(key, turn)
+            else:
+                self._forget_if_idle(key, turn)
+
+    def _file(self, key: str, turn: _Turn) -> None:
+        level = self._levels.get(turn.running)
+        if level is None:
+            level = self._levels[turn.running] = OrderedDict()
+        level[key] = None
+
+    def _unfile(self, key: str, turn: _Turn) -> None:
+        if self._turns.get(key) is not turn:
+            return  # forgotten already (a cancelled waiter's late turn): another may be filed
+        level = self._levels.get(turn.running)
+        if level is not None:
+            level.pop(key, None)
+            if not level:
+                del self._levels[turn.running]
+
+    def _forget_if_idle(self, key: str, turn: _Turn) -> None:
+        if turn.running == 0 and not turn.waiting and self._turns.get(key) is turn:
+            del self._turns[key]
+
+
 class CallPlace:
     """A unary call's places among its client's calls in progress (its address', its seat's):
     given up once, when the call ends or starts to hold for other players."""
@@ -406,6 +590,9 @@ class CallPlace:
 
     def __init__(self, leaves: list[Callable[[], None]]) -> None:
         self._leaves = leaves
+
+    def add(self, leave: Callable[[], None]) -> None:
+        self._leaves.append(leave)
 
     def leave(self) -> None:
         leaves, self._leaves = self._leaves, []
@@ -440,6 +627,7 @@ class _OpenGames:
     games: list[str] = field(default_factory=list)  # oldest first
     reserved: int = 0  # creates admitted whose game is not made yet
     recount: asyncio.Task[None] | None = None  # a re-read of ``games`` under way
+    recounted: float = float("-inf")  # when the last re-read ended (the limits' clock)
 
 
 class GamePlace:
@@ -484,6 +672,7 @@ class Limits:
 
     def __init__(self, config: LimitsConfig, clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
+        self._clock = clock
         events = Buckets(config.stream_events, clock)
         moves = Buckets(config.submit_move, clock)
         seat_moves = Buckets(config.seat_submit_move, clock)
@@ -502,14 +691,25 @@ class Limits:
             f"{SERVICE}RevokeInvite": Buckets(config.create_game, clock),
             f"{SERVICE}Rematch": Buckets(config.join_game, clock),
         }
+        reads = Buckets(config.read_calls, clock)
+        seat_reads = Buckets(config.seat_read_calls, clock)
+        self._by_address.update(dict.fromkeys(_READS, reads))
         self._by_token = {
             f"{SERVICE}SubmitMove": seat_moves,
             f"{SERVICE}StreamEvents": Buckets(config.seat_stream_events, clock),
+            **dict.fromkeys(_READS, seat_reads),
         }
         self.client_address = ClientAddresses(config.trusted_proxies)
         queue = config.queued_calls
-        self.address_calls = Gates(config.calls_per_address, queue, "from this address")
-        self.seat_calls = Gates(config.calls_per_seat, queue, "for this seat")
+        # A full queue's refusal says when it will have drained, at the move rates: a seat's
+        # or an address' flood of moves is what fills one.
+        self.address_calls = Gates(
+            config.calls_per_address, queue, "from this address", config.submit_move.per_s
+        )
+        self.seat_calls = Gates(
+            config.calls_per_seat, queue, "for this seat", config.seat_submit_move.per_s
+        )
+        self.share = FairShare(config.calls_in_progress)
         self._streams = _Streams()
         # Games each address created that may still wait for players; the least recently
         # creating addresses are forgotten past MAX_CLIENTS, like the buckets.
@@ -533,24 +733,33 @@ class Limits:
         self, method: str, peer: str, metadata: Iterable[tuple[str, str | bytes]] | None
     ) -> CallPlace | None:
         """A unary call's way in: its places among its client's calls in progress
-        (:meth:`in_progress`), then its rates. A move over a rate whose turn comes within
-        ``rate_wait_s`` waits for it, holding its places, so its client's next calls queue
-        behind it and come out at the rate; later than that, or with no place, or any other
-        call over its rate, it is refused (LimitExceeded, with the time until the bucket is
-        full again). The wait costs the server nothing but the parked call: a flood from one
-        client paces itself instead of taking the event loop from everyone else's calls."""
+        (:meth:`in_progress`), then its rates, then its share of the process (:class:`FairShare`).
+        A call over a rate whose turn comes within ``rate_wait_s`` waits for it, holding its
+        client's places (not the process' share), so its client's next calls queue behind it
+        and come out at the rate; later than that, or with no place, it is refused
+        (LimitExceeded, with the time until the bucket is full again). The wait costs the server
+        nothing but the parked call: a flood from one client paces itself instead of taking the
+        event loop from everyone else's calls."""
         place = await self.in_progress(method, peer, metadata)
         try:
+            if not method.startswith(SERVICE):
+                return place
+            address = self.client_address(peer, metadata)
             if method in self._by_address:
-                address = self.client_address(peer, metadata)
-                patience = self.config.rate_wait_s if method == _SUBMIT_MOVE else 0.0
-                delay = self._rates(method, address, metadata, patience)
+                delay = self._rates(method, address, metadata, self.config.rate_wait_s)
                 if delay > 0:
                     await asyncio.sleep(delay)
+            # Its share of the process, last: a call waiting for its token holds none of it.
+            leave = await self.share.enter(address)
         except BaseException:
             if place is not None:
                 place.leave()
             raise
+        if leave is not None:
+            if place is None:
+                place = CallPlace([])
+                _CURRENT_PLACE.set(place)
+            place.add(leave)
         return place
 
     async def move(self, peer: str, metadata: Iterable[tuple[str, str | bytes]] | None) -> None:
@@ -664,30 +873,46 @@ class Limits:
             self._open_games.popitem(last=False)
         if len(book.games) + book.reserved >= limit:
             if book.recount is None:
-                book.recount = asyncio.get_running_loop().create_task(_recount(book, load))
+                if self._clock() - book.recounted < self.config.open_games_recount_s:
+                    # Re-read a moment ago: the verdict stands. Re-read at every create at the
+                    # cap, 500 games each, a create flood's cost was the re-reads (100 a second).
+                    raise self._too_many_games(address, book)
+                recount = _recount(book, load, self._clock)
+                book.recount = asyncio.get_running_loop().create_task(recount)
                 # Its error reaches the creates that await it; if they have all gone, it is
                 # read here so that asyncio does not report it as never retrieved.
                 book.recount.add_done_callback(_read_error)
             # Shielded: a create whose client goes away leaves the re-read to the others.
             await asyncio.shield(book.recount)
             if len(book.games) + book.reserved >= limit:
-                raise LimitExceeded(
-                    f"{address} has {len(book.games) + book.reserved} games waiting for "
-                    "players, its most",
-                    5.0,
-                    reason="TOO_MANY_OPEN_GAMES",
-                )
+                raise self._too_many_games(address, book)
         # Checked and taken in one step of the event loop: no other create between them.
         book.reserved += 1
         return GamePlace(book)
 
+    @staticmethod
+    def _too_many_games(address: str, book: _OpenGames) -> LimitExceeded:
+        return LimitExceeded(
+            f"{address} has {len(book.games) + book.reserved} games waiting for players, its most",
+            5.0,
+            reason="TOO_MANY_OPEN_GAMES",
+        )
 
-async def _recount(book: _OpenGames, load: Callable[[str], Awaitable[GameRecord]]) -> None:
+
+async def _recount(
+    book: _OpenGames,
+    load: Callable[[str], Awaitable[GameRecord]],
+    clock: Callable[[], float],
+) -> None:
     """Drop from ``book`` the games that no longer wait for players (filled, ended, expired).
     It reads a copy: creates that finish meanwhile append to the list, and keep their place."""
     try:
         closed = set()
-        for game_id in list(book.games):
+        for count, game_id in enumerate(list(book.games), 1):
+            if count % _RECOUNT_STEP == 0:
+                # The embedded store answers without yielding: 500 games read in one step of
+                # the event loop held every other call for a millisecond, again at each create.
+                await asyncio.sleep(0)
             try:
                 record = await load(game_id)
             except GameNotFound:
@@ -699,6 +924,7 @@ async def _recount(book: _OpenGames, load: Callable[[str], Awaitable[GameRecord]
             book.games = [game_id for game_id in book.games if game_id not in closed]
     finally:
         book.recount = None
+        book.recounted = clock()
 
 
 def _read_error(task: asyncio.Task[None]) -> None:

@@ -57,6 +57,11 @@ def test_a_burst_of_2000_create_game_calls_meets_the_default_limit() -> None:
             except grpc.RpcError as err:
                 codes[err.code().name] += 1
                 refusal = err
+                # Past its burst a create waits for its token (a sequential client is paced
+                # at the rate, not refused), so the open games' cap comes first: a client that
+                # ignores RetryInfo is refused on at the create rate, 15 s more of the same.
+                if codes[err.code().name] >= 20:
+                    break
         elapsed = time.monotonic() - started
         print(f"\n2,000 CreateGame in {elapsed:.2f} s from one client: {dict(codes)}")
         assert set(codes) == {"OK", "RESOURCE_EXHAUSTED"}
@@ -99,7 +104,8 @@ def test_a_seat_token_has_its_own_move_rate() -> None:
 
 
 def test_open_games_per_address_count_only_games_still_waiting_for_players() -> None:
-    with running_server(limits=LimitsConfig(open_games=3)) as (_, client):
+    limits = LimitsConfig(open_games=3, open_games_recount_s=0)  # re-read at every create
+    with running_server(limits=limits) as (_, client):
         games = [client.create("counterpoint") for _ in range(3)]
         with pytest.raises(grpc.RpcError) as caught:
             client.create("counterpoint")
@@ -108,6 +114,24 @@ def test_open_games_per_address_count_only_games_still_waiting_for_players() -> 
             client.stub.JoinGame(pb.JoinGameRequest(game_id=games[0].game_id, seat=seat))
         client.create("counterpoint")
         with pytest.raises(grpc.RpcError) as again:
+            client.create("counterpoint")
+        _refused(again.value, "TOO_MANY_OPEN_GAMES")
+
+
+def test_an_address_at_its_open_games_cap_is_re_read_at_most_once_in_a_while() -> None:
+    """The re-read at the cap reads every game of the address (500 at the default cap): it is
+    done at most once every ``open_games_recount_s``, and between re-reads the verdict stands.
+    A game filled right after a re-read frees its place only at the next one (here not within
+    the test: once every 1,000 s), where a re-read at every create would admit the next."""
+    limits = LimitsConfig(open_games=3, open_games_recount_s=1000)
+    with running_server(limits=limits) as (_, client):
+        games = [client.create("counterpoint") for _ in range(3)]
+        with pytest.raises(grpc.RpcError) as caught:  # re-read: all three still open
+            client.create("counterpoint")
+        _refused(caught.value, "TOO_MANY_OPEN_GAMES")
+        for seat in range(2):
+            client.stub.JoinGame(pb.JoinGameRequest(game_id=games[0].game_id, seat=seat))
+        with pytest.raises(grpc.RpcError) as again:  # not re-read again so soon
             client.create("counterpoint")
         _refused(again.value, "TOO_MANY_OPEN_GAMES")
 
@@ -292,7 +316,7 @@ def _reasons(details: Any) -> list[str]:
 def test_concurrent_creates_meet_the_open_games_cap_exactly(
     request: pytest.FixtureRequest, store: str
 ) -> None:
-    limits = LimitsConfig(create_game=Rate(0, 1), open_games=CAP)
+    limits = LimitsConfig(create_game=Rate(0, 1), open_games=CAP, open_games_recount_s=0)
     with running_server(limits=limits, **store_fields(request, store)) as (server, client):
         games = [client.create("counterpoint") for _ in range(CAP - START_BELOW)]
         outcomes = asyncio.run(_native_creates(server.address, RACERS))

@@ -178,7 +178,7 @@ def test_concurrent_web_creates_meet_the_open_games_cap_exactly(
 ) -> None:
     """The race that admitted 99-186 games of a cap of 50 (the count checked, the store awaited,
     the game recorded) and answered HTTP 500 (a list of games changed while it was re-read)."""
-    limits = LimitsConfig(create_game=Rate(0, 1), open_games=CAP)
+    limits = LimitsConfig(create_game=Rate(0, 1), open_games=CAP, open_games_recount_s=0)
     with running_server(web_port=0, limits=limits, **store_fields(request, store)) as served:
         games = [served.client.create("counterpoint") for _ in range(CAP - START_BELOW)]
         refused = f"429 {RESOURCE_EXHAUSTED} TOO_MANY_OPEN_GAMES"
@@ -337,3 +337,59 @@ def test_web_moves_over_the_seats_rate_wait_their_turn_rather_than_fail(limited:
         codes = list(pool.map(move, ["connect-proto", "connect-json", "grpc-web", "connect-proto"]))
     assert codes == [INVALID_ARGUMENT] * 4
     assert limited.client.get(table.game_id).game.version == 0
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize(
+    "limited", [LimitsConfig(seat_read_calls=Rate(SLOW, 3), rate_wait_s=0)], indirect=True
+)
+def test_web_reads_are_limited_per_seat_token(limited: Served, protocol: str) -> None:
+    """A seat's three reads spend its burst; its fourth is refused with the time until its
+    bucket is full again (three tokens at one per 1,000 s), over the web as natively, from one
+    budget for both doors; the other seat reads on."""
+    native = limited.client
+    table = native.table("counterpoint")
+    request = pb.GetGameRequest(game_id=table.game_id)
+    web = WebClient(limited.web_url, protocol)
+    try:
+        for _ in range(2):
+            web.call("GetGame", request, pb.GetGameResponse, table.tokens[0])
+        native.get(table.game_id, table.tokens[0])  # the third, natively
+        with pytest.raises(WebError) as caught:
+            web.call("GetGame", request, pb.GetGameResponse, table.tokens[0])
+        error = _refused(caught, "RATE_LIMITED")
+        assert error.retry is not None
+        assert 2900 < error.retry.retry_delay.ToNanoseconds() / 1e9 <= 3000
+        if protocol != "grpc-web":
+            assert error.http_status == 429
+        with pytest.raises(grpc.RpcError) as natively:
+            native.get(table.game_id, table.tokens[0])
+        assert natively.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        seen = web.call("GetGame", request, pb.GetGameResponse, table.tokens[1])
+        assert seen.view.viewer == 1
+    finally:
+        web.close()
+
+
+@pytest.mark.parametrize(
+    "limited", [LimitsConfig(read_calls=Rate(SLOW, 4), rate_wait_s=0)], indirect=True
+)
+def test_an_addresses_reads_share_one_budget_on_both_doors(limited: Served) -> None:
+    native = limited.client
+    game_id = native.create("counterpoint").game_id
+    web = WebClient(limited.web_url, "connect-proto")
+    try:
+        web.call("ListGames", pb.ListGamesRequest(), pb.ListGamesResponse)
+        web.call("GetGame", pb.GetGameRequest(game_id=game_id), pb.GetGameResponse)
+        native.stub.ListGameTypes(pb.ListGameTypesRequest())
+        web.call("ListGameTypes", pb.ListGameTypesRequest(), pb.ListGameTypesResponse)
+        with pytest.raises(WebError) as caught:
+            web.call("ListGames", pb.ListGamesRequest(), pb.ListGamesResponse)
+        _refused(caught, "RATE_LIMITED")
+        with pytest.raises(grpc.RpcError) as natively:
+            native.get(game_id)
+        assert natively.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        # Writes have their own buckets.
+        web.call("JoinGame", pb.JoinGameRequest(game_id=game_id), pb.JoinGameResponse)
+    finally:
+        web.close()

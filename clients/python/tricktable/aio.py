@@ -394,7 +394,7 @@ class AsyncPlayStream(PlayState):
             if delay is None:
                 raise error from None
             self._call.cancel()
-            await asyncio.sleep(delay)
+            await asyncio.sleep(error.wait_s(delay))  # a limit's RetryInfo, if longer
             await self.open()
             return
         if response is grpc.aio.EOF:

@@ -144,7 +144,7 @@ class LiveStream(PlayStream):
             if delay is None:
                 raise error from None
             self._close_call()
-            time.sleep(delay)
+            time.sleep(error.wait_s(delay))  # a limit's RetryInfo, if longer
             self._open()
             return
         self._delays = self._seat.client.retry.delays()  # progress: patience starts again

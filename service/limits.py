@@ -229,6 +229,7 @@ FLAGS: tuple[tuple[str, str, str], ...] = (
         "hosted tournaments still running that one address may have created (on all replicas)",
     ),
     ("bots", "--limit-bots", "bots one address may have registered (on all replicas)"),
+    (
         "open_games_recount_s",
         "--limit-open-games-recount",
         "seconds between re-reads of an address' games at its open-games cap",

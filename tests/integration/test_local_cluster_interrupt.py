@@ -1,0 +1,71 @@
+"""Ctrl-C in ``tricktable cluster --replicas N``: a terminal sends SIGINT to its whole foreground
+process group. The replicas and the Redis the command started run in groups of their own, so the
+signal reaches the command alone, which passes it on to the replicas once and stops the Redis
+after them: every replica drains with its Redis still there (no store warning in their logs),
+all exit, and the command exits 0. (With the Redis in the command's group, Ctrl-C stopped the
+Redis at once, under replicas still draining.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import psutil
+import pytest
+
+from benchmarks.redis_server import NoRedisServer, redis_server_binary
+from tests.integration.test_local_cluster import RUN, _free, free_run, wait_for
+from tests.servers import ROOT, is_serving
+
+
+def test_ctrl_c_stops_the_replicas_then_the_redis_quietly(tmp_path: Path) -> None:
+    try:
+        redis_server_binary()
+    except NoRedisServer as missing:
+        pytest.skip(str(missing))
+    grpc_base, web_base = free_run(2), free_run(2)
+    env = {k: v for k, v in os.environ.items() if k != "TRICKTABLE_REDIS_URL"}
+    out = tmp_path / "out"
+    with out.open("wb") as sink:
+        proc = subprocess.Popen(
+            [
+                *(sys.executable, "-c", RUN, "cluster", "--replicas", "2"),
+                *("--port", str(grpc_base), "--web-port", str(web_base), "--grace", "1"),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # the group a terminal would signal
+        )
+    children: list[psutil.Process] = []
+    try:
+        addresses = [f"127.0.0.1:{grpc_base + i}" for i in range(2)]
+        wait_for(lambda: all(is_serving(a) for a in addresses), "both replicas")
+        redis = re.search(r"Redis: redis://127\.0\.0\.1:(\d+)/0", out.read_text())
+        assert redis is not None, out.read_text()
+        children = psutil.Process(proc.pid).children()
+        assert len(children) == 3  # two replicas and a redis-server
+        assert all(os.getpgid(c.pid) != proc.pid for c in children)  # out of the Ctrl-C's reach
+
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        assert proc.wait(60) == 0
+        _, alive = psutil.wait_procs(children, timeout=30)
+        assert alive == []
+        assert _free(int(redis.group(1)))  # the Redis it started is gone too
+        logs = [json.loads(line) for line in out.read_text().splitlines() if line.startswith("{")]
+        assert sum(1 for entry in logs if entry["event"] == "stopped") == 2, logs
+        assert [e for e in logs if e["level"] not in ("info", "debug")] == []  # drained quietly
+        assert "Traceback" not in out.read_text()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+        for child in children:  # in groups of their own: ended one by one
+            if child.is_running():
+                child.kill()

@@ -41,6 +41,7 @@ class Tournaments:
             stream_wait_s=config.stream_wait_s,
         )  # fmt: skip
         self.advancer = Advancer(games, stores)
+        self.advancer.called.trust(config.bot_ca_file)
         self.runner = TournamentRunner(self.advancer, stores.tournaments)
         self.ladder = LadderRunner(
             games, stores, self.advancer.called, games_at_once=config.ladder_games_at_once

@@ -74,11 +74,13 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 
 @contextmanager
 def redis_server(
-    port: int | None = None, *extra: str, binary: str | None = None
+    port: int | None = None, *extra: str, binary: str | None = None, own_session: bool = False
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """A fresh redis-server on a free port (or ``port``, to bring one back where it was): its
     URL and process (a test may kill it). ``extra``: more redis-server arguments (a cluster
-    node's); ``binary``: which redis-server (a cluster needs Redis 7)."""
+    node's); ``binary``: which redis-server (a cluster needs Redis 7). ``own_session``: out of
+    the caller's process group, so that a terminal's Ctrl-C does not reach it: it is stopped
+    when the caller is done with it (``tricktable cluster``, after its replicas)."""
     binary = binary or redis_server_binary()
     port = port or free_port()
     workdir = tempfile.mkdtemp(prefix="tricktable-redis-")
@@ -91,6 +93,7 @@ def redis_server(
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        start_new_session=own_session,
     )
     try:
         wait_for_ping(proc, port)

@@ -43,8 +43,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--bot-delay",
         default="0.01",
-        help="the servers' --bot-delay in hosted runs (default 0.01 s; at 0, two replicas race "
-        "to make every bot move the moment it is due, both computing it)",
+        help="the servers' --bot-delay in hosted runs (default 0.01 s; each bot move is "
+        "computed by the one replica whose deadline sweep claims it)",
     )
     p.add_argument(
         "--option", "-o", action="append", default=[], metavar="NAME=INT",

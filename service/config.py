@@ -50,6 +50,9 @@ class ServerConfig:
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     tls_cert: str | None = None  # PEM certificate chain file: serve TLS (with tls_key)
     tls_key: str | None = None  # its PEM private key file
+    #: PEM CA certificates called bots' TLS certificates are checked against too (grpcs://,
+    #: https://), beside the usual roots: a private CA, or a bot's self-signed certificate
+    bot_ca_file: str | None = None
     reuse_port: bool = False  # share the port with other workers (serve --workers)
     auth_jwt_secret: str | None = None  # player identity: HS256 secret (service.identity)
     auth_jwks: str | None = None  # player identity: a JWKS file of RS256/ES256 public keys

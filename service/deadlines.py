@@ -156,6 +156,7 @@ class Deadlines:
                 )
             else:
                 move = turns.bot_move(kind, rules, state, bot, seed=record.seed, version=version)
+            tables.metrics.bot_decided(kind)
             step = played(record, rules, state, bot, move)
         else:
             held = turns.clocks_of(record)

@@ -12,6 +12,12 @@ own registry (one per server, so several servers in one process, as in the tests
     tricktable_store_errors_total{method}           RPCs that failed because the store was down
     tricktable_deadline_fire_delay_seconds{kind}    a scheduled step (timeout, bot): deadline to
                                                     commit
+    tricktable_bot_decisions_total{bot}             server bots' moves computed (committed or
+                                                    not: one replica computes each, see
+                                                    service.scheduler)
+    tricktable_deadline_leases_lapsed_total         deadline entries claimed after another
+                                                    claim's lease ran out (its replica died or
+                                                    was slower than the lease)
     tricktable_live_games                           games followed on this replica now (a stream
                                                     or a held call on them)
     tricktable_open_streams{method}                 streams open on this replica now
@@ -89,6 +95,14 @@ class Metrics:
         """A scheduled step committed (``kind``: timeout or bot), ``late_s`` after its deadline."""
         return
 
+    def bot_decided(self, bot: str) -> None:
+        """A server bot's move was computed (whether its commit then wins or not)."""
+        return
+
+    def deadline_lease_lapsed(self, count: int) -> None:
+        """``count`` deadline entries were claimed after another claim's lease ran out."""
+        return
+
     def stream_opened(self, method: str) -> None:
         return
 
@@ -150,6 +164,17 @@ class PrometheusMetrics(Metrics):
             buckets=LATENCY_BUCKETS,
             registry=self.registry,
         )
+        self._decided = Counter(
+            "tricktable_bot_decisions",
+            "Server bots' moves computed, committed or not",
+            ["bot"],
+            registry=self.registry,
+        )
+        self._lapsed = Counter(
+            "tricktable_deadline_leases_lapsed",
+            "Deadline entries claimed after another claim's lease ran out",
+            registry=self.registry,
+        )
         self._streams = Gauge(
             "tricktable_open_streams",
             "Streams open on this replica (StreamEvents, Play, ...)",
@@ -193,6 +218,12 @@ class PrometheusMetrics(Metrics):
 
     def deadline_fired(self, kind: str, late_s: float) -> None:
         self._fired.labels(kind).observe(max(0.0, late_s))
+
+    def bot_decided(self, bot: str) -> None:
+        self._decided.labels(bot).inc()
+
+    def deadline_lease_lapsed(self, count: int) -> None:
+        self._lapsed.inc(count)
 
     def stream_opened(self, method: str) -> None:
         self._streams.labels(method_name(method)).inc()

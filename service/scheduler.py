@@ -1,13 +1,20 @@
 """The scheduler every replica runs: it sweeps the store's deadline index and fires what is due.
 
 Deadlines live in the store (DESIGN.md decision 9), so any replica may fire any game's clock and
-a replica that dies stops nothing: the others' sweeps find its games' deadlines. Firing is
-:meth:`GameService.fire_due`, an ordinary compare-and-set commit on the game's version, so
-when several replicas sweep the same entry, or a move races the clock, exactly one commit wins.
+a replica that dies stops nothing: the others' sweeps find its games' deadlines. A sweep claims
+the entries it reads (:meth:`~service.store.base.DeadlineIndex.due` with a lease, one atomic step
+in the store): the other replicas' sweeps skip them until the lease ends, so one replica
+computes each step (a server bot's move, the expert's search) instead of every replica
+computing it for one commit to win. A replica that dies mid-move holds its entries only until
+their lease ends; another then claims and fires them. Firing is :meth:`GameService.fire_due`,
+an ordinary compare-and-set commit on the game's version, which stays the arbiter: when a lease
+runs out while its holder still works, or a move races the clock, exactly one commit wins.
 An entry is dropped once handled (fired, lost to a racing commit, stale, or its game gone); a
 stale one (its deadline is no longer the game's) fires nothing (see :meth:`GameService.fire_due`:
-stale entries that fired would multiply across replicas); one
-that failed for a passing reason (the store unreachable) stays and is tried again next sweep.
+stale entries that fired would multiply across replicas); one that cannot be handled yet (a
+commit in flight, a game not yet created) or that failed for a passing reason (the store
+unreachable) is released, due again at the next sweep (or, when even the release fails, when
+its lease ends).
 A game that ends leaves the index in the step that ends it, so the index holds only games that
 run (and, for a while, the stale hints a crash or an expired open game left).
 Idle games (``serve --idle-ttl``) are found the same way, from a lazily kept entry (see
@@ -21,6 +28,7 @@ sweeps failed), instead of a warning per sweep (:class:`Outage`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 
@@ -41,6 +49,10 @@ DEFAULT_INTERVAL_S = 0.05
 DEFAULT_BATCH = 200
 #: The longest pause between sweeps while the store is unreachable (doubling up to it).
 OUTAGE_PAUSE_S = 0.5
+#: How long a sweep's claim on its entries lasts: longer than handling a batch takes (an
+#: expert's move included, on a loaded machine), and what a replica that dies mid-move costs the
+#: entries it held.
+DEFAULT_LEASE_S = 10.0
 
 
 class Outage:
@@ -85,14 +97,17 @@ class Scheduler(BackgroundLoop):
         *,
         interval_s: float = DEFAULT_INTERVAL_S,
         batch: int = DEFAULT_BATCH,
+        lease_s: float = DEFAULT_LEASE_S,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._games = games
         self._index = games.store.deadlines
         self._interval_s = interval_s
         self._batch = batch
+        self._lease_ms = max(1, int(lease_s * 1000))
         self._clock = clock
         self.fired = 0  # timeouts this replica committed
+        self.lapsed = 0  # entries claimed here after another claim's lease ran out
         self.outage = Outage(interval_s, clock)
 
     async def _run(self) -> None:
@@ -118,7 +133,8 @@ class Scheduler(BackgroundLoop):
         """Fire every entry due now (up to one batch); True when a full batch was due (sweep
         again at once)."""
         now_ms = int(self._clock() * 1000)
-        entries = await self._index.due(now_ms, self._batch)
+        entries = await self._index.due(now_ms, self._batch, self._lease_ms)
+        self._note_lapsed(entries)
         if self.outage.since is not None and not entries:
             self.outage.recovered()  # (with entries, once one of them went through)
         handled = await asyncio.gather(*(self._handle(entry) for entry in entries))
@@ -126,8 +142,15 @@ class Scheduler(BackgroundLoop):
             self.outage.recovered()
         return len(entries) >= self._batch
 
+    def _note_lapsed(self, entries: list[Due]) -> None:
+        lapsed = sum(entry.lapsed for entry in entries)
+        if lapsed:
+            self.lapsed += lapsed
+            self._games.tables.metrics.deadline_lease_lapsed(lapsed)
+            log.info("claimed entries whose lease ran out", count=lapsed)
+
     async def _handle(self, entry: Due) -> bool:
-        """Fire one entry; False when the store failed meanwhile (the entry stays)."""
+        """Fire one entry; False when the store failed meanwhile (the entry is released)."""
         later: int | None = None  # an idle game that moved since: its later deadline
         try:
             if entry.kind == IDLE:
@@ -135,15 +158,19 @@ class Scheduler(BackgroundLoop):
             else:
                 fired = await self._games.fire_due(entry.game_id, entry)
                 if isinstance(fired, Pending):
-                    return True  # its commit may land yet: the entry stays
+                    await self._index.release(entry)  # its commit may land yet: look again
+                    return True
                 if fired is not None:
                     self.fired += 1
         except GameNotFound:
             if entry.kind != IDLE and in_flight(entry, None, int(self._clock() * 1000)):
-                return True  # indexed before the game is created: kept until it is
+                await self._index.release(entry)  # indexed before its game is created
+                return True
             # else expired: only its index entry is left
-        except StoreUnavailable as exc:  # kept for the next sweep
+        except StoreUnavailable as exc:  # released for the next sweep (if the store answers)
             self.outage.failed(exc.message)
+            with contextlib.suppress(StoreUnavailable):  # else its lease ends on its own
+                await self._index.release(entry)
             return False
         await self._index.done(entry, later)
         return True

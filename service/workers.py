@@ -47,15 +47,20 @@ def supervise(argv: Sequence[str], workers: int, metrics_port: int | None, grace
     return supervise_all([worker_args(argv, i, metrics_port) for i in range(workers)], grace_s)
 
 
-def supervise_all(commands: Sequence[Sequence[str]], grace_s: float) -> int:
+def supervise_all(
+    commands: Sequence[Sequence[str]], grace_s: float, *, own_groups: bool = False
+) -> int:
     """Run one ``tricktable`` process per argument list (``serve ...``) until a signal or the
     end of one of them, then stop them all; the first non-zero exit status (also for
-    ``tricktable cluster``'s replicas)."""
+    ``tricktable cluster``'s replicas). ``own_groups``: each in a process group of its own, so
+    that a terminal's Ctrl-C reaches only this process, which passes it on once."""
     # A worker is one server: TRICKTABLE_WORKERS, which may have set --workers here, must not
     # make each worker a supervisor in turn.
     env = {k: v for k, v in os.environ.items() if k != "TRICKTABLE_WORKERS"}
+    group = 0 if own_groups else None
     procs = [
-        subprocess.Popen([sys.executable, "-c", _RUN_CLI, *args], env=env) for args in commands
+        subprocess.Popen([sys.executable, "-c", _RUN_CLI, *args], env=env, process_group=group)
+        for args in commands
     ]
     stopping: list[int] = []
 

@@ -7,7 +7,10 @@ A ``redis-server`` is started on a free port of 127.0.0.1 (the one on PATH, else
 is ``tricktable serve`` on ``--port`` + *i*, its web door on ``--web-port`` + *i* and its metrics
 on ``--metrics-port`` + *i* (when given), all keeping their games in that Redis: any replica
 serves any game. SIGINT (Ctrl-C) or SIGTERM stops the replicas (each drains as one server does),
-then the Redis it started; so does one replica's end.
+then the Redis it started; so does one replica's end. The replicas and the Redis run out of this
+command's process group: a terminal's Ctrl-C reaches this command alone, which passes it on to
+the replicas and stops the Redis once they are done with it (reached by the Ctrl-C too, it would
+stop first, under the replicas still draining).
 """
 
 from __future__ import annotations
@@ -77,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"replica {i}: {where}", flush=True)
             print(f"Redis: {url}. Ctrl-C stops them all.", flush=True)
             commands = [replica_args(args, i, url) for i in range(args.replicas)]
-            return supervise_all(commands, args.grace)
+            return supervise_all(commands, args.grace, own_groups=True)
     except NoRedisServer as missing:
         print(f"tricktable cluster: {missing}, or give --redis-url", file=sys.stderr)
         return 2
@@ -89,5 +92,5 @@ def _redis(url: str | None) -> Iterator[str]:
     if url:
         yield url
         return
-    with redis_server() as (started, _):
+    with redis_server(own_session=True) as (started, _):
         yield started

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from service import event_loop, identity, limits
@@ -149,6 +150,12 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--tls-key", metavar="FILE", help="the PEM private key of --tls-cert")
     p.add_argument(
+        "--bot-ca-file",
+        metavar="FILE",
+        help="also trust these PEM CA certificates when calling a tournament's called bots over "
+        "TLS (grpcs://, https://): a private CA, or a bot's self-signed certificate",
+    )
+    p.add_argument(
         "--auth-jwt-secret",
         metavar="SECRET",
         help="player identity: verify x-player-token JWTs (HS256) with this shared secret of 32 "
@@ -187,6 +194,8 @@ def run(args: argparse.Namespace) -> int:
         return _run_workers(args)
     if bool(args.tls_cert) != bool(args.tls_key):
         args.serve_parser.error("--tls-cert and --tls-key go together")
+    if args.bot_ca_file and not _has_certificate(args.bot_ca_file):
+        args.serve_parser.error(f"--bot-ca-file {args.bot_ca_file}: no PEM certificate read")
     try:
         web_port = ServerConfig.web_port_from(args.web_port)
         web_origins = ServerConfig.web_origins_from(args.web_origins)
@@ -218,6 +227,7 @@ def run(args: argparse.Namespace) -> int:
         limits=limits.from_args(args),
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
+        bot_ca_file=args.bot_ca_file,
         reuse_port=args.reuse_port,
         auth_jwt_secret=args.auth_jwt_secret,
         auth_jwks=args.auth_jwks,
@@ -244,3 +254,11 @@ def _run_workers(args: argparse.Namespace) -> int:
     if problem:
         args.serve_parser.error(problem)
     return supervise(args.argv, args.workers, args.metrics_port, args.grace)
+
+
+def _has_certificate(path: str) -> bool:
+    """Whether ``path`` can be read and holds a PEM certificate."""
+    try:
+        return b"-----BEGIN CERTIFICATE-----" in Path(path).read_bytes()
+    except OSError:
+        return False

@@ -15,7 +15,10 @@ Time is in the store (DESIGN.md decision 9): a clocked game's clocks and its nex
 changes them, and every store keeps an index of deadlines that any replica sweeps
 (:meth:`DeadlineIndex.due`). The index may hold stale or early entries, never a late one: a sweeper
 checks the game's own timing and fires through an ordinary compare-and-set commit, so a deadline
-fires exactly once whichever replica gets there first.
+fires exactly once whichever replica gets there first. A sweeper *claims* what it reads, in the
+same atomic step: the entries are its own for a lease, so the other replicas do not compute the
+same step (a server bot's move can be costly) only to lose its commit; a sweeper that dies holds
+them no longer than the lease, and the compare-and-set stays the arbiter when a lease runs out.
 
 The port is the game itself (:class:`GameStore`). What keeps to a game's side is a part of the
 store, reached as its attribute, and each adapter's part shares the adapter's connection (or
@@ -145,6 +148,12 @@ class Due:
     #: games' own deadlines). An entry is indexed before its commit lands, so one naming a
     #: later version than the game's may be a commit in flight, not stale.
     version: int | None = None
+    #: When the claim that returned the entry ends (ms; the store's mark of it: given back to
+    #: :meth:`DeadlineIndex.done` and :meth:`DeadlineIndex.release`), None for a plain read.
+    leased_until_ms: int | None = None
+    #: Claimed before by a sweeper whose lease ran out (it died, or took longer than its
+    #: lease): the step may be computed twice, and one commit wins. Known for TIMING entries.
+    lapsed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,16 +369,28 @@ class DeadlineIndex(ABC):
     docstring."""
 
     @abstractmethod
-    async def due(self, now_ms: int, limit: int) -> list[Due]:
+    async def due(self, now_ms: int, limit: int, lease_ms: int = 0) -> list[Due]:
         """Up to ``limit`` deadline index entries due at ``now_ms``, earliest first. Entries are
-        hints: the game's own timing is the truth (an entry may be stale, never late)."""
+        hints: the game's own timing is the truth (an entry may be stale, never late).
+
+        With ``lease_ms``, a claim: in the same atomic step, each entry returned is held until
+        ``now_ms + lease_ms`` (its ``leased_until_ms``), and no claim or read before then
+        returns it again, unless it is released. Once the lease ends unhandled (its holder
+        died), the entry is due again for any sweeper (``lapsed``)."""
 
     @abstractmethod
     async def done(self, entry: Due, later_ms: int | None = None) -> None:
         """Drop an index entry that was handled (fired, stale, or its game gone). An IDLE entry
-        is dropped only if no one has moved it later since; with ``later_ms`` (the game moved
-        since: its later idle deadline) it is moved there instead, unless the game has left the
-        index meanwhile (it ended)."""
+        is dropped only if no one has moved it later since it was read or claimed (while it is
+        leased, only a deadline later than the lease's end moves it); with ``later_ms`` (the
+        game moved since: its later idle deadline) it is moved there instead, unless the game
+        has left the index meanwhile (it ended). A claimed entry's lease ends with it."""
+
+    @abstractmethod
+    async def release(self, entry: Due) -> None:
+        """Give back a claimed entry that was not handled (a commit that may still land, a game
+        not created yet, a store that failed meanwhile): due again at once for any sweeper,
+        unless its lease has ended and someone has claimed it since."""
 
     @abstractmethod
     async def watch_idle(self, game_id: str, deadline_ms: int) -> None:

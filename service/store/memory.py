@@ -7,7 +7,8 @@ a game whose seats never all fill is dropped that long after its creation (check
 
 The deadline index is the games' own deadlines, kept by the same step that writes a game's
 timing and dropped by the step that ends it, so it is never stale: :meth:`MemoryDeadlines.done`
-only forgets the games that are gone.
+only forgets the games that are gone. A claim's lease is kept beside the entry, for the deadline
+it claimed: a game whose deadline moves has a new entry, not leased.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from service.store.base import (
     MATCHED_KEEP_MS,
     MAX_DEVICES,
     MAX_PLAYER_GAMES,
+    TIMING,
     Access,
     Commit,
     DeadlineIndex,
@@ -81,6 +83,8 @@ class _Memory:
         self.games: dict[str, _Game] = {}
         self.deadlines: dict[str, int] = {}  # game id -> its timing's deadline
         self.idle: dict[str, int] = {}  # game id -> when it counts as deserted, as indexed
+        #: (kind, game id) -> (the deadline claimed, when the claim's lease ends)
+        self.leases: dict[tuple[str, str], tuple[int, int]] = {}
         self.ttl = finished_ttl_s
         self.open_ttl = open_ttl_s  # 0: a game waiting for players never expires
         self.clock = clock
@@ -280,15 +284,44 @@ class MemoryDeadlines(DeadlineIndex):
     def __init__(self, memory: _Memory) -> None:
         self._m = memory
 
-    async def due(self, now_ms: int, limit: int) -> list[Due]:
-        ready = [(d, g, "") for g, d in self._m.deadlines.items() if d <= now_ms]
-        ready += [(d, g, IDLE) for g, d in self._m.idle.items() if d <= now_ms]
-        return [
-            Due(g, d, kind=kind) if kind else Due(g, d)
-            for d, g, kind in heapq.nsmallest(limit, ready)
+    async def due(self, now_ms: int, limit: int, lease_ms: int = 0) -> list[Due]:
+        leases = self._m.leases
+        indexed = {TIMING: self._m.deadlines, IDLE: self._m.idle}
+        for (kind, game_id), (claimed, until) in list(leases.items()):
+            if indexed[kind].get(game_id) != claimed and until <= now_ms:
+                del leases[(kind, game_id)]  # its entry is gone or moved: nothing to keep
+
+        def free(kind: str, game_id: str, deadline_ms: int) -> bool:
+            held = leases.get((kind, game_id))
+            return held is None or held[0] != deadline_ms or held[1] <= now_ms
+
+        ready = [
+            (d, g, kind)
+            for kind, entries in indexed.items()
+            for g, d in entries.items()
+            if d <= now_ms and free(kind, g, d)
         ]
+        chosen = heapq.nsmallest(limit, ready)
+        if lease_ms <= 0:
+            return [Due(g, d, kind=kind) for d, g, kind in chosen]
+        until = now_ms + lease_ms
+        out = []
+        for d, g, kind in chosen:
+            lapsed = leases.get((kind, g), (None, 0))[0] == d  # held before, its lease ran out
+            leases[(kind, g)] = (d, until)
+            out.append(Due(g, d, kind=kind, leased_until_ms=until, lapsed=lapsed))
+        return out
+
+    def _unlease(self, entry: Due) -> None:
+        key = (entry.kind, entry.game_id)
+        if self._m.leases.get(key) == (entry.deadline_ms, entry.leased_until_ms):
+            del self._m.leases[key]  # (a claim made since the lease ran out is the new one's)
+
+    async def release(self, entry: Due) -> None:
+        self._unlease(entry)
 
     async def done(self, entry: Due, later_ms: int | None = None) -> None:
+        self._unlease(entry)
         if entry.kind == IDLE:
             watched = self._m.idle.get(entry.game_id)
             if watched is not None and later_ms is not None:  # still indexed: not ended since

@@ -39,11 +39,17 @@ never touches the index, which lives in another slot; the member is written by a
 idempotent ZADD *before* the script runs. So every deadline a commit can write is indexed before
 it exists, a crash between the two steps leaves only a stale entry (never a missing one; a
 commit refused drops its own at once, unless the winner wrote the same member), and no member
-is ever rescored later (two writers of one member write the same score). A sweeper
-(:mod:`service.scheduler`) reads due members, loads the game, fires only if the member names
+is rescored later but by a claim (two writers of one member write the same score). A sweeper
+(:mod:`service.scheduler`) claims due members, loads the game, fires only if the member names
 the game's own deadline and it is due (an ordinary compare-and-set commit on its version) and
 then drops the member (:meth:`RedisDeadlines.done`); a member whose game moved on, ended or
-expired is just dropped, one naming a later version than the game's (a commit in flight) kept.
+expired is just dropped, one naming a later version than the game's (a commit in flight)
+released. A claim (:data:`_CLAIM`) reads the due members and, in the same script, scores each
+at the end of the claimer's lease, out of every other sweeper's reach until then: one replica
+computes each step (a bot's move), and one that dies holds its members only until their lease
+ends. The deadline a timing member stands for is in its name, so its score is free for the
+lease; a member found due at a score above its own deadline was claimed before and its lease
+ran out (``lapsed``). Releasing scores it back at its deadline, unless it was claimed again.
 Should one index key grow hot, it can be split into buckets by a hash of the game id
 with no change to this reasoning.
 
@@ -162,6 +168,30 @@ end
 return 0
 """
 
+# KEYS: deadlines   ARGV: now ms, limit, lease end   Claim: the due members with their scores,
+# earliest first, each scored at the lease's end (out of every other claim's reach until then).
+_CLAIM = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, ARGV[2])
+for i = 1, #due, 2 do redis.call('ZADD', KEYS[1], ARGV[3], due[i]) end
+return due
+"""
+
+# KEYS: deadlines   ARGV: member, score it must have (the claim's), new score, GT ('1': only
+# later)   Move a claimed or handled member, unless someone has moved it since; returns 1 if it did.
+_RESCORE = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score then return 0 end
+if tonumber(score) == tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], 'XX', ARGV[3], ARGV[1])
+  return 1
+end
+if ARGV[4] == '1' and tonumber(ARGV[3]) > tonumber(score) then
+  redis.call('ZADD', KEYS[1], 'XX', ARGV[3], ARGV[1])
+  return 1
+end
+return 0
+"""
+
 # KEYS: meta seats snapshot   The record as one reply (the snapshot '' when there is none).
 _LOAD = """
 return {redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2]),
@@ -185,6 +215,8 @@ assert _SHARDED_COMMIT_SCRIPT.source.count("SPUBLISH") == 1
 WAIT_TIMEOUT_MS = 1000
 _LOAD_SCRIPT = Script(_LOAD)
 _DROP_IDLE_SCRIPT = Script(_DROP_IDLE)
+_CLAIM_SCRIPT = Script(_CLAIM)
+_RESCORE_SCRIPT = Script(_RESCORE)
 _READ_EVENTS_SCRIPT = Script(_READ_EVENTS)
 
 # KEYS: meta seats snapshot moves requests events
@@ -419,23 +451,32 @@ class RedisDeadlines(DeadlineIndex):
     def __init__(self, client: _Client) -> None:
         self._r = client
 
-    async def due(self, now_ms: int, limit: int) -> list[Due]:
+    async def due(self, now_ms: int, limit: int, lease_ms: int = 0) -> list[Due]:
+        until = now_ms + lease_ms if lease_ms > 0 else None
+        # A plain read first: an idle sweep (most of them) costs one ZRANGEBYSCORE, as it did
+        # before claims, and only one that finds entries due runs the claim.
         raw = await _call(
             self._r.execute(
                 "ZRANGEBYSCORE", _DEADLINES, "-inf", now_ms, "WITHSCORES", "LIMIT", 0, limit
             )
         )
+        if raw and until is not None:
+            args: list[Arg] = [now_ms, limit, until]
+            raw = await _call(self._r.evalsha(_CLAIM_SCRIPT, [_DEADLINES], args))
         out = []
         for member, score in _scored(raw):
             key = member.decode()
             # <id>|<version>|<deadline>, <id>|idle, or <id>|idle|<deadline> as written before
             # a game had one idle entry (dropped like any other once handled).
-            game_id, kind, *_ = key.split("|")
-            deadline = int(float(score))
+            game_id, kind, *rest = key.split("|")
+            scored = int(float(score))
             if kind == IDLE:
-                out.append(Due(game_id, deadline, key, IDLE))
+                out.append(Due(game_id, scored, key, IDLE, leased_until_ms=until))
             else:
-                out.append(Due(game_id, deadline, key, TIMING, int(kind)))
+                deadline = int(rest[0])  # the score is a lapsed lease's end if above it
+                lapsed = until is not None and scored > deadline
+                due = Due(game_id, deadline, key, TIMING, int(kind), until, lapsed)
+                out.append(due)
         return out
 
     async def done(self, entry: Due, later_ms: int | None = None) -> None:
@@ -444,11 +485,22 @@ class RedisDeadlines(DeadlineIndex):
             if entry.kind == IDLE and later_ms is not None:
                 await self.watch_idle(entry.game_id, later_ms)
             await _call(self._r.execute("ZREM", _DEADLINES, entry.key))
-        elif later_ms is not None:  # XX: a game that has ended since stays out of the index
-            await _call(self._r.execute("ZADD", _DEADLINES, "XX", "GT", later_ms, member))
+            return
+        held = entry.leased_until_ms if entry.leased_until_ms is not None else entry.deadline_ms
+        if later_ms is not None:  # XX: a game that has ended since stays out of the index
+            # Where the claim left it, to the later deadline (even below the lease's end);
+            # else only later, as any watch.
+            args: list[Arg] = [member, held, later_ms, "1"]
+            await _call(self._r.evalsha(_RESCORE_SCRIPT, [_DEADLINES], args))
         else:
-            args: list[Arg] = [member, entry.deadline_ms]
+            args = [member, held]
             await _call(self._r.evalsha(_DROP_IDLE_SCRIPT, [_DEADLINES], args))
+
+    async def release(self, entry: Due) -> None:
+        if entry.leased_until_ms is None:
+            return
+        args: list[Arg] = [entry.key, entry.leased_until_ms, entry.deadline_ms, "0"]
+        await _call(self._r.evalsha(_RESCORE_SCRIPT, [_DEADLINES], args))
 
     async def watch_idle(self, game_id: str, deadline_ms: int) -> None:
         # GT: the entry only moves later (a raced take may index an earlier deadline late).

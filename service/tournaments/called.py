@@ -14,6 +14,10 @@ Each seat is played by a task beside the runner's sweep, which waits for the sea
 replica's one feed of the game (no polling) and calls the bot, so a slow bot holds up nothing
 else. A tournament whose lease moves to another replica has its seats played there too; a call
 both make is submitted under one request id (``called-<version>``), so it moves once.
+
+A bot's TLS certificate (``grpcs://``, ``https://``) is checked against the usual roots and, with
+``serve --bot-ca-file``, that file's CA certificates too (a private CA, or a bot's self-signed
+certificate).
 """
 
 from __future__ import annotations
@@ -22,10 +26,13 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import grpc
 import structlog
+from pyqwest import Client as HTTPClient
+from pyqwest import HTTPTransport
 from tricktable.v1 import bot_service_pb2 as bpb
 from tricktable.v1 import bot_service_pb2_grpc
 from tricktable.v1.bot_service_connect import BotServiceClient
@@ -57,6 +64,15 @@ class CalledBots:
         self._store = store
         self._seats: dict[tuple[str, int], asyncio.Task[None]] = {}
         self._channels: dict[str, Any] = {}
+        self._ca_pem: bytes | None = None
+        self._http: HTTPClient | None = None  # the Connect calls' (https://), made on first use
+
+    def trust(self, ca_file: str | None) -> None:
+        """Check bots' TLS certificates against the PEM CA certificates of ``ca_file`` too,
+        beside the usual roots (None: the usual roots alone). Before the first call."""
+        self._ca_pem = Path(ca_file).read_bytes() if ca_file else None
+        self._channels.clear()
+        self._http = None
 
     def play(self, game_id: str, seats: Iterable[tuple[int, BotRecord]]) -> None:
         """Play each called bot's seat of the game until it ends (one task per seat on this
@@ -147,7 +163,13 @@ class CalledBots:
         if endpoint.startswith("https://"):
             client = self._channels.get(endpoint)
             if client is None:
-                client = self._channels[endpoint] = BotServiceClient(endpoint)
+                if self._http is None:
+                    transport = HTTPTransport(
+                        tls_ca_cert=self._ca_pem, tls_include_system_certs=True
+                    )
+                    self._http = HTTPClient(transport)
+                client = BotServiceClient(endpoint, http_client=self._http)
+                self._channels[endpoint] = client
             try:
                 return await client.decide(request, timeout_ms=max(1, int(left_s * 1000)))
             except Exception as failure:
@@ -158,7 +180,7 @@ class CalledBots:
         if stub is None:
             scheme, _, target = endpoint.partition("://")
             channel = (
-                grpc.aio.secure_channel(target, grpc.ssl_channel_credentials())
+                grpc.aio.secure_channel(target, grpc.ssl_channel_credentials(self._grpc_roots()))
                 if scheme == "grpcs"
                 else grpc.aio.insecure_channel(target)
             )
@@ -169,6 +191,15 @@ class CalledBots:
             if failure.code() == grpc.StatusCode.UNAVAILABLE:
                 raise _Transient from failure
             raise
+
+    def _grpc_roots(self) -> bytes | None:
+        """The roots of a grpcs:// call: gRPC's own and the CA file's (None: gRPC's alone).
+        Given roots replace gRPC's, so its bundled ones are given with the file's."""
+        if self._ca_pem is None:
+            return None
+        bundled = Path(grpc.__file__).parent / "_cython" / "_credentials" / "roots.pem"
+        usual = bundled.read_bytes() if bundled.exists() else b""
+        return usual + b"\n" + self._ca_pem
 
     async def close(self) -> None:
         for task in list(self._seats.values()):

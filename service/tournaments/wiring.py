@@ -48,6 +48,7 @@ class Tournaments:
                 running_tournaments=config.limits.running_tournaments, bots=config.limits.bots
             )
         self.advancer = Advancer(games, stores)
+        self.advancer.called.trust(config.bot_ca_file)
         self.desk = TournamentDesk(games, stores, TournamentGate(limits), self.advancer)
         self.runner = TournamentRunner(self.advancer, stores.tournaments)
         self.ladder = LadderRunner(

@@ -1,0 +1,90 @@
+"""Ctrl-C in ``tricktable cluster --replicas N``: a terminal sends SIGINT to its whole foreground
+process group. The replicas and the Redis the command started run in groups of their own, so the
+signal reaches the command alone, which passes it on to the replicas once and stops the Redis
+after them: every replica drains with its Redis still there (no store warning in their logs),
+all exit, and the command exits 0. (With the Redis in the command's group, Ctrl-C stopped the
+Redis at once, under replicas still draining.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks.redis_server import NoRedisServer, redis_server_binary
+from tests.integration.test_local_cluster import RUN, _free, free_run, wait_for
+from tests.servers import ROOT, is_serving
+
+
+def children_of(pid: int) -> dict[int, int]:
+    """The processes whose parent is ``pid``: each one's process group (from /proc)."""
+    found = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # ended meanwhile
+            continue
+        if int(fields[1]) == pid:  # (state, ppid, pgrp, ...)
+            found[int(stat.parent.name)] = int(fields[2])
+    return found
+
+
+def running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_ctrl_c_stops_the_replicas_then_the_redis_quietly(tmp_path: Path) -> None:
+    try:
+        redis_server_binary()
+    except NoRedisServer as missing:
+        pytest.skip(str(missing))
+    grpc_base, web_base = free_run(2), free_run(2)
+    env = {k: v for k, v in os.environ.items() if k != "TRICKTABLE_REDIS_URL"}
+    out = tmp_path / "out"
+    with out.open("wb") as sink:
+        proc = subprocess.Popen(
+            [
+                *(sys.executable, "-c", RUN, "cluster", "--replicas", "2"),
+                *("--port", str(grpc_base), "--web-port", str(web_base), "--grace", "1"),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # the group a terminal would signal
+        )
+    children: dict[int, int] = {}
+    try:
+        addresses = [f"127.0.0.1:{grpc_base + i}" for i in range(2)]
+        wait_for(lambda: all(is_serving(a) for a in addresses), "both replicas")
+        redis = re.search(r"Redis: redis://127\.0\.0\.1:(\d+)/0", out.read_text())
+        assert redis is not None, out.read_text()
+        children = children_of(proc.pid)
+        assert len(children) == 3  # two replicas and a redis-server
+        assert proc.pid not in children.values()  # out of the Ctrl-C's reach
+
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        assert proc.wait(60) == 0
+        assert not any(running(pid) for pid in children)  # waited for by the command
+        assert _free(int(redis.group(1)))  # the Redis it started is gone too
+        logs = [json.loads(line) for line in out.read_text().splitlines() if line.startswith("{")]
+        assert sum(1 for entry in logs if entry["event"] == "stopped") == 2, logs
+        assert [e for e in logs if e["level"] not in ("info", "debug")] == []  # drained quietly
+        assert "Traceback" not in out.read_text()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+        for pid in children:  # in groups of their own: ended one by one
+            if running(pid):
+                os.kill(pid, signal.SIGKILL)

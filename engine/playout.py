@@ -64,6 +64,19 @@ def random_playout(
             if not legal:
                 raise RuntimeError(f"{rules.name}: seat {seat} is to act but has no legal move")
             move = legal[randbelow(len(legal))]
+        elif len(acting) == 2:  # random_move's draw for two seats (a claim between tricks)
+            first, second = acting
+            listed = listing[phase]
+            legal = listed(state, first)
+            other = listed(state, second)
+            n = len(legal)
+            total = n + len(other)
+            if not total:
+                raise RuntimeError(
+                    f"{rules.name}: seats {acting} are to act but have no legal move"
+                )
+            k = randbelow(total)
+            seat, move = (first, legal[k]) if k < n else (second, other[k - n])
         else:
             seat, move = random_move(rules, state, randbelow)
         if in_place:  # a move from legal_moves, so its checks are not run a second time

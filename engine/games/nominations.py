@@ -286,8 +286,15 @@ def ladder(min_bid: int, misere_rank: str, open_misere: bool) -> tuple[Bid, ...]
 
 
 @lru_cache(maxsize=64)
-def _ladder_index(min_bid: int, misere_rank: str, open_misere: bool) -> dict[Bid, int]:
-    return {b: i for i, b in enumerate(ladder(min_bid, misere_rank, open_misere))}
+def _ladder_index(
+    min_bid: int, misere_rank: str, open_misere: bool
+) -> dict[tuple[str, int | None], int]:
+    """Each bid's place on the ladder, by its fields: a tuple hashes in C, a ``Bid`` by its
+    dataclass ``__hash__`` in Python, and the auction's listing asks about every bid of the
+    ladder at every turn."""
+    return {
+        (b.contract, b.tricks): i for i, b in enumerate(ladder(min_bid, misere_rank, open_misere))
+    }
 
 
 def _in_pack(c: object) -> TypeGuard[int]:
@@ -438,7 +445,9 @@ def bid_problem(s: NominationsState, seat: int, move: Bid) -> Problem | None:
     o = s.options
     index = None
     if type(move.contract) is str and (move.tricks is None or type(move.tricks) is int):
-        index = _ladder_index(o.min_bid, o.misere_rank, o.open_misere).get(move)
+        index = _ladder_index(o.min_bid, o.misere_rank, o.open_misere).get(
+            (move.contract, move.tricks)
+        )
     if index is None:
         if move.contract == TRICKS and type(move.tricks) is int and move.tricks < o.min_bid:
             return (Reason.BID_TOO_LOW, f"the lowest bid is {o.min_bid}")
@@ -685,7 +694,7 @@ class Nominations(Rules[NominationsState]):
 
     def bid(self, s: NominationsState, seat: int, bid: Bid, events: list[Event]) -> None:
         o = s.options
-        s.high = _ladder_index(o.min_bid, o.misere_rank, o.open_misere)[bid]
+        s.high = _ladder_index(o.min_bid, o.misere_rank, o.open_misere)[(bid.contract, bid.tricks)]
         s.high_bidder = seat
         s.passes = 0
         s.calls.append(bid_label(bid))

@@ -15,6 +15,9 @@ from typing import Any
 from engine.core.events import DealScored, Event
 from engine.core.rules import Outcome, Rules
 
+#: What ``random.Random`` draws below n with (CPython's, with ``getrandbits``), if it has it.
+_RANDBELOW = getattr(random.Random, "_randbelow_with_getrandbits", None)
+
 
 @dataclass(frozen=True, slots=True)
 class PlayoutResult:
@@ -45,6 +48,11 @@ def random_playout(
     # ``randrange(n)`` draws uniformly from range(n); ``random_move`` never asks for n = 0.
     # It is ``_randbelow(n)`` behind a check of its argument: the same numbers, called directly.
     randbelow = getattr(rng, "_randbelow", rng.randrange)
+    # A plain ``random.Random`` draws below n by ``getrandbits`` with rejection: done inline
+    # for one seat's draw (most moves), drawing the very same numbers (a test holds the
+    # playout to ``random_move``, which calls ``_randbelow``); any other generator is called.
+    plain = getattr(type(rng), "_randbelow", None) is _RANDBELOW is not None
+    getrandbits = rng.getrandbits if plain else None
     # The loop reads the rules' per-phase tables itself (what ``movers``, ``legal_moves`` and
     # ``apply_in_place`` look up): the same functions, without three calls per move around
     # them, which in a random playout cost as much as the rule they wrap. A move just taken
@@ -63,7 +71,15 @@ def random_playout(
             legal = listing[phase](state, seat)
             if not legal:
                 raise RuntimeError(f"{rules.name}: seat {seat} is to act but has no legal move")
-            move = legal[randbelow(len(legal))]
+            n = len(legal)
+            if getrandbits is None:
+                move = legal[randbelow(n)]
+            else:
+                k = n.bit_length()
+                r = getrandbits(k)
+                while r >= n:
+                    r = getrandbits(k)
+                move = legal[r]
         elif len(acting) == 2:  # random_move's draw for two seats (a claim between tricks)
             first, second = acting
             listed = listing[phase]

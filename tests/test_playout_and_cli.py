@@ -47,7 +47,7 @@ def test_a_random_playout_draws_as_random_move_and_apply_in_place(
         rng = random.Random(n)
         moves = deals = 0
         while not state.finished:
-            seat, move = random_move(rules, state, rng._randbelow)
+            seat, move = random_move(rules, state, rng.randrange)
             events = rules.apply_in_place(state, seat, move)
             moves += 1
             deals += sum(type(e) is DealScored for e in events)

@@ -18,13 +18,13 @@ from typing import Any, Final
 
 from engine.core import cards as C
 from engine.core.events import (
+    PLAYED,
     CardsLaidAside,
     CounterpointDealResult,
     DealScored,
     Event,
     TrickWon,
     Viewer,
-    card_played,
 )
 from engine.core.information import (
     HiddenPlace,
@@ -256,7 +256,7 @@ class Counterpoint(Rules[CounterpointState]):
         c = move.card
         s.hands[seat] &= ~(1 << c)
         s.trick.append(c)
-        events.append(card_played(seat, c))
+        events.append(PLAYED[seat][c])
         if len(s.trick) == 1:
             s.turn = 1 - seat
             return

@@ -24,6 +24,7 @@ from engine.core.cards import SUIT_MASK
 from engine.core.chance import Chance
 from engine.core.errors import InvalidOptions, Reason
 from engine.core.events import (
+    PLAYED,
     AllPassed,
     AuctionWon,
     BidMade,
@@ -40,7 +41,6 @@ from engine.core.events import (
     PartnerRevealed,
     TrickWon,
     Viewer,
-    card_played,
 )
 from engine.core.fields import card_field
 from engine.core.information import (
@@ -806,7 +806,7 @@ class Nominations(Rules[NominationsState]):
         s.hands[seat] &= ~(1 << c)
         trick = s.trick
         trick.append(c)
-        events.append(card_played(seat, c))
+        events.append(PLAYED[seat][c])
         if c == s.called:
             s.revealed = True
             declarer = s.declarer

@@ -13,6 +13,7 @@ deals.
 from __future__ import annotations
 
 import itertools
+import operator
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -322,15 +323,23 @@ def ladder_labels(min_bid: int, misere_rank: str, open_misere: bool) -> tuple[st
 def deal_cards(pack: Sequence[int], batches: str, dealer: int) -> list[list[int]]:
     """Deal ``pack`` (index 0 = top) in rounds of batches, clockwise from the dealer's left;
     each seat's cards in ascending id order."""
-    hands: list[list[int]] = [[], [], [], []]
+    return [sorted(take(pack)) for take in _dealt_positions(batches, dealer)]
+
+
+@lru_cache(maxsize=64)
+def _dealt_positions(
+    batches: str, dealer: int
+) -> tuple[Callable[[Sequence[int]], Sequence[int]], ...]:
+    """Each seat's places in the pack (index 0 = top) when dealt in rounds of ``batches``
+    clockwise from ``dealer``'s left, as a getter of those cards: the same few layouts serve
+    every deal, so they are worked out once, not card by card on each deal."""
+    places: list[list[int]] = [[], [], [], []]
     pos = 0
     for sizes in _BATCHES[batches]:
         for i, n in enumerate(sizes):
-            hands[(dealer + 1 + i) % _SEATS].extend(pack[pos : pos + n])
+            places[(dealer + 1 + i) % _SEATS].extend(range(pos, pos + n))
             pos += n
-    for h in hands:
-        h.sort()
-    return hands
+    return tuple(operator.itemgetter(*p) for p in places)
 
 
 def sorted_hand(hand: int, suits: Sequence[int]) -> list[int]:

@@ -173,11 +173,13 @@ class _PlayLane(dict[int, tuple[PlayCard, ...]]):
     __slots__ = ("suit",)
 
     def __init__(self, suit: int) -> None:
-        super().__init__()
+        super().__init__({0: ()})
         self.suit = suit
 
     def __missing__(self, bits: int) -> tuple[PlayCard, ...]:
-        plays = self[bits] = tuple(_PLAYS[self.suit * 16 + r] for r in range(16) if bits >> r & 1)
+        # As cards' lanes: the lowest card's play, then the lane without it.
+        low = bits & -bits
+        plays = self[bits] = (_PLAYS[self.suit * 16 + low.bit_length() - 1], *self[bits ^ low])
         return plays
 
 

@@ -49,8 +49,9 @@ def random_playout(
     # It is ``_randbelow(n)`` behind a check of its argument: the same numbers, called directly.
     randbelow = getattr(rng, "_randbelow", rng.randrange)
     # A plain ``random.Random`` draws below n by ``getrandbits`` with rejection: done inline
-    # for one seat's draw (most moves), drawing the very same numbers (a test holds the
-    # playout to ``random_move``, which calls ``_randbelow``); any other generator is called.
+    # for the draw of one or two seats (almost every move), drawing the very same numbers (a
+    # test holds the playout to ``random_move``, which calls ``_randbelow``); any other
+    # generator is called.
     plain = getattr(type(rng), "_randbelow", None) is _RANDBELOW is not None
     getrandbits = rng.getrandbits if plain else None
     # The loop reads the rules' per-phase tables itself (what ``movers``, ``legal_moves`` and
@@ -66,35 +67,32 @@ def random_playout(
             raise RuntimeError(f"{rules.name} did not end within {max_moves} moves")
         phase = state.phase
         acting = movers[phase](state)
-        if len(acting) == 1:  # random_move's draw for one seat, inline
+        if not acting or len(acting) > 2:
+            seat, move = random_move(rules, state, randbelow)
+        else:  # random_move's draw for one seat or two (a claim between tricks), inline
             seat = acting[0]
-            legal = listing[phase](state, seat)
-            if not legal:
-                raise RuntimeError(f"{rules.name}: seat {seat} is to act but has no legal move")
-            n = len(legal)
-            if getrandbits is None:
-                move = legal[randbelow(n)]
-            else:
-                k = n.bit_length()
-                r = getrandbits(k)
-                while r >= n:
-                    r = getrandbits(k)
-                move = legal[r]
-        elif len(acting) == 2:  # random_move's draw for two seats (a claim between tricks)
-            first, second = acting
             listed = listing[phase]
-            legal = listed(state, first)
-            other = listed(state, second)
-            n = len(legal)
-            total = n + len(other)
+            legal = listed(state, seat)
+            n = total = len(legal)
+            if len(acting) == 2:
+                other = listed(state, acting[1])
+                total += len(other)
             if not total:
                 raise RuntimeError(
                     f"{rules.name}: seats {acting} are to act but have no legal move"
                 )
-            k = randbelow(total)
-            seat, move = (first, legal[k]) if k < n else (second, other[k - n])
-        else:
-            seat, move = random_move(rules, state, randbelow)
+            if getrandbits is None:
+                r = randbelow(total)
+            else:
+                k = total.bit_length()
+                r = getrandbits(k)
+                while r >= total:
+                    r = getrandbits(k)
+            if r < n:
+                move = legal[r]
+            else:
+                seat = acting[1]
+                move = other[r - n]
         if in_place:  # a move from legal_moves, so its checks are not run a second time
             events: list[Event] = []
             by_type[phase][type(move)].effect(state, seat, move, events)

@@ -12,8 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core.events import DealScored
+from engine.core.events import DealScored, Event
 from engine.core.rules import Outcome, Rules
+
+#: What ``random.Random`` draws below n with (CPython's, with ``getrandbits``), if it has it.
+_RANDBELOW = getattr(random.Random, "_randbelow_with_getrandbits", None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,13 +48,54 @@ def random_playout(
     # ``randrange(n)`` draws uniformly from range(n); ``random_move`` never asks for n = 0.
     # It is ``_randbelow(n)`` behind a check of its argument: the same numbers, called directly.
     randbelow = getattr(rng, "_randbelow", rng.randrange)
-    apply_listed = rules._apply_listed
+    # A plain ``random.Random`` draws below n by ``getrandbits`` with rejection: done inline
+    # for the draw of one or two seats (almost every move), drawing the very same numbers (a
+    # test holds the playout to ``random_move``, which calls ``_randbelow``); any other
+    # generator is called.
+    plain = getattr(type(rng), "_randbelow", None) is _RANDBELOW is not None
+    getrandbits = rng.getrandbits if plain else None
+    # The loop reads the rules' per-phase tables itself (what ``movers``, ``legal_moves`` and
+    # ``apply_in_place`` look up): the same functions, without three calls per move around
+    # them, which in a random playout cost as much as the rule they wrap. A move just taken
+    # from the legal ones passes every check by construction (the property tests hold
+    # ``legal_moves`` to the checks), so in place only its effect runs.
+    movers = rules._movers
+    listing = rules._legal
+    by_type = rules._by_type
     while not state.finished:
         if moves >= max_moves:
             raise RuntimeError(f"{rules.name} did not end within {max_moves} moves")
-        seat, move = random_move(rules, state, randbelow)
+        phase = state.phase
+        acting = movers[phase](state)
+        if not acting or len(acting) > 2:
+            seat, move = random_move(rules, state, randbelow)
+        else:  # random_move's draw for one seat or two (a claim between tricks), inline
+            seat = acting[0]
+            listed = listing[phase]
+            legal = listed(state, seat)
+            n = total = len(legal)
+            if len(acting) == 2:
+                other = listed(state, acting[1])
+                total += len(other)
+            if not total:
+                raise RuntimeError(
+                    f"{rules.name}: seats {acting} are to act but have no legal move"
+                )
+            if getrandbits is None:
+                r = randbelow(total)
+            else:
+                k = total.bit_length()
+                r = getrandbits(k)
+                while r >= total:
+                    r = getrandbits(k)
+            if r < n:
+                move = legal[r]
+            else:
+                seat = acting[1]
+                move = other[r - n]
         if in_place:  # a move from legal_moves, so its checks are not run a second time
-            events = apply_listed(state, seat, move)
+            events: list[Event] = []
+            by_type[phase][type(move)].effect(state, seat, move, events)
         else:
             state, events = rules.apply(state, seat, move)
         moves += 1

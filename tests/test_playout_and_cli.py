@@ -30,6 +30,31 @@ def test_a_random_playout_ends_and_counts_its_moves_and_deals(game: str) -> None
     assert deals >= 1 and steps[-1].after.finished
 
 
+@pytest.mark.parametrize(
+    ("game", "options"),
+    [(game, options) for game in engine.game_names() for _, options in variants(get_rules(game))],
+)
+def test_a_random_playout_draws_as_random_move_and_apply_in_place(
+    game: str, options: dict[str, object]
+) -> None:
+    # The playout reads the phase tables itself (its draw for one and two seats inline): it
+    # must play the very game that random_move and the checked apply_in_place play.
+    rules = get_rules(game)
+    for n in range(3):
+        seed = b"same %d" % n
+        result = random_playout(rules, options, seed, random.Random(n))
+        state = rules.new_game(options, seed)
+        rng = random.Random(n)
+        moves = deals = 0
+        while not state.finished:
+            seat, move = random_move(rules, state, rng.randrange)
+            events = rules.apply_in_place(state, seat, move)
+            moves += 1
+            deals += sum(type(e) is DealScored for e in events)
+        assert (result.moves, result.deals) == (moves, deals)
+        assert result.outcome == rules.outcome(state)
+
+
 def test_random_move_draws_from_every_seat_that_may_act() -> None:
     rules = get_rules("ninety-nine")
     state = rules.new_game({}, b"m")

@@ -129,11 +129,14 @@ class _Lane(dict[int, tuple[Card, ...]]):
     __slots__ = ("suit",)
 
     def __init__(self, suit: int) -> None:
-        super().__init__()
+        super().__init__({0: ()})
         self.suit = suit
 
     def __missing__(self, bits: int) -> tuple[Card, ...]:
-        cards = self[bits] = tuple(self.suit * 16 + r for r in range(16) if bits >> r & 1)
+        # The lowest card, then the lane without it (met before, or worked out the same way):
+        # a lane first met costs a step per card instead of a walk over all 16 bits.
+        low = bits & -bits
+        cards = self[bits] = (self.suit * 16 + low.bit_length() - 1, *self[bits ^ low])
         return cards
 
 

@@ -97,16 +97,17 @@ class CardPlayed(_Public):
     as_card: int | None = card_field(default=None)
 
 
-# Events are immutable, so an ordinary card play (no stand-in) is one shared object per seat and
-# card: the commonest event then costs no allocation on the hot path.
-_PLAYED: tuple[tuple[CardPlayed, ...], ...] = tuple(
+#: Events are immutable, so an ordinary card play (no stand-in) is one shared object per seat
+#: and card: ``PLAYED[seat][card]``, the commonest event, costs no allocation and, read from the
+#: table where a card is played, not even a call.
+PLAYED: tuple[tuple[CardPlayed, ...], ...] = tuple(
     tuple(CardPlayed(seat, c) for c in range(65)) for seat in range(4)
 )
 
 
 def card_played(seat: int, card: int) -> CardPlayed:
-    """The event of ``seat`` playing ``card`` as itself."""
-    return _PLAYED[seat][card]
+    """The event of ``seat`` playing ``card`` as itself (``PLAYED[seat][card]``)."""
+    return PLAYED[seat][card]
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ accepts; anything else is rejected as ``MOVE_NOT_ALLOWED``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -173,30 +173,41 @@ class _PlayLane(dict[int, tuple[PlayCard, ...]]):
     __slots__ = ("suit",)
 
     def __init__(self, suit: int) -> None:
-        super().__init__()
+        super().__init__({0: ()})
         self.suit = suit
 
     def __missing__(self, bits: int) -> tuple[PlayCard, ...]:
-        plays = self[bits] = tuple(_PLAYS[self.suit * 16 + r] for r in range(16) if bits >> r & 1)
+        # As cards' lanes: the lowest card's play, then the lane without it.
+        low = bits & -bits
+        plays = self[bits] = (_PLAYS[self.suit * 16 + low.bit_length() - 1], *self[bits ^ low])
         return plays
 
 
 _LANE0, _LANE1, _LANE2, _LANE3 = (_PlayLane(suit) for suit in range(4))
 
 
-def play_moves(mask: int) -> list[PlayCard]:
-    """A ``PlayCard`` for every card of a mask, in ascending card order."""
-    if not mask:
-        return []
-    plays = [
-        *_LANE0[mask & 0xFFFF],
-        *_LANE1[mask >> 16 & 0xFFFF],
-        *_LANE2[mask >> 32 & 0xFFFF],
-        *_LANE3[mask >> 48 & 0xFFFF],
-    ]
-    if mask >> 64:  # the Joker
-        plays.append(_PLAYS[64])
-    return plays
+def plays_of(playable: Callable[[Any, int], int]) -> Callable[[Any, int], Sequence[PlayCard]]:
+    """The legal card plays of a seat, from the rule ``playable(s, seat)`` that gives the mask
+    of the cards it may play now: a ``PlayCard`` for every card of the mask, in ascending card
+    order (empty when the mask is). One function from the rule to the plays: a seat's plays
+    are listed on every move, and a call between the mask and its plays would cost as much as
+    the lookups."""
+
+    def legal(s: Any, seat: int) -> Sequence[PlayCard]:
+        mask = playable(s, seat)
+        if not mask:
+            return ()
+        plays = [
+            *_LANE0[mask & 0xFFFF],
+            *_LANE1[mask >> 16 & 0xFFFF],
+            *_LANE2[mask >> 32 & 0xFFFF],
+            *_LANE3[mask >> 48 & 0xFFFF],
+        ]
+        if mask >> 64:  # the Joker
+            plays.append(_PLAYS[64])
+        return plays
+
+    return legal
 
 
 def move_to_data(move: Move) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from typing import Any, Generic, TypeVar
 
 from engine.core.errors import IllegalMove, Reason
 from engine.core.events import Event
-from engine.core.moves import Move, PlayCard, play_moves
+from engine.core.moves import Move, PlayCard, plays_of
 
 S = TypeVar("S")
 M = TypeVar("M")
@@ -111,12 +111,7 @@ class Plays(Masked[S]):
         effect: Effect[S],
     ) -> None:
         super().__init__(PlayCard, (), _card_of, playable, refusal, effect=effect)
-
-        def legal(s: S, seat: int) -> Sequence[Move]:
-            mask = playable(s, seat)
-            return play_moves(mask) if mask else ()
-
-        self.legal = legal
+        self.legal = plays_of(playable)
 
     def check(self, s: S, seat: int, move: Any) -> None:
         # Masked.check with the card read directly: a card play is most moves of a game.

@@ -291,15 +291,6 @@ class Rules(ABC, Generic[S]):
         offer.effect(state, seat, move, events)
         return events
 
-    def _apply_listed(self, state: S, seat: int, move: Move) -> list[Event]:
-        """``apply_in_place`` of a move just taken from ``legal_moves(state, seat)`` of this
-        very state, for the engine's own random playouts: such a move passes every check by
-        construction (the property tests hold ``legal_moves`` to the checks), so the checks,
-        which would list the seat's playable cards a second time, are not run again."""
-        events: list[Event] = []
-        self._by_type[state.phase][type(move)].effect(state, seat, move, events)
-        return events
-
     def _check(self, state: S, seat: int, move: Move) -> Offer[S]:
         """The checks of every move, in order; the offer that plays the move."""
         if state.finished:

@@ -18,13 +18,13 @@ from typing import Any, Final
 
 from engine.core import cards as C
 from engine.core.events import (
+    PLAYED,
     CardsLaidAside,
     CounterpointDealResult,
     DealScored,
     Event,
     TrickWon,
     Viewer,
-    card_played,
 )
 from engine.core.information import (
     HiddenPlace,
@@ -255,29 +255,32 @@ class Counterpoint(Rules[CounterpointState]):
     def play(self, s: CounterpointState, seat: int, move: PlayCard, events: list[Event]) -> None:
         c = move.card
         s.hands[seat] &= ~(1 << c)
-        s.trick.append(c)
-        events.append(card_played(seat, c))
-        if len(s.trick) == 1:
+        trick = s.trick
+        trick.append(c)
+        events.append(PLAYED[seat][c])
+        if len(trick) == 1:
             s.turn = 1 - seat
             return
-        lead, follow = s.trick
-        winner = s.leader if trick_winner_index(lead, follow) == 0 else 1 - s.leader
+        lead, follow = trick
+        leader = s.leader
+        winner = leader if trick_winner_index(lead, follow) == 0 else 1 - leader
         points = POINTS[lead] + POINTS[follow]
         s.tricks_won[winner] += 1
         s.points_taken[winner] += points
-        s.history.append([s.leader, winner, lead, follow])
+        history = s.history
+        history.append([leader, winner, lead, follow])
         events.append(
             TrickWon(
-                trick_no=len(s.history),
+                trick_no=len(history),
                 winner=winner,
-                leader=s.leader,
+                leader=leader,
                 cards=(lead, follow),
                 points=points,
             )
         )
         s.trick = []
         s.leader = s.turn = winner
-        if len(s.history) == _TRICKS:
+        if len(history) == _TRICKS:
             self.score_deal(s, events)
 
     # -- scoring (§5, §6) --------------------------------------------------------------------

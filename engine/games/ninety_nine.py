@@ -20,6 +20,7 @@ from engine.core import cards as C
 from engine.core.cards import JOKER, JOKER_BIT, SUIT_MASK
 from engine.core.errors import Reason
 from engine.core.events import (
+    PLAYED,
     Called,
     CardPlayed,
     CardsExposed,
@@ -30,7 +31,6 @@ from engine.core.events import (
     SeatChosen,
     TrickWon,
     Viewer,
-    card_played,
 )
 from engine.core.fields import card_field
 from engine.core.information import (
@@ -458,7 +458,7 @@ class NinetyNine(Rules[NinetyNineState]):
         c = move.card
         s.hands[seat] &= ~(1 << c)
         s.trick.append(c)
-        events.append(CardPlayed(seat, c, s.turn_up) if c == JOKER else card_played(seat, c))
+        events.append(CardPlayed(seat, c, s.turn_up) if c == JOKER else PLAYED[seat][c])
         if s.premium == "reveal" and not s.hand_exposed:
             timing = s.options.reveal_expose_timing
             if (timing == "after_opening_lead" and not s.history and len(s.trick) == 1) or (

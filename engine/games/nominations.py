@@ -13,6 +13,7 @@ deals.
 from __future__ import annotations
 
 import itertools
+import operator
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from engine.core.cards import SUIT_MASK
 from engine.core.chance import Chance
 from engine.core.errors import InvalidOptions, Reason
 from engine.core.events import (
+    PLAYED,
     AllPassed,
     AuctionWon,
     BidMade,
@@ -40,7 +42,6 @@ from engine.core.events import (
     PartnerRevealed,
     TrickWon,
     Viewer,
-    card_played,
 )
 from engine.core.fields import card_field
 from engine.core.information import (
@@ -286,8 +287,15 @@ def ladder(min_bid: int, misere_rank: str, open_misere: bool) -> tuple[Bid, ...]
 
 
 @lru_cache(maxsize=64)
-def _ladder_index(min_bid: int, misere_rank: str, open_misere: bool) -> dict[Bid, int]:
-    return {b: i for i, b in enumerate(ladder(min_bid, misere_rank, open_misere))}
+def _ladder_index(
+    min_bid: int, misere_rank: str, open_misere: bool
+) -> dict[tuple[str, int | None], int]:
+    """Each bid's place on the ladder, by its fields: a tuple hashes in C, a ``Bid`` by its
+    dataclass ``__hash__`` in Python, and the auction's listing asks about every bid of the
+    ladder at every turn."""
+    return {
+        (b.contract, b.tricks): i for i, b in enumerate(ladder(min_bid, misere_rank, open_misere))
+    }
 
 
 def _in_pack(c: object) -> TypeGuard[int]:
@@ -315,15 +323,23 @@ def ladder_labels(min_bid: int, misere_rank: str, open_misere: bool) -> tuple[st
 def deal_cards(pack: Sequence[int], batches: str, dealer: int) -> list[list[int]]:
     """Deal ``pack`` (index 0 = top) in rounds of batches, clockwise from the dealer's left;
     each seat's cards in ascending id order."""
-    hands: list[list[int]] = [[], [], [], []]
+    return [sorted(take(pack)) for take in _dealt_positions(batches, dealer)]
+
+
+@lru_cache(maxsize=64)
+def _dealt_positions(
+    batches: str, dealer: int
+) -> tuple[Callable[[Sequence[int]], Sequence[int]], ...]:
+    """Each seat's places in the pack (index 0 = top) when dealt in rounds of ``batches``
+    clockwise from ``dealer``'s left, as a getter of those cards: the same few layouts serve
+    every deal, so they are worked out once, not card by card on each deal."""
+    places: list[list[int]] = [[], [], [], []]
     pos = 0
     for sizes in _BATCHES[batches]:
         for i, n in enumerate(sizes):
-            hands[(dealer + 1 + i) % _SEATS].extend(pack[pos : pos + n])
+            places[(dealer + 1 + i) % _SEATS].extend(range(pos, pos + n))
             pos += n
-    for h in hands:
-        h.sort()
-    return hands
+    return tuple(operator.itemgetter(*p) for p in places)
 
 
 def sorted_hand(hand: int, suits: Sequence[int]) -> list[int]:
@@ -438,7 +454,9 @@ def bid_problem(s: NominationsState, seat: int, move: Bid) -> Problem | None:
     o = s.options
     index = None
     if type(move.contract) is str and (move.tricks is None or type(move.tricks) is int):
-        index = _ladder_index(o.min_bid, o.misere_rank, o.open_misere).get(move)
+        index = _ladder_index(o.min_bid, o.misere_rank, o.open_misere).get(
+            (move.contract, move.tricks)
+        )
     if index is None:
         if move.contract == TRICKS and type(move.tricks) is int and move.tricks < o.min_bid:
             return (Reason.BID_TOO_LOW, f"the lowest bid is {o.min_bid}")
@@ -685,7 +703,7 @@ class Nominations(Rules[NominationsState]):
 
     def bid(self, s: NominationsState, seat: int, bid: Bid, events: list[Event]) -> None:
         o = s.options
-        s.high = _ladder_index(o.min_bid, o.misere_rank, o.open_misere)[bid]
+        s.high = _ladder_index(o.min_bid, o.misere_rank, o.open_misere)[(bid.contract, bid.tricks)]
         s.high_bidder = seat
         s.passes = 0
         s.calls.append(bid_label(bid))
@@ -797,7 +815,7 @@ class Nominations(Rules[NominationsState]):
         s.hands[seat] &= ~(1 << c)
         trick = s.trick
         trick.append(c)
-        events.append(card_played(seat, c))
+        events.append(PLAYED[seat][c])
         if c == s.called:
             s.revealed = True
             declarer = s.declarer

@@ -58,6 +58,7 @@ from engine.core import tricks
 from engine.core.cards import SUIT_MASK
 from engine.core.errors import InvalidOptions, Reason
 from engine.core.events import (
+    PLAYED,
     Called,
     CardDrawn,
     CardsExposed,
@@ -70,7 +71,6 @@ from engine.core.events import (
     TrickWon,
     TrumpExchanged,
     Viewer,
-    card_played,
 )
 from engine.core.fields import cards_field, per_seat_cards_field
 from engine.core.information import (
@@ -856,7 +856,7 @@ class SixtySix(Rules[SixtySixState]):
     def lead(self, s: SixtySixState, seat: int, move: PlayCard, events: list[Event]) -> None:
         c = move.card
         s.hands[seat] &= ~(1 << c)
-        events.append(card_played(seat, c))
+        events.append(PLAYED[seat][c])
         s.trick = [c]
         s.marriage_suit = None
         s.last_trick = []  # §4.4: the previous trick may be reviewed until this card
@@ -865,7 +865,7 @@ class SixtySix(Rules[SixtySixState]):
     def follow(self, s: SixtySixState, seat: int, move: PlayCard, events: list[Event]) -> None:
         c = move.card
         s.hands[seat] &= ~(1 << c)
-        events.append(card_played(seat, c))
+        events.append(PLAYED[seat][c])
         leader = s.leader
         lead = s.trick[0]
         winner = leader if leader_wins(lead, c, s.trump) else seat

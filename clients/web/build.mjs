@@ -1,4 +1,4 @@
-// npm run bundle: src/ → ../../service/web/static/, which `tricktable serve --web-port` serves
+// npm run bundle: src/ (and the @tricktable/client package it is built on) → ../../service/web/static/, which `tricktable serve --web-port` serves
 // at /. The output is committed (the quick start needs only Python), so it must not vary from
 // one machine to another: no timestamps, no absolute paths, no source maps.
 //
@@ -19,6 +19,10 @@ await build({
   target: "es2022",
   minify: true,
   legalComments: "none",
+  // @tricktable/client is a link to ../typescript (a file: dependency): its modules find the
+  // protocol runtime this package installs (node_modules here), so the bundle holds one copy
+  // of it, whether or not ../typescript has a node_modules of its own.
+  preserveSymlinks: true,
   logLevel: "warning",
 });
 copyFileSync("src/style.css", `${out}/style.css`);

@@ -1,6 +1,6 @@
 // Cards as people read them.
 
-import { Rank, Suit, type Card } from "./gen/tricktable/v1/cards_pb";
+import { Rank, Suit, type Card } from "@tricktable/client/gen/tricktable/v1/cards_pb";
 import { h } from "./dom";
 
 export const SUIT_SYMBOL: Record<number, string> = {

@@ -2,10 +2,10 @@
 // words, seats by name, cards as cards. Engine fields a player does not read (the bid ladder,
 // counters, who called first) stay hidden.
 
-import { type View } from "./gen/tricktable/v1/views_pb";
-import { type Card } from "./gen/tricktable/v1/cards_pb";
-import { type CounterpointDetail, type NinetyNineDetail, type NominationsDetail, type SixtySixDetail } from "./gen/tricktable/v1/views_pb";
-import { SixtySixReason, type DealScored } from "./gen/tricktable/v1/events_pb";
+import { type View } from "@tricktable/client/gen/tricktable/v1/views_pb";
+import { type Card } from "@tricktable/client/gen/tricktable/v1/cards_pb";
+import { type CounterpointDetail, type NinetyNineDetail, type NominationsDetail, type SixtySixDetail } from "@tricktable/client/gen/tricktable/v1/views_pb";
+import { SixtySixReason, type DealScored } from "@tricktable/client/gen/tricktable/v1/events_pb";
 import { cardFace, suitText } from "./cards";
 import { h, type Child } from "./dom";
 import { contractText } from "./moves";

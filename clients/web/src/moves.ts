@@ -1,7 +1,7 @@
 // Moves as people read them (the server lists the legal ones, ready to send).
 
-import { type Move } from "./gen/tricktable/v1/moves_pb";
-import { Suit } from "./gen/tricktable/v1/cards_pb";
+import { type Move } from "@tricktable/client/gen/tricktable/v1/moves_pb";
+import { Suit } from "@tricktable/client/gen/tricktable/v1/cards_pb";
 import { cardText, suitText } from "./cards";
 
 const CONTRACT_NAMES: Record<string, string> = { misere: "misère", open_misere: "open misère" };

@@ -8,21 +8,20 @@
 // do. A card that is not a legal play can still be clicked: the server refuses it and the page
 // shows why.
 
-import { create } from "@bufbuild/protobuf";
-import { type Api, explain } from "./api";
+import { layAside, legalMoves, plainCard, plainCards, plainMove, toCard, type LayAsideOffer, type PlainMove, type TricktableClient } from "@tricktable/client";
+import { explain } from "./connection";
 import { clockText } from "./clocks";
 import { bySuit, cardFace, cardKey, cardText, SUIT_NAME, SUIT_SYMBOL, suitText } from "./cards";
 import { detailRows, lastDeal, scoreSheet } from "./detail";
 import { h, replace, type Child } from "./dom";
 import { describeEvent } from "./events";
-import { Suit, type Card } from "./gen/tricktable/v1/cards_pb";
-import { GameStatus, Visibility, type GameSummary } from "./gen/tricktable/v1/game_service_pb";
-import { MoveSchema, type Move } from "./gen/tricktable/v1/moves_pb";
-import { type SeatView, type TrickView, type View } from "./gen/tricktable/v1/views_pb";
-import { layAsideMove, layAsideOffer } from "./layaside";
+import { Suit, type Card } from "@tricktable/client/gen/tricktable/v1/cards_pb";
+import { GameStatus, Visibility, type GameSummary } from "@tricktable/client/gen/tricktable/v1/game_service_pb";
+import { type Move } from "@tricktable/client/gen/tricktable/v1/moves_pb";
+import { type SeatView, type TrickView, type View } from "@tricktable/client/gen/tricktable/v1/views_pb";
 import { describeMove } from "./moves";
 import { forgetInvite, invite, inviteLink, keepInvite } from "./invites";
-import { GameSession } from "./session";
+import { TableSession } from "./session";
 import { bidRule, bidText, explainMoves, moveLabel, seatName } from "./words";
 
 /** How often the running clocks are redrawn. */
@@ -37,7 +36,7 @@ const PLACES: Record<number, string[]> = {
 };
 
 export class Table {
-  private readonly session: GameSession;
+  private readonly session: TableSession;
   private readonly chosen = new Set<string>(); // cards picked to lay aside
   private contractTrump?: Suit; // Nominations: the trumps chosen, before the card to call
   private confirmingResign = false;
@@ -47,8 +46,8 @@ export class Table {
   private inviteNote = "";
 
   /** `inviteCode`: an unlisted game's, from the link the page was opened with (#/join/…). */
-  constructor(private readonly root: HTMLElement, private readonly api: Api, gameId: string, inviteCode = "") {
-    this.session = new GameSession(api, gameId, () => this.render());
+  constructor(private readonly root: HTMLElement, private readonly client: TricktableClient, gameId: string, inviteCode = "") {
+    this.session = new TableSession(client, gameId, () => this.render());
     this.session.inviteCode = inviteCode;
     // The rematch has begun: this tab's seat plays the next game.
     this.session.onNextGame = (next) => { location.hash = `#/game/${encodeURIComponent(next)}`; };
@@ -65,7 +64,12 @@ export class Table {
   }
 
   private get mySeat(): number | undefined {
-    return this.session.seat?.seat;
+    return this.session.seat?.seat ?? undefined;
+  }
+
+  /** The page was given a player token (or another one): the seat its player holds here. */
+  identityChanged(): void {
+    void this.session.findIdentitySeat();
   }
 
   /** A seat's name, "(you)" after this tab's own. */
@@ -73,7 +77,13 @@ export class Table {
 
   // -- acting ----------------------------------------------------------------------------------
 
-  private async send(move: Move): Promise<void> {
+  /** Send a move the view lists (the protocol's), as the package's plain move. */
+  private sendListed(move: Move): void {
+    const plain = plainMove(move);
+    if (plain) void this.send(plain);
+  }
+
+  private async send(move: PlainMove): Promise<void> {
     if (await this.session.send(move)) {
       this.chosen.clear();
       this.contractTrump = undefined;
@@ -83,7 +93,7 @@ export class Table {
 
   private clickCard(card: Card): void {
     const view = this.session.view!;
-    const offer = layAsideOffer(view);
+    const offer = legalMoves(view).layAside;
     if (offer) {
       const key = cardKey(card);
       if (this.chosen.has(key)) this.chosen.delete(key);
@@ -92,12 +102,22 @@ export class Table {
       return;
     }
     const legal = view.legalMoves.find((m) => m.kind.case === "playCard" && m.kind.value.card && cardKey(m.kind.value.card) === cardKey(card));
-    void this.send(legal ?? create(MoveSchema, { kind: { case: "playCard", value: { card } } }));
+    const plain = plainCard(card);
+    // Not a legal play: sent all the same, and the server's refusal says why.
+    if (legal) this.sendListed(legal);
+    else if (plain) void this.send({ kind: "playCard", card: plain });
+  }
+
+  /** The lay-aside of the cards picked; undefined unless exactly the number needed are. */
+  private chosenLayAside(offer: LayAsideOffer): PlainMove | undefined {
+    const picked = offer.cards.map(toCard).filter((c) => this.chosen.has(cardKey(c)));
+    if (picked.length !== offer.count || picked.length !== this.chosen.size) return undefined;
+    return layAside(offer, plainCards(picked));
   }
 
   private layChosenAside(): void {
-    const offer = this.session.view && layAsideOffer(this.session.view);
-    const move = offer && layAsideMove(offer, this.chosen);
+    const offer = this.session.view && legalMoves(this.session.view).layAside;
+    const move = offer && this.chosenLayAside(offer);
     if (move) void this.send(move);
   }
 
@@ -120,17 +140,22 @@ export class Table {
     const over = this.session.over;
     replace(
       this.root,
-      h("section", { class: "table", "data-phase": view.phase, "data-seats": view.seats.length },
+      h("section", {
+        class: "table", "data-phase": view.phase, "data-seats": view.seats.length,
+        // With a player token, once the player's games are read: their seat here, or "none".
+        "data-identity-seat": this.session.identityChecked ? String(this.session.identitySeat ?? "none") : undefined,
+      },
         h("div", { class: "bar" },
           h("span", { id: "status", class: this.mySeat !== undefined && view.toAct.includes(this.mySeat) && !over ? "mine" : "" }, this.status(view, game)),
           h("span", { id: "version", "data-version": String(game.version), hidden: true }),
-          h("span", { id: "viewer" }, this.session.seat ? `You: ${seatName(game, this.session.seat.seat)}` : "Spectator"),
+          h("span", { id: "viewer" }, this.session.seat ? `You: ${seatName(game, this.session.seat.seat!)}` : "Spectator"),
           this.session.seat && !over
             ? h("button", { id: "leave", onclick: () => this.askToLeave(game) }, game.status === GameStatus.WAITING ? "Leave the seat" : "Resign")
             : null,
           h("a", { href: "#/", class: "lobby-link" }, "Lobby")),
         this.confirmBox(),
         this.takeBackBox(),
+        this.identityBox(),
         this.refusalBox(),
         this.session.note ? h("p", { id: "note", class: "note" }, this.session.note) : null,
         game.status === GameStatus.WAITING ? this.openSeats(game) : null,
@@ -194,8 +219,19 @@ export class Table {
     const game = this.session.game;
     return h("div", { id: "take-back", class: "note" },
       this.session.seat ? "This browser also holds " : `This browser holds ${seats.length === 1 ? "a seat" : "seats"} in this game. `,
-      ...seats.map((seat) => h("button", { class: `take-back${this.session.seat ? "" : " primary"}`, "data-seat": seat.seat, onclick: () => void this.session.takeBack(seat) },
-        this.session.seat ? `${seatName(game, seat.seat)}'s seat: play it here` : `Take my seat back (${seatName(game, seat.seat)})`)));
+      ...seats.map((seat) => h("button", { class: `take-back${this.session.seat ? "" : " primary"}`, "data-seat": seat.seat!, onclick: () => void this.session.takeBack(seat) },
+        this.session.seat ? `${seatName(game, seat.seat!)}'s seat: play it here` : `Take my seat back (${seatName(game, seat.seat!)})`)));
+  }
+
+  /** With a player token: the seat this player holds here, taken on another device, which this
+   * browser holds no token for: take it back (the server gives this browser a token of it). */
+  private identityBox(): Child {
+    const seat = this.session.identitySeat;
+    if (seat === undefined || this.session.over || this.mySeat === seat) return null;
+    return h("div", { id: "identity-seat", class: "note" },
+      `You hold ${seatName(this.session.game, seat)}'s seat at this game (taken on another device). `,
+      h("button", { id: "take-back-identity", class: "take-back primary", "data-seat": seat, onclick: () => void this.session.takeIdentitySeatBack() },
+        `Take my seat back (${seatName(this.session.game, seat)})`));
   }
 
   private refusalBox(): Child {
@@ -240,8 +276,8 @@ export class Table {
 
   private async revokeInvite(code: string, reissue: boolean): Promise<void> {
     try {
-      const answer = await this.api.revokeInvite({ gameId: this.session.gameId, inviteCode: code, reissue });
-      if (answer.inviteCode) keepInvite(this.session.gameId, answer.inviteCode);
+      const reissued = await this.client.revokeInvite(this.session.gameId, code, { reissue });
+      if (reissued) keepInvite(this.session.gameId, reissued);
       else forgetInvite(this.session.gameId);
       this.inviteNote = reissue ? "A new link replaces the old one, which no longer lets anyone in." : "The link was revoked: nobody can join with it any more.";
     } catch (err) {
@@ -391,17 +427,18 @@ export class Table {
   }
 
   private layAside(view: View): Child {
-    const offer = layAsideOffer(view);
+    const offer = legalMoves(view).layAside;
     if (!offer) return null;
     // In the order they were picked (the Set keeps it).
-    const picked = [...this.chosen].flatMap((key) => offer.cards.filter((c) => cardKey(c) === key));
+    const offered = offer.cards.map(toCard);
+    const picked = [...this.chosen].flatMap((key) => offered.filter((c) => cardKey(c) === key));
     const reading = this.session.gameType?.bidReading;
     const high = this.session.game?.options.high_readings?.value;
     const highReadings = high?.case === "boolValue" ? high.value : false;
     const made = reading ? bidText(picked, reading, view.turnUp, highReadings, cardText) : "";
     return h("div", { class: "lay-aside", "data-count": offer.count },
       h("p", {}, h("strong", {}, `Pick ${offer.count} cards to lay aside (${this.chosen.size} picked)`), made ? h("span", { id: "bid-made" }, ` ${made}`) : null, " ",
-        h("button", { id: "lay-aside", class: "primary", disabled: !layAsideMove(offer, this.chosen), onclick: () => this.layChosenAside() }, "Lay aside")),
+        h("button", { id: "lay-aside", class: "primary", disabled: !this.chosenLayAside(offer), onclick: () => this.layChosenAside() }, "Lay aside")),
       reading ? h("p", { class: "explain" }, bidRule(reading, highReadings)) : null);
   }
 
@@ -422,11 +459,11 @@ export class Table {
       chosen === undefined ? null : h("div", { class: "call-cards" },
         h("p", {}, "Call a card:"),
         ...[...bySuitRow.values()].map((row) => h("div", { class: "suit-row" },
-          ...row.map((d) => cardFace(d.called!, "button", { onclick: () => void this.send(d.move), title: `call ${cardText(d.called)}` }, "call-card small"))))));
+          ...row.map((d) => cardFace(d.called!, "button", { onclick: () => this.sendListed(d.move), title: `call ${cardText(d.called)}` }, "call-card small"))))));
   }
 
   private moves(view: View): Child {
-    const offer = layAsideOffer(view);
+    const offer = legalMoves(view).layAside;
     if (!this.session.seat || (!view.legalMoves.length && !offer)) return null;
     const others = view.legalMoves.filter((m) => m.kind.case !== "playCard" && m.kind.case !== "layAside");
     const parts: Child[] = [];
@@ -446,11 +483,11 @@ export class Table {
       let choices: Child;
       if (moves.length <= MAX_BUTTONS) {
         choices = h("span", { class: "kind" }, ...moves.map((m) => h("button", {
-          class: "move", "data-kind": kind, "data-move": describeMove(m), onclick: () => void this.send(m),
+          class: "move", "data-kind": kind, "data-move": describeMove(m), onclick: () => this.sendListed(m),
         }, moveLabel(m, this.name, describeMove(m)))));
       } else {
         const list = h("select", { class: "move-list", "data-kind": kind }, ...moves.map((m, i) => h("option", { value: i }, moveLabel(m, this.name, describeMove(m))))) as HTMLSelectElement;
-        choices = h("span", { class: "kind" }, list, h("button", { onclick: () => void this.send(moves[Number(list.value)]) }, "Send"));
+        choices = h("span", { class: "kind" }, list, h("button", { onclick: () => this.sendListed(moves[Number(list.value)]) }, "Send"));
       }
       parts.push(h("div", { class: "choice", "data-kind": kind }, choices, why ? h("small", { class: "explain" }, why) : null));
     }

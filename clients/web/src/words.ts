@@ -1,10 +1,10 @@
 // What the table says in words: seat names, each kind of move explained in one line, and the
 // bid a set of cards laid aside makes.
 
-import { Rank, Suit, type Card } from "./gen/tricktable/v1/cards_pb";
-import { type GameSummary } from "./gen/tricktable/v1/game_service_pb";
-import { type BidCardReading } from "./gen/tricktable/v1/game_types_pb";
-import { type Move } from "./gen/tricktable/v1/moves_pb";
+import { Rank, Suit, type Card } from "@tricktable/client/gen/tricktable/v1/cards_pb";
+import { type GameSummary } from "@tricktable/client/gen/tricktable/v1/game_service_pb";
+import { type BidCardReading } from "@tricktable/client/gen/tricktable/v1/game_types_pb";
+import { type Move } from "@tricktable/client/gen/tricktable/v1/moves_pb";
 import { SUIT_SYMBOL, SUITS_SHOWN } from "./cards";
 
 const COMPASS: Record<number, string[]> = {

@@ -154,6 +154,7 @@ export class TableSession {
         // The seat's token is no longer good (the seat was left): watch instead.
         forgetSeat(this.seat);
         this.seat = undefined;
+        this.restream.abort(); // followed again as a spectator sees it
         this.note = "This browser's seat is no longer valid: you are watching.";
         this.changed();
         return this.refresh();
@@ -170,6 +171,7 @@ export class TableSession {
     if (!playerToken()) {
       this.identitySeat = undefined;
       this.identityChecked = false;
+      this.changed();
       return;
     }
     try {

@@ -250,7 +250,13 @@ function fromView(state: TableState, view: View, version: number, gameType: Game
     };
   });
   const lastDeal = lastDealOf(view);
-  const status: GameStatusName = view.finished ? "finished" : state.status === "waiting" && seats.every((s) => s.taken) ? "playing" : state.status;
+  // A game the service ended (a resignation, idleness, a forfeit on time) has a finished view
+  // too: it stays abandoned, as its summary or its events said.
+  const status: GameStatusName =
+    state.status === "abandoned" ? "abandoned"
+    : view.finished ? "finished"
+    : state.status === "waiting" && seats.every((s) => s.taken) ? "playing"
+    : state.status;
   return {
     ...state,
     status,

@@ -198,3 +198,19 @@ test("cards laid aside: the viewer's own from the view and its event, another se
   const dealt = reduceTable(shown, events(6, { kind: { case: "dealStarted", value: { dealNo: 2, handSizes: [4, 4], hands: [{ visible: true, cards: [JH] }, { visible: false }] } } }), GAME);
   assert.deepEqual(dealt.seats.map((s) => [s.asideCount, s.aside]), [[0, null], [0, null]], "a new deal has none aside");
 });
+
+test("a game the service ended stays abandoned though its view is finished", () => {
+  const game = {
+    gameId: "g1", gameType: "test-game", status: "abandoned", version: 7, options: {}, createdAtMs: 0, resignedSeat: 1,
+    timeControl: null, visibility: "public", reservedSeats: [],
+    seats: [0, 1].map((seat) => ({ seat, taken: true, playerName: `p${seat}`, bot: "" })),
+  } as const;
+  const ended = reduceTable(seatZeroLeads(), { type: "view", version: 7, view: view({ viewer: 0, finished: true }), game }, GAME);
+  assert.equal(ended.status, "abandoned");
+  assert.equal(ended.resignedSeat, 1);
+  assert.ok(ended.finished, "the view says no one may act any more");
+
+  const idle = reduceTable(seatZeroLeads(), events(6, { kind: { case: "gameAbandoned", value: {} } }), GAME);
+  const read = reduceTable(idle, { type: "view", version: 6, view: view({ viewer: 0, finished: true }) }, GAME);
+  assert.equal(read.status, "abandoned", "a view without a summary keeps what the events said");
+});

@@ -6,7 +6,7 @@ import { type View } from "@tricktable/client/gen/tricktable/v1/views_pb";
 import { type Card } from "@tricktable/client/gen/tricktable/v1/cards_pb";
 import { type CounterpointDetail, type NinetyNineDetail, type NominationsDetail, type SixtySixDetail } from "@tricktable/client/gen/tricktable/v1/views_pb";
 import { SixtySixReason, type DealScored } from "@tricktable/client/gen/tricktable/v1/events_pb";
-import { cardFace, suitText } from "./cards";
+import { smallFace, suitText } from "./cards";
 import { h, type Child } from "./dom";
 import { contractText } from "./moves";
 
@@ -14,7 +14,7 @@ type Named = (seat: number) => string;
 export type Row = [string, Child];
 
 function cards(list: Card[]): HTMLElement {
-  return h("span", { class: "cards" }, ...list.map((c) => cardFace(c, "span", {}, "small")));
+  return h("span", { class: "cards" }, ...list.map((c) => smallFace(c)));
 }
 
 /** Deals as a score sheet: a row per deal (what decided it, then each seat's points), and the
@@ -64,7 +64,7 @@ function ninetyNine(d: NinetyNineDetail, name: Named): Row[] {
   if (d.premiumSeat !== undefined && d.premium) {
     rows.push(["Premium", `${name(d.premiumSeat)} ${d.premium === "reveal" ? "reveals: bid cards and hand face up (60)" : "declares: bid cards face up (30)"}`]);
   }
-  if (d.jokerAs?.rank) rows.push(["The Joker counts as", cardFace(d.jokerAs, "span", {}, "small")]);
+  if (d.jokerAs?.rank) rows.push(["The Joker counts as", smallFace(d.jokerAs)]);
   return rows;
 }
 
@@ -112,7 +112,7 @@ function nominations(d: NominationsDetail, view: View, name: Named): Row[] {
   if (d.declarer !== undefined && d.contract) {
     const trumps = d.noTrump ? "no trump" : view.trump ? `trumps ${suitText(view.trump)}` : "";
     rows.push(["Contract", `${name(d.declarer)}: ${contractText(d.contract)}${trumps ? `, ${trumps}` : ""}`]);
-    if (d.called?.rank) rows.push(["Called card", cardFace(d.called, "span", {}, "small")]);
+    if (d.called?.rank) rows.push(["Called card", smallFace(d.called)]);
     const partner = partnerWords(d, name);
     if (partner) rows.push(["Partner", partner]);
     if (d.sideTricks !== undefined) rows.push(["Declarer's side", `${d.sideTricks} tricks`]);

@@ -1,25 +1,30 @@
 // One game as this tab follows it: the table's data, on the @tricktable/client package. The
 // package's seat session (GameSession) reads the game, sends moves, leaves, and gives the
-// game's events as a stream that resumes by itself after a drop or a server restart; this
-// module chooses which seat this tab plays (seats.ts), keeps the log across a reload, follows
-// the rematch, and calls `changed` whenever there is something new to draw. table.ts only draws.
+// game's events as a stream that resumes by itself after a drop or a server restart; each view
+// read goes through the package's table model (reduceTable), and what table.ts draws is that
+// model's TableState. This module chooses which seat this tab plays (seats.ts), keeps the log
+// across a reload, follows the rematch, and calls `changed` whenever there is something new to
+// draw. table.ts only draws.
 //
-// The server is the only source of truth: after each batch of events the game is read again.
+// The server is the only source of truth: after each batch of events the game is read again
+// (the table is the view's, never one the page built from events itself).
 
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
 import {
-  GameStatus,
+  emptyTable,
+  reduceTable,
   rematchState,
   ServerTime,
   sleep,
   toTricktableError,
+  type GameInfo,
   type GameSession,
-  type GameSummary,
   type GameType,
   type PlainMove,
   type RematchState,
   type StreamEventsResponse,
+  type TableState,
   type TricktableClient,
   type View,
 } from "@tricktable/client";
@@ -66,9 +71,13 @@ function keep(key: string, batches: StreamEventsResponse[]): void {
 export class TableSession {
   /** The seat this tab plays (a package seat session); undefined: a spectator. */
   seat?: GameSession;
-  game?: GameSummary;
+  /** The game as the lobby shows it: its options, its visibility. */
+  game?: GameInfo;
   /** The game's type, as ListGameTypes gives it: its facts (rank order, bid reading). */
   gameType?: GameType;
+  /** The table as the package's model has it, from the last view read: what the page draws. */
+  table?: TableState;
+  /** The last view read (the game's details in words, drawn from its detail). */
   view?: View;
   refusal?: Refusal;
   note = "";
@@ -110,7 +119,7 @@ export class TableSession {
   }
 
   get over(): boolean {
-    return this.game?.status === GameStatus.FINISHED || this.game?.status === GameStatus.ABANDONED;
+    return this.table?.status === "finished" || this.table?.status === "abandoned";
   }
 
   /** The seats this browser holds in this game that this tab does not play. */
@@ -132,7 +141,7 @@ export class TableSession {
   /** Reads the game again now and then: taking a seat and presence are no events of the game. */
   private async poll(): Promise<void> {
     while (!this.stop$.signal.aborted && !this.over) {
-      const waiting = !this.game || this.game.status === GameStatus.WAITING;
+      const waiting = !this.table || this.table.status === "waiting";
       await sleep(waiting ? WAITING_POLL_MS : PRESENCE_POLL_MS, this.stop$.signal);
       if (!this.stop$.signal.aborted) await this.refresh();
     }
@@ -142,8 +151,13 @@ export class TableSession {
     try {
       const snap = await this.viewer.snapshot({ signal: this.stop$.signal });
       if (this.gameType?.name !== snap.game.gameType) this.gameType = await this.client.gameType(snap.game.gameType);
-      this.game = snap.summary;
-      this.view = snap.view;
+      // An answer overtaken by a later one (two reads at once) is not drawn.
+      if (!this.table || snap.version >= this.table.viewVersion) {
+        const input = { type: "view", view: snap.view, version: snap.version, game: snap.game } as const;
+        this.table = reduceTable(this.table ?? emptyTable(this.gameType, this.gameId), input, this.gameType);
+        this.view = snap.view;
+        this.game = snap.game;
+      }
       this.serverTime.learn(snap.view);
       this.note = "";
     } catch (err) {
@@ -210,7 +224,7 @@ export class TableSession {
           if (batch.rematch) this.learnRematch(rematchState(batch.rematch));
           // Batches the view already shows (a replay from an earlier version) need no reload;
           // after a drop the game is read again, which clears the note.
-          if (!this.game || this.note || batch.version > this.game.version) await this.refresh();
+          if (!this.table || this.note || Number(batch.version) > this.table.viewVersion) await this.refresh();
           else this.changed();
         }
         if (this.stop$.signal.aborted) return;
@@ -247,11 +261,11 @@ export class TableSession {
 
   /** Send a move; true when the server took it (else `refusal` says why). */
   async send(move: PlainMove): Promise<boolean> {
-    if (!this.game || !this.seat) return false;
+    if (!this.table || !this.seat) return false;
     let taken = false;
     try {
       // The page reads the game again after a move; the answer's view is compact anyway.
-      await this.seat.move(move, Number(this.game.version));
+      await this.seat.move(move, this.table.viewVersion);
       this.refusal = undefined;
       taken = true;
     } catch (err) {
@@ -302,12 +316,12 @@ export class TableSession {
   private learnRematch(offer: RematchState): void {
     this.rematch = offer;
     const seat = this.seat;
-    if (!seat || !this.game) return;
+    if (!seat || !this.table) return;
     if (!offer.gameId) {
       this.rematchOpen = true;
       return;
     }
-    const next = this.client.hold(offer.gameId, (seat.seat! + 1) % this.game.seats.length, seat.token!);
+    const next = this.client.hold(offer.gameId, (seat.seat! + 1) % this.table.seatCount, seat.token!);
     useSeat(next);
     // Followed at once only when this tab saw the offer being made: a tab opened later on the
     // ended game (to see its end) offers a link to the next game instead.

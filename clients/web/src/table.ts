@@ -406,7 +406,7 @@ export class Table {
 
   /** The game's state in words, the last trick and the last deal (folded away on a phone). */
   private about(view: View, table: TableState): HTMLElement {
-    const rows = detailRows(view, this.name);
+    const rows = detailRows(view, table, this.name);
     const last = table.lastTrick;
     const deal = lastDeal(view);
     return h("div", { class: "about" },

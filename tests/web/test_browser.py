@@ -610,6 +610,39 @@ def test_sixty_six_and_nominations_play_to_the_end_in_the_browser(
         page.wait_for_selector("#status:has-text('Game over')")
 
 
+def test_the_hand_is_drawn_by_suit_in_the_games_rank_order(
+    open_page: Callable[..., Page], served: Served
+) -> None:
+    """The hand as the package's table model groups it: a row per suit held (spades, hearts,
+    clubs, diamonds), each drawn weakest to strongest in the game's own rank order from
+    ListGameTypes (Sixty-Six's puts the ten above the king), and every card the server's view
+    of the seat holds."""
+    native = served[1]
+    page = open_page("/")
+    game_id = create_and_sit(page, "sixty-six", "Ada", bots={1: "heuristic"})
+    page.wait_for_selector("#hand button.card")
+    types = native.stub.ListGameTypes(pb.ListGameTypesRequest()).game_types
+    order = list(next(t for t in types if t.name == "sixty-six").rank_order)  # strongest first
+    held = native.get(game_id, seat_token(page, game_id)).view.seats[0].hand.cards
+    expected = []
+    for suit in (
+        cards_pb2.SUIT_SPADES,
+        cards_pb2.SUIT_HEARTS,
+        cards_pb2.SUIT_CLUBS,
+        cards_pb2.SUIT_DIAMONDS,
+    ):
+        row = sorted((c for c in held if c.suit == suit), key=lambda c: -order.index(c.rank))
+        if row:
+            name = cards_pb2.Suit.Name(suit).removeprefix("SUIT_").lower()
+            expected.append((name, [shown_as(c) for c in row]))
+    rows = page.locator("#hand .suit-row")
+    drawn = [
+        (row.get_attribute("data-suit"), row.locator("button.card").all_inner_texts())
+        for row in rows.all()
+    ]
+    assert drawn == expected
+
+
 def _hidden_cards(native: Client, table: Table) -> set[str]:
     """Every card a spectator may not see now: the hands and the cards laid aside."""
     hidden: set[str] = set()

@@ -45,6 +45,9 @@ export interface SeatState {
   /** Its cards, when the viewer may see them (its own seat, an exposed hand); else null. */
   readonly cards: readonly PlainCard[] | null;
   readonly asideCount: number;
+  /** The cards it laid aside, when the viewer may see them (its own bid cards, a declared
+   * premium's); else null. */
+  readonly aside: readonly PlainCard[] | null;
   readonly bid: number | null;
   readonly tricksWon: number;
   readonly pointsTaken: number | null;
@@ -130,7 +133,7 @@ export function emptyTable(gameType: GameType, gameId: string): TableState {
     trump: null,
     turnUp: null,
     seats: seats.map((seat) => ({
-      seat, taken: false, playerName: "", bot: "", connected: null, handSize: 0, cards: null, asideCount: 0,
+      seat, taken: false, playerName: "", bot: "", connected: null, handSize: 0, cards: null, asideCount: 0, aside: null,
       bid: null, tricksWon: 0, pointsTaken: null, score: 0, toAct: false, mayAct: false, clock: null,
     })),
     hand: [],
@@ -236,6 +239,7 @@ function fromView(state: TableState, view: View, version: number, gameType: Game
       handSize: seen.handSize,
       cards: seen.hand ? plainCards(seen.hand.cards) : null,
       asideCount: seen.asideCount,
+      aside: seen.aside ? plainCards(seen.aside.cards) : null,
       bid: seen.bid ?? null,
       tricksWon: seen.tricksWon,
       pointsTaken: seen.pointsTaken ?? null,
@@ -246,7 +250,13 @@ function fromView(state: TableState, view: View, version: number, gameType: Game
     };
   });
   const lastDeal = lastDealOf(view);
-  const status: GameStatusName = view.finished ? "finished" : state.status === "waiting" && seats.every((s) => s.taken) ? "playing" : state.status;
+  // A game the service ended (a resignation, idleness, a forfeit on time) has a finished view
+  // too: it stays abandoned, as its summary or its events said.
+  const status: GameStatusName =
+    state.status === "abandoned" ? "abandoned"
+    : view.finished ? "finished"
+    : state.status === "waiting" && seats.every((s) => s.taken) ? "playing"
+    : state.status;
   return {
     ...state,
     status,
@@ -339,6 +349,7 @@ function applyEvent(state: Mutable, event: Event, gameType: GameType): Mutable {
         s.handSize = e.value.handSizes[s.seat] ?? 0;
         s.cards = hand?.visible ? plainCards(hand.cards) : null;
         s.asideCount = 0;
+        s.aside = null;
         s.bid = null;
         s.tricksWon = 0;
         s.pointsTaken = s.pointsTaken === null ? null : 0;
@@ -350,12 +361,16 @@ function applyEvent(state: Mutable, event: Event, gameType: GameType): Mutable {
       if (!s) break;
       s.asideCount += e.value.count;
       s.handSize -= e.value.count;
-      for (const card of plainCards(e.value.cards?.cards ?? [])) s.cards = withoutCard(s.cards, card);
+      // The cards themselves only where the event shows them (the seat's own bid cards).
+      const laid = e.value.cards ? plainCards(e.value.cards.cards) : null;
+      if (laid) s.aside = [...(s.aside ?? []), ...laid];
+      for (const card of laid ?? []) s.cards = withoutCard(s.cards, card);
       break;
     }
     case "cardsExposed": {
       const s = seat(e.value.seat);
       if (s && e.value.what === "hand") s.cards = plainCards(e.value.cards);
+      if (s && e.value.what === "bid_cards") s.aside = plainCards(e.value.cards);
       break;
     }
     case "cardPlayed": {

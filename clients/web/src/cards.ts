@@ -1,71 +1,42 @@
-// Cards as people read them.
+// Cards as people read them. A card is the package's plain card (`{ suit: "spades", rank:
+// "queen" }`); its words are the package's `cardLabel` ("Q♠"). The protocol's cards, which the
+// log's events and the game's details still carry, are read through `plainCard`.
 
-import { Rank, Suit, type Card } from "./gen/tricktable/v1/cards_pb";
+import { cardLabel, plainCard, SUIT_SYMBOLS, suitName, type PlainCard, type SuitName } from "@tricktable/client";
+import { type Card, type Suit } from "@tricktable/client/gen/tricktable/v1/cards_pb";
 import { h } from "./dom";
 
-export const SUIT_SYMBOL: Record<number, string> = {
-  [Suit.CLUBS]: "♣",
-  [Suit.HEARTS]: "♥",
-  [Suit.SPADES]: "♠",
-  [Suit.DIAMONDS]: "♦",
-};
-export const SUIT_NAME: Record<number, string> = {
-  [Suit.CLUBS]: "clubs",
-  [Suit.HEARTS]: "hearts",
-  [Suit.SPADES]: "spades",
-  [Suit.DIAMONDS]: "diamonds",
-};
-/** Suits in display order: colours alternate. */
-export const SUITS_SHOWN = [Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS];
-
-const RANK_TEXT: Record<number, string> = {
-  [Rank.JACK]: "J",
-  [Rank.QUEEN]: "Q",
-  [Rank.KING]: "K",
-  [Rank.ACE]: "A",
-};
-
-export function rankText(rank: Rank): string {
-  return RANK_TEXT[rank] ?? String(rank);
-}
-
+/** A protocol card in words: "Q♠", "Joker"; "—" for none. */
 export function cardText(card: Card | undefined): string {
-  if (!card || card.rank === Rank.UNSPECIFIED) return "—";
-  if (card.rank === Rank.JOKER) return "Joker";
-  return `${rankText(card.rank)}${SUIT_SYMBOL[card.suit] ?? ""}`;
+  const plain = plainCard(card);
+  return plain ? cardLabel(plain) : "—";
 }
 
+/** A suit by name as its symbol; null (no suit): "no trump". */
+export function suitSymbol(suit: SuitName | null): string {
+  return suit ? SUIT_SYMBOLS[suit] : "no trump";
+}
+
+/** A protocol suit as its symbol. */
 export function suitText(suit: Suit): string {
-  return SUIT_SYMBOL[suit] ?? "no trump";
+  return suitSymbol(suitName(suit));
 }
 
-export function cardKey(card: Card): string {
-  return `${card.suit}:${card.rank}`;
-}
-
-export function isRed(suit: Suit): boolean {
-  return suit === Suit.HEARTS || suit === Suit.DIAMONDS;
-}
-
-export function cardColour(card: Card): string {
-  return card.rank === Rank.JOKER ? "joker" : isRed(card.suit) ? "red" : "black";
+function cardColour(card: PlainCard): string {
+  return card.rank === "joker" ? "joker" : card.suit === "hearts" || card.suit === "diamonds" ? "red" : "black";
 }
 
 /** A card face: its text ("Q♠") in the corner, and its suit large in the middle (drawn by CSS
  * from `data-pip`, so the text stays "Q♠"); `data-card` carries the text for people and tests
  * alike. `extra` classes: "small", "legal", "chosen"... */
-export function cardFace(card: Card, tag = "span", attrs: Record<string, string | boolean | EventListener | undefined> = {}, extra = ""): HTMLElement {
-  const pip = card.rank === Rank.JOKER ? "★" : (SUIT_SYMBOL[card.suit] ?? "");
-  return h(tag, { class: `card ${cardColour(card)}${extra ? ` ${extra}` : ""}`, "data-card": cardText(card), "data-pip": pip, ...attrs }, cardText(card));
+export function cardFace(card: PlainCard, tag = "span", attrs: Record<string, string | boolean | EventListener | undefined> = {}, extra = ""): HTMLElement {
+  const pip = card.rank === "joker" ? "★" : card.suit ? SUIT_SYMBOLS[card.suit] : "";
+  const text = cardLabel(card);
+  return h(tag, { class: `card ${cardColour(card)}${extra ? ` ${extra}` : ""}`, "data-card": text, "data-pip": pip, ...attrs }, text);
 }
 
-/** A hand by suit, each suit in the game's rank order (GameType.rankOrder, strongest first),
- * strongest last (the Joker has a row of its own). */
-export function bySuit(cards: Card[], rankOrder: Rank[]): Map<Suit, Card[]> {
-  const rows = new Map<Suit, Card[]>();
-  for (const suit of [...SUITS_SHOWN, Suit.UNSPECIFIED]) rows.set(suit, []);
-  for (const card of cards) rows.get(card.suit)?.push(card);
-  const weakness = (card: Card) => rankOrder.indexOf(card.rank);
-  for (const row of rows.values()) row.sort((a, b) => weakness(b) - weakness(a));
-  return rows;
+/** A protocol card's face, small (the game's details); nothing for no card. */
+export function smallFace(card: Card | undefined): HTMLElement | null {
+  const plain = plainCard(card);
+  return plain ? cardFace(plain, "span", {}, "small") : null;
 }

@@ -2,11 +2,12 @@
 // words, seats by name, cards as cards. Engine fields a player does not read (the bid ladder,
 // counters, who called first) stay hidden.
 
-import { type View } from "./gen/tricktable/v1/views_pb";
-import { type Card } from "./gen/tricktable/v1/cards_pb";
-import { type CounterpointDetail, type NinetyNineDetail, type NominationsDetail, type SixtySixDetail } from "./gen/tricktable/v1/views_pb";
-import { SixtySixReason, type DealScored } from "./gen/tricktable/v1/events_pb";
-import { cardFace, suitText } from "./cards";
+import { SUIT_SYMBOLS, type Contract, type TableState } from "@tricktable/client";
+import { type View } from "@tricktable/client/gen/tricktable/v1/views_pb";
+import { type Card } from "@tricktable/client/gen/tricktable/v1/cards_pb";
+import { type CounterpointDetail, type NinetyNineDetail, type NominationsDetail, type SixtySixDetail } from "@tricktable/client/gen/tricktable/v1/views_pb";
+import { SixtySixReason, type DealScored } from "@tricktable/client/gen/tricktable/v1/events_pb";
+import { smallFace, suitText } from "./cards";
 import { h, type Child } from "./dom";
 import { contractText } from "./moves";
 
@@ -14,7 +15,7 @@ type Named = (seat: number) => string;
 export type Row = [string, Child];
 
 function cards(list: Card[]): HTMLElement {
-  return h("span", { class: "cards" }, ...list.map((c) => cardFace(c, "span", {}, "small")));
+  return h("span", { class: "cards" }, ...list.map((c) => smallFace(c)));
 }
 
 /** Deals as a score sheet: a row per deal (what decided it, then each seat's points), and the
@@ -56,15 +57,15 @@ export function dealWhy(deal: DealScored, name: Named): string {
   }
 }
 
-function ninetyNine(d: NinetyNineDetail, name: Named): Row[] {
+function ninetyNine(d: NinetyNineDetail, premium: Contract | null, name: Named): Row[] {
   const rows: Row[] = [["Rules", d.edition === "classic" ? "classic: the turn-up sets trumps" : "revised: trumps follow the last deal"]];
   const calls = d.calls.flatMap((call, seat) => (call.value === undefined ? [] : [`${name(seat)} ${call.value === "pass" ? "passed" : `${call.value}d`}`]));
   if (calls.length) rows.push(["Premium calls", calls.join(", ")]);
   if (d.caller !== undefined) rows.push(["To call", name(d.caller)]);
-  if (d.premiumSeat !== undefined && d.premium) {
-    rows.push(["Premium", `${name(d.premiumSeat)} ${d.premium === "reveal" ? "reveals: bid cards and hand face up (60)" : "declares: bid cards face up (30)"}`]);
+  if (premium?.contract) {
+    rows.push(["Premium", `${name(premium.seat)} ${premium.contract === "reveal" ? "reveals: bid cards and hand face up (60)" : "declares: bid cards face up (30)"}`]);
   }
-  if (d.jokerAs?.rank) rows.push(["The Joker counts as", cardFace(d.jokerAs, "span", {}, "small")]);
+  if (d.jokerAs?.rank) rows.push(["The Joker counts as", smallFace(d.jokerAs)]);
   return rows;
 }
 
@@ -89,8 +90,8 @@ function sixtySix(d: SixtySixDetail, name: Named): Row[] {
   return rows;
 }
 
-function partnerWords(d: NominationsDetail, name: Named): string {
-  const declarer = d.declarer === undefined ? "the declarer" : name(d.declarer);
+function partnerWords(d: NominationsDetail, contract: Contract, name: Named): string {
+  const declarer = name(contract.seat);
   switch (d.partnerStatus) {
     case "unknown":
       return "unknown until the called card is played";
@@ -99,7 +100,7 @@ function partnerWords(d: NominationsDetail, name: Named): string {
     case "you_hold_called_card":
       return "none: you called your own card and play alone (the others do not know)";
     case "revealed":
-      return d.partner === undefined ? "" : `${name(d.partner)}`;
+      return contract.partner === null ? "" : name(contract.partner);
     case "solo":
       return `none: ${declarer} plays alone`;
     default:
@@ -107,17 +108,18 @@ function partnerWords(d: NominationsDetail, name: Named): string {
   }
 }
 
-function nominations(d: NominationsDetail, view: View, name: Named): Row[] {
+function nominations(d: NominationsDetail, table: TableState, name: Named): Row[] {
   const rows: Row[] = [];
-  if (d.declarer !== undefined && d.contract) {
-    const trumps = d.noTrump ? "no trump" : view.trump ? `trumps ${suitText(view.trump)}` : "";
-    rows.push(["Contract", `${name(d.declarer)}: ${contractText(d.contract)}${trumps ? `, ${trumps}` : ""}`]);
-    if (d.called?.rank) rows.push(["Called card", cardFace(d.called, "span", {}, "small")]);
-    const partner = partnerWords(d, name);
+  const contract = table.contract;
+  if (contract?.contract) {
+    const trumps = d.noTrump ? "no trump" : table.trump ? `trumps ${SUIT_SYMBOLS[table.trump]}` : "";
+    rows.push(["Contract", `${name(contract.seat)}: ${contractText(contract.contract)}${trumps ? `, ${trumps}` : ""}`]);
+    if (d.called?.rank) rows.push(["Called card", smallFace(d.called)]);
+    const partner = partnerWords(d, contract, name);
     if (partner) rows.push(["Partner", partner]);
     if (d.sideTricks !== undefined) rows.push(["Declarer's side", `${d.sideTricks} tricks`]);
   } else if (d.auction.length || d.highBid) {
-    const bids = d.auction.map((call, i) => `${name((d.firstCaller + i) % view.seats.length)} ${call === "pass" ? "passed" : contractText(call)}`);
+    const bids = d.auction.map((call, i) => `${name((d.firstCaller + i) % table.seatCount)} ${call === "pass" ? "passed" : contractText(call)}`);
     rows.push(["Bids", bids.join(", ") || "none yet"]);
     if (d.highBid && d.highBidder !== undefined) rows.push(["Highest", `${name(d.highBidder)}: ${contractText(d.highBid)}`]);
   }
@@ -125,17 +127,18 @@ function nominations(d: NominationsDetail, view: View, name: Named): Row[] {
   return rows;
 }
 
-/** The game-specific rows of a view, in words: [label, content]. */
-export function detailRows(view: View, name: Named): Row[] {
+/** The game-specific rows of a view, in words: [label, content]. The contract (Nominations')
+ * and the premium (Ninety-Nine's), the trumps and the seats are the table model's. */
+export function detailRows(view: View, table: TableState, name: Named): Row[] {
   switch (view.detail.case) {
     case "ninetyNineDetail":
-      return ninetyNine(view.detail.value, name);
+      return ninetyNine(view.detail.value, table.contract, name);
     case "counterpointDetail":
       return counterpoint(view.detail.value);
     case "sixtySixDetail":
       return sixtySix(view.detail.value, name);
     case "nominationsDetail":
-      return nominations(view.detail.value, view, name);
+      return nominations(view.detail.value, table, name);
     default:
       return [];
   }

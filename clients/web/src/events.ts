@@ -1,7 +1,7 @@
 // One line per event for the table's log. Events arrive projected for this viewer: a card this
 // viewer may not see is simply absent, and the line says only what is there.
 
-import { type Event } from "./gen/tricktable/v1/events_pb";
+import { type Event } from "@tricktable/client/gen/tricktable/v1/events_pb";
 import { cardText, suitText } from "./cards";
 import { contractText } from "./moves";
 import { dealWhy } from "./detail";

@@ -1,15 +1,14 @@
 // The lobby: open games to join or watch, and a "new game" form built from ListGameTypes (each
 // option's kind, default, range, choices and presets), so a new option needs no change here.
 
-import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { type Api, createGame, explain, gameSummary, gameTypes, isGone, openGames, playingGames, sit } from "./api";
+import { GameStatus, type GameSummary, type GameType, type NewGame, type OptionInput, type OptionSpec, type TimeControlInput, type TricktableClient } from "@tricktable/client";
+import { explain, isGone, playerToken } from "./connection";
 import { keepInvite } from "./invites";
 import { QuickPlay } from "./quickplay";
-import { forgetGame, gamesHeld, heldSeats } from "./seats";
+import { forgetGame, gamesHeld, useSeat } from "./seats";
 import { h, replace } from "./dom";
-import { TimeControlSchema, TimeoutPolicy, type TimeControl } from "./gen/tricktable/v1/clocks_pb";
-import { GameStatus, Visibility, type CreateGameRequestSchema, type GameSummary } from "./gen/tricktable/v1/game_service_pb";
-import { OptionKind, type GameType, type OptionSpec, type OptionValue, OptionValueSchema } from "./gen/tricktable/v1/game_types_pb";
+import { TimeoutPolicy } from "@tricktable/client/gen/tricktable/v1/clocks_pb";
+import { OptionKind, type OptionValue } from "@tricktable/client/gen/tricktable/v1/game_types_pb";
 
 const REFRESH_MS = 2000;
 /** How many of this browser's games the lobby lists. */
@@ -50,7 +49,7 @@ function shown(value: OptionValue | undefined): string {
 }
 
 /** One form field per option; `read` gives the option's value as the form shows it. */
-function optionField(spec: OptionSpec): { row: HTMLElement; read: () => OptionValue; set: (v: OptionValue) => void } {
+function optionField(spec: OptionSpec): { row: HTMLElement; read: () => OptionInput; set: (v: OptionValue) => void } {
   const id = `option-${spec.name}`;
   let input: HTMLInputElement | HTMLSelectElement;
   if (spec.kind === OptionKind.BOOL) {
@@ -64,10 +63,10 @@ function optionField(spec: OptionSpec): { row: HTMLElement; read: () => OptionVa
       max: spec.maximum === undefined ? undefined : String(spec.maximum),
     }) as HTMLInputElement;
   }
-  const read = (): OptionValue => {
-    if (spec.kind === OptionKind.BOOL) return create(OptionValueSchema, { value: { case: "boolValue", value: (input as HTMLInputElement).checked } });
-    if (spec.kind === OptionKind.INT) return create(OptionValueSchema, { value: { case: "intValue", value: BigInt(input.value || "0") } });
-    return create(OptionValueSchema, { value: { case: "stringValue", value: input.value } });
+  const read = (): OptionInput => {
+    if (spec.kind === OptionKind.BOOL) return (input as HTMLInputElement).checked;
+    if (spec.kind === OptionKind.INT) return BigInt(input.value || "0");
+    return input.value;
   };
   const set = (v: OptionValue) => {
     if (v.value.case === "boolValue") (input as HTMLInputElement).checked = v.value.value;
@@ -99,7 +98,7 @@ function seatFields(seats: number): { row: HTMLElement; read: () => Record<numbe
 }
 
 /** The optional time control, in seconds as a person thinks of it (sent in milliseconds). */
-function clockFields(): { row: HTMLElement; read: () => TimeControl | undefined } {
+function clockFields(): { row: HTMLElement; read: () => TimeControlInput | undefined } {
   const on = h("input", { type: "checkbox", id: "clock-on" }) as HTMLInputElement;
   const seconds = (id: string, value: string) => h("input", { type: "number", id, min: "0", step: "any", value }) as HTMLInputElement;
   const move = seconds("clock-move", "30");
@@ -108,33 +107,35 @@ function clockFields(): { row: HTMLElement; read: () => TimeControl | undefined 
   const policy = h("select", { id: "clock-policy" },
     h("option", { value: String(TimeoutPolicy.AUTO_MOVE) }, "the server plays a move"),
     h("option", { value: String(TimeoutPolicy.FORFEIT) }, "the seat forfeits")) as HTMLSelectElement;
-  const ms = (input: HTMLInputElement) => BigInt(Math.round(Number(input.value || "0") * 1000));
+  const ms = (input: HTMLInputElement) => Math.round(Number(input.value || "0") * 1000);
   const field = (label: string, input: HTMLElement) => h("label", { class: "option" }, h("span", { class: "name" }, label), input);
   const row = h("fieldset", { class: "time-control" },
     h("legend", {}, h("label", {}, on, " Clocks")),
     field("move time (s)", move), field("bank (s)", bank), field("increment (s)", increment), field("on timeout", policy));
-  const read = () => on.checked
-    ? create(TimeControlSchema, { moveMs: ms(move), bankMs: ms(bank), incrementMs: ms(increment), onTimeout: Number(policy.value) as TimeoutPolicy })
+  const read = (): TimeControlInput | undefined => on.checked
+    ? { moveMs: ms(move), bankMs: ms(bank), incrementMs: ms(increment), onTimeout: Number(policy.value) === TimeoutPolicy.FORFEIT ? "forfeit" : "auto-move" }
     : undefined;
   return { row, read };
 }
 
 export class Lobby {
-  private types: GameType[] = [];
+  private types: readonly GameType[] = [];
   private timer = 0;
   private readonly games = h("div", { id: "open-games" });
   private readonly playing = h("div", { id: "playing-games" });
   private quick?: QuickPlay;
   private readonly mine = h("div", { id: "your-games" });
-  private readonly mineSection = h("div", { class: "lobby-mine", hidden: true }, h("h2", {}, "Your games"), this.mine);
+  /** With a player token: the player's games (ListMyGames), on whatever device they began. */
+  private readonly account = h("div", { id: "account-games" });
+  private readonly mineSection = h("div", { class: "lobby-mine", hidden: true }, h("h2", {}, "Your games"), this.mine, this.account);
   private readonly message = h("p", { id: "lobby-message", class: "refusal", hidden: true });
 
   /** `gameType`: the game the new-game form starts with (after "new game" at a game's end). */
-  constructor(private readonly root: HTMLElement, private readonly api: Api, private readonly gameType = "") {}
+  constructor(private readonly root: HTMLElement, private readonly client: TricktableClient, private readonly gameType = "") {}
 
   async start(): Promise<void> {
     try {
-      this.types = await gameTypes(this.api);
+      this.types = await this.client.gameTypes();
     } catch (err) {
       replace(this.root, this.message);
       this.refuse(err);
@@ -149,7 +150,7 @@ export class Lobby {
     let readBots = (): Record<number, string> => ({});
     const clock = clockFields();
     const unlisted = h("input", { type: "checkbox", id: "unlisted" }) as HTMLInputElement;
-    let fields: { spec: OptionSpec; read: () => OptionValue; set: (v: OptionValue) => void; row: HTMLElement }[] = [];
+    let fields: { spec: OptionSpec; read: () => OptionInput; set: (v: OptionValue) => void; row: HTMLElement }[] = [];
     const showOptions = () => {
       const gameType = this.types.find((t) => t.name === type.value);
       fields = (gameType?.options ?? []).map((spec) => ({ spec, ...optionField(spec) }));
@@ -158,7 +159,7 @@ export class Lobby {
         for (const field of fields) {
           const when = applies[field.spec.name];
           const other = when && fields.find((f) => f.spec.name === when[0]);
-          field.row.hidden = fixed(field.spec) || (other !== undefined && shown(other.read()) !== when[1]);
+          field.row.hidden = fixed(field.spec) || (other !== undefined && String(other.read()) !== when[1]);
         }
       };
       for (const field of fields) field.row.addEventListener("change", showApplying);
@@ -166,7 +167,7 @@ export class Lobby {
         if (field.spec.presets.length === 0) continue;
         // An edition or preset sets other options' defaults: show them as it would.
         field.row.addEventListener("change", () => {
-          const preset = field.spec.presets.find((p) => p.when === shown(field.read()));
+          const preset = field.spec.presets.find((p) => p.when === String(field.read()));
           for (const [other, v] of Object.entries(preset?.defaults ?? {})) fields.find((f) => f.spec.name === other)?.set(v);
         });
       }
@@ -183,11 +184,11 @@ export class Lobby {
     showOptions();
     form.addEventListener("submit", (event) => {
       event.preventDefault();
-      const chosen: Record<string, OptionValue> = {};
+      const chosen: Record<string, OptionInput> = {};
       for (const f of fields) {
-        if (shown(f.read()) !== shown(f.spec.defaultValue)) chosen[f.spec.name] = f.read();
+        if (String(f.read()) !== shown(f.spec.defaultValue)) chosen[f.spec.name] = f.read();
       }
-      const visibility = unlisted.checked ? Visibility.UNLISTED : Visibility.UNSPECIFIED;
+      const visibility = unlisted.checked ? "unlisted" : undefined;
       void this.createAndSit({ gameType: type.value, options: chosen, botSeats: readBots(), timeControl: clock.read(), visibility }, name.value);
     });
     replace(
@@ -203,7 +204,7 @@ export class Lobby {
       h("button", { type: "submit", id: "create" }, "Create and take a seat"),
     );
     const watch = h("input", { id: "watch-id", placeholder: "game id" }) as HTMLInputElement;
-    this.quick = new QuickPlay(this.api, this.types, (err) => this.refuse(err));
+    this.quick = new QuickPlay(this.client, this.types, (err) => this.refuse(err));
     replace(
       this.root,
       h("section", { class: "lobby" },
@@ -234,7 +235,9 @@ export class Lobby {
 
   private async refresh(): Promise<void> {
     try {
-      const [games, playing] = await Promise.all([openGames(this.api), playingGames(this.api)]);
+      const [open, inPlay] = await Promise.all([this.client.listGames({ pageSize: 50 }), this.client.listGames({ pageSize: 50, status: "playing" })]);
+      const games = open.summaries;
+      const playing = inPlay.summaries;
       replace(this.games, games.length ? h("table", {}, h("tr", {}, h("th", {}, "game"), h("th", {}, "seats"), h("th", {})), ...games.map((g) => this.row(g))) : h("p", {}, "No game is waiting for players: create one."));
       replace(this.playing, playing.length ? h("table", {}, ...playing.map((g) => this.playingRow(g))) : h("p", {}, "No game is being played."));
     } catch (err) {
@@ -247,9 +250,8 @@ export class Lobby {
     const rows: HTMLElement[] = [];
     for (const gameId of gamesHeld().slice(0, YOUR_GAMES)) {
       try {
-        const game = await gameSummary(this.api, gameId);
-        if (!game) continue;
-        const names = heldSeats(gameId).map((s) => s.name || game.seats[s.seat]?.playerName || "your seat").join(", ");
+        const game = (await this.client.watch(gameId).snapshot()).summary;
+        const names = this.client.seats(gameId).map((s) => game.seats[s.seat!]?.playerName || "your seat").join(", ");
         const state = game.status === GameStatus.WAITING ? "waiting for players" : game.status === GameStatus.PLAYING ? "in play" : "over";
         rows.push(h("tr", { "data-game": gameId },
           h("td", {}, this.title(game.gameType), h("small", {}, ` ${state}`)),
@@ -257,11 +259,40 @@ export class Lobby {
           h("td", {}, h("a", { class: "button primary", href: `#/game/${gameId}` }, game.status === GameStatus.FINISHED || game.status === GameStatus.ABANDONED ? "See the end" : "Back to the table"))));
       } catch (err) {
         // Gone (expired): nothing to go back to, and nothing to keep.
-        if (isGone(err)) forgetGame(gameId);
+        if (isGone(err)) forgetGame(this.client, gameId);
       }
     }
     replace(this.mine, h("table", { class: "games-list" }, ...rows));
-    this.mineSection.hidden = !rows.length;
+    const account = await this.accountGames(rows.map((r) => r.dataset.game ?? ""));
+    this.mineSection.hidden = !rows.length && !account;
+  }
+
+  /** With a player token: the games the player holds a seat in that this browser does not
+   * (begun on another device), from ListMyGames; how many are shown. */
+  private async accountGames(shown: string[]): Promise<number> {
+    if (!playerToken()) {
+      replace(this.account);
+      return 0;
+    }
+    try {
+      const games = (await this.client.listMyGames({ pageSize: YOUR_GAMES })).filter((g) => !shown.includes(g.game.gameId));
+      replace(this.account, games.length ? h("table", { class: "games-list" }, ...games.map(({ game, summary, seat }) => {
+        const state = game.status === "waiting" ? "waiting for players" : game.status === "playing" ? "in play" : "over";
+        return h("tr", { "data-game": game.gameId, "data-seat": seat },
+          h("td", {}, this.title(game.gameType), h("small", {}, ` ${state}`)),
+          h("td", {}, summary.seats[seat]?.playerName || "your seat"),
+          h("td", {}, h("a", { class: "button primary", href: `#/game/${encodeURIComponent(game.gameId)}` }, game.status === "finished" || game.status === "abandoned" ? "See the end" : "Back to the table")));
+      })) : null);
+      return games.length;
+    } catch (err) {
+      this.refuse(err);
+      return 0;
+    }
+  }
+
+  /** The page was given a player token (or another one): list the player's games again. */
+  identityChanged(): void {
+    void this.showMine();
   }
 
   private row(game: GameSummary): HTMLElement {
@@ -283,12 +314,12 @@ export class Lobby {
       h("td", {}, h("a", { class: "button watch", href: `#/game/${game.gameId}` }, "Watch")));
   }
 
-  private async createAndSit(request: MessageInitShape<typeof CreateGameRequestSchema>, name: string): Promise<void> {
+  private async createAndSit(request: NewGame, name: string): Promise<void> {
     try {
-      const { game, inviteCode } = await createGame(this.api, request);
+      const { gameId, inviteCode } = await this.client.createGame(request);
       // An unlisted table: the creator keeps its code (to share the link, or revoke it).
-      if (inviteCode) keepInvite(game.gameId, inviteCode);
-      await this.sit(game.gameId, name, 0, inviteCode);
+      if (inviteCode) keepInvite(gameId, inviteCode);
+      await this.sit(gameId, name, 0, inviteCode ?? "");
     } catch (err) {
       this.refuse(err);
     }
@@ -296,7 +327,7 @@ export class Lobby {
 
   private async sit(gameId: string, playerName: string, seat?: number, inviteCode = ""): Promise<void> {
     try {
-      await sit(this.api, gameId, playerName, seat, inviteCode);
+      useSeat(await this.client.join(gameId, { playerName, seat, inviteCode }));
       location.hash = `#/game/${gameId}`;
     } catch (err) {
       this.refuse(err);

@@ -1,8 +1,7 @@
-// Moves as people read them (the server lists the legal ones, ready to send).
+// Moves as people read them (the table model lists the legal ones, ready to send).
 
-import { type Move } from "./gen/tricktable/v1/moves_pb";
-import { Suit } from "./gen/tricktable/v1/cards_pb";
-import { cardText, suitText } from "./cards";
+import { cardLabel, type PlainMove } from "@tricktable/client";
+import { suitSymbol } from "./cards";
 
 const CONTRACT_NAMES: Record<string, string> = { misere: "misère", open_misere: "open misère" };
 
@@ -12,21 +11,20 @@ export function contractText(contract: string, tricks?: number): string {
   return CONTRACT_NAMES[contract] ?? contract;
 }
 
-export function describeMove(move: Move): string {
-  const kind = move.kind;
-  switch (kind.case) {
+export function describeMove(move: PlainMove): string {
+  switch (move.kind) {
     case "playCard":
-      return `play ${cardText(kind.value.card)}`;
+      return `play ${cardLabel(move.card)}`;
     case "layAside":
-      return `lay aside ${kind.value.cards.map(cardText).join(" ")}`;
+      return `lay aside ${move.cards.map(cardLabel).join(" ")}`;
     case "call":
-      return kind.value.call;
+      return move.call;
     case "chooseSeat":
-      return `choose seat ${kind.value.seat}`;
+      return `choose seat ${move.seat}`;
     case "exchangeTrump":
       return "exchange the trump nine";
     case "declareMarriage":
-      return `declare the ${suitText(kind.value.suit)} marriage`;
+      return `declare the ${suitSymbol(move.suit)} marriage`;
     case "closeStock":
       return "close the stock";
     case "claim":
@@ -34,14 +32,10 @@ export function describeMove(move: Move): string {
     case "drawCards":
       return "draw";
     case "bid":
-      return `bid ${contractText(kind.value.contract, kind.value.tricks)}`;
-    case "declareContract": {
-      const trumps = kind.value.trump === Suit.UNSPECIFIED ? "no trump" : `trumps ${suitText(kind.value.trump)}`;
-      return `${trumps}, call ${cardText(kind.value.called)}`;
-    }
+      return `bid ${contractText(move.contract, move.tricks)}`;
+    case "declareContract":
+      return `${move.trump === null ? "no trump" : `trumps ${suitSymbol(move.trump)}`}, call ${cardLabel(move.called)}`;
     case "cut":
-      return `cut ${kind.value.depth}`;
-    default:
-      return "(empty move)";
+      return `cut ${move.depth}`;
   }
 }

@@ -1,46 +1,28 @@
 // Quick play in the lobby: choose a game, wait (with a cancel button) while the server's queue
 // finds the other players, and sit at the game it makes. The ticket is kept in localStorage,
-// so a reload (or a lobby opened again) resumes the wait where it was.
+// so a reload (or a lobby opened again) resumes the wait where it was: the client package's
+// quickPlay keeps it, and seats the player (the seat's token kept as every seat's).
 
-import { Code, ConnectError } from "@connectrpc/connect";
-import { type Api } from "./api";
+import { type GameType, type QuickPlayInput, type TricktableClient } from "@tricktable/client";
 import { h, replace } from "./dom";
-import { type GameType } from "./gen/tricktable/v1/game_types_pb";
-import { type QuickPlayRequestSchema } from "./gen/tricktable/v1/game_service_pb";
-import { type MessageInitShape } from "@bufbuild/protobuf";
-import { holdSeat } from "./seats";
+import { explain } from "./connection";
+import { useSeat } from "./seats";
 
-const TICKET = "tricktable.quickplay";
 /** The wait before the empty seats go to server bots, when the player asks for them. */
 const BOT_WAIT_MS = 30_000;
-
-interface Kept {
-  ticket: string;
-  gameType: string;
-  name: string;
-}
-
-function kept(): Kept | undefined {
-  try {
-    const value = JSON.parse(localStorage.getItem(TICKET) ?? "null") as Kept | null;
-    return value && typeof value.ticket === "string" ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 export class QuickPlay {
   readonly element = h("div", { id: "quick-play", class: "quick-play" });
   private abort?: AbortController;
 
-  constructor(private readonly api: Api, private readonly types: GameType[], private readonly refuse: (err: unknown) => void) {
+  constructor(private readonly client: TricktableClient, private readonly types: readonly GameType[], private readonly refuse: (err: unknown) => void) {
     this.showForm();
   }
 
   /** Waits again for a ticket this browser holds. */
   resume(): void {
-    const ticket = kept();
-    if (ticket) void this.wait({ ticket: ticket.ticket }, ticket.gameType, ticket.name);
+    const ticket = this.client.quickPlayTicket();
+    if (ticket) void this.wait({ ticket: ticket.ticket }, ticket.gameType);
   }
 
   stop(): void {
@@ -62,7 +44,7 @@ export class QuickPlay {
       h("label", {}, bots, ` server bots take the empty seats after ${BOT_WAIT_MS / 1000} s`), " ",
       h("button", {
         id: "quick-start", class: "primary",
-        onclick: () => void this.wait({ gameType: type.value, playerName: name.value, botWaitMs: bots.checked ? BOT_WAIT_MS : 0 }, type.value, name.value),
+        onclick: () => void this.wait({ gameType: type.value, playerName: name.value, botWaitMs: bots.checked ? BOT_WAIT_MS : 0 }, type.value),
       }, "Quick play"));
   }
 
@@ -75,28 +57,24 @@ export class QuickPlay {
   }
 
   /** Queue (or resume with a ticket) and follow the stream until seated. */
-  private async wait(request: MessageInitShape<typeof QuickPlayRequestSchema>, gameType: string, name: string): Promise<void> {
+  private async wait(request: QuickPlayInput | { readonly ticket: string }, gameType: string): Promise<void> {
     this.abort?.abort();
     const abort = (this.abort = new AbortController());
     try {
-      for await (const answer of this.api.quickPlay(request, { signal: abort.signal })) {
-        if (answer.kind.case === "queued") {
-          localStorage.setItem(TICKET, JSON.stringify({ ticket: answer.kind.value.ticket, gameType, name }));
-          this.showWaiting(gameType, answer.kind.value.waiting, answer.kind.value.ticket);
-        } else if (answer.kind.case === "matched") {
-          const { gameId, seat, seatToken } = answer.kind.value;
-          localStorage.removeItem(TICKET);
-          holdSeat(gameId, { seat, token: seatToken, name });
-          location.hash = `#/game/${encodeURIComponent(gameId)}`;
+      for await (const update of this.client.quickPlay(request, { signal: abort.signal })) {
+        if (update.kind === "queued") {
+          this.showWaiting(gameType, update.waiting, update.ticket);
+        } else {
+          useSeat(update.session);
+          location.hash = `#/game/${encodeURIComponent(update.gameId)}`;
           return;
         }
       }
     } catch (err) {
       if (abort.signal.aborted) return;
-      const gone = ConnectError.from(err).code === Code.NotFound; // cancelled, or past its grace
-      if (gone) localStorage.removeItem(TICKET);
       this.showForm();
-      if (gone && request.ticket) {
+      // The ticket is no longer in the queue (cancelled, or past its grace): forgotten.
+      if ("ticket" in request && explain(err).reason === "UNKNOWN_TICKET") {
         this.element.append(h("p", { id: "quick-over", class: "note" }, "The earlier wait for players has ended: start again."));
       } else {
         this.refuse(err);
@@ -108,12 +86,10 @@ export class QuickPlay {
   private async cancel(ticket: string, gameType: string): Promise<void> {
     this.abort?.abort();
     try {
-      const answer = await this.api.cancelQuickPlay({ ticket });
-      if (!answer.cancelled) {
-        await this.wait({ ticket }, gameType, kept()?.name ?? "");
+      if (!(await this.client.cancelQuickPlay(ticket))) {
+        await this.wait({ ticket }, gameType);
         return;
       }
-      localStorage.removeItem(TICKET);
       this.showForm();
     } catch (err) {
       this.refuse(err);

@@ -1,21 +1,37 @@
-// One game as this tab follows it: the table's whole data layer (with api.ts for the
-// connection and seats.ts for the seats kept). It reads GetGame, follows StreamEvents (resuming
-// from the last version seen, also after a reload), sends moves, takes and leaves seats, and
-// calls `changed` whenever there is something new to draw. table.ts only draws.
+// One game as this tab follows it: the table's data, on the @tricktable/client package. The
+// package's seat session (GameSession) reads the game, sends moves, leaves, and gives the
+// game's events as a stream that resumes by itself after a drop or a server restart; each view
+// read goes through the package's table model (reduceTable), and what table.ts draws is that
+// model's TableState. This module chooses which seat this tab plays (seats.ts), keeps the log
+// across a reload, follows the rematch, and calls `changed` whenever there is something new to
+// draw. table.ts only draws.
 //
-// The server is the only source of truth: after each batch of events the game is read again.
+// The server is the only source of truth: after each batch of events the game is read again
+// (the table is the view's, never one the page built from events itself).
 
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
-import { Code, ConnectError } from "@connectrpc/connect";
-import { type Api, type Refusal, as, explain, isStale } from "./api";
-import { ServerTime } from "./clocks";
-import { type DealScored } from "./gen/tricktable/v1/events_pb";
-import { GameStatus, StreamEventsResponseSchema, type GameSummary, type RematchOffer, type StreamEventsResponse } from "./gen/tricktable/v1/game_service_pb";
-import { type GameType } from "./gen/tricktable/v1/game_types_pb";
-import { type Move } from "./gen/tricktable/v1/moves_pb";
-import { type View } from "./gen/tricktable/v1/views_pb";
-import { type Seat, forgetSeat, heldSeats, holdSeat, tabSeat, useSeat } from "./seats";
+import {
+  emptyTable,
+  reduceTable,
+  rematchState,
+  ServerTime,
+  sleep,
+  toTricktableError,
+  type GameInfo,
+  type GameSession,
+  type GameType,
+  type PlainMove,
+  type RematchState,
+  type StreamEventsResponse,
+  type TableState,
+  type TricktableClient,
+  type View,
+} from "@tricktable/client";
+import { type DealScored } from "@tricktable/client/gen/tricktable/v1/events_pb";
+import { StreamEventsResponseSchema } from "@tricktable/client/gen/tricktable/v1/game_service_pb";
+import { type Refusal, explain, playerToken } from "./connection";
+import { forgetSeat, tabSeat, useSeat } from "./seats";
 
 /** The batches of events the log keeps (and the tab keeps across a reload). */
 const LOG_BATCHES = 200;
@@ -24,11 +40,6 @@ const WAITING_POLL_MS = 1000;
 /** While a game runs, the page reads it again this often, to learn who is (still) connected:
  * presence is no event of the game. */
 const PRESENCE_POLL_MS = 5000;
-
-function requestId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16)); // randomUUID needs https
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /** A signal aborted when either is (AbortSignal.any, which Safari before 17.4 lacks). */
 function eitherAborted(a: AbortSignal, b: AbortSignal): AbortSignal {
@@ -57,11 +68,16 @@ function keep(key: string, batches: StreamEventsResponse[]): void {
   sessionStorage.setItem(key, JSON.stringify(batches.map((b) => base64Encode(toBinary(StreamEventsResponseSchema, b)))));
 }
 
-export class GameSession {
-  seat?: Seat;
-  game?: GameSummary;
+export class TableSession {
+  /** The seat this tab plays (a package seat session); undefined: a spectator. */
+  seat?: GameSession;
+  /** The game as the lobby shows it: its options, its visibility. */
+  game?: GameInfo;
   /** The game's type, as ListGameTypes gives it: its facts (rank order, bid reading). */
   gameType?: GameType;
+  /** The table as the package's model has it, from the last view read: what the page draws. */
+  table?: TableState;
+  /** The last view read (the game's details in words, drawn from its detail). */
   view?: View;
   refusal?: Refusal;
   note = "";
@@ -71,23 +87,29 @@ export class GameSession {
   deals: DealScored[];
   /** After the end: the rematch offered so far (who has accepted; the next game once every
    * player has), from the ended game's stream or this seat's own Rematch call. */
-  rematch?: RematchOffer;
+  rematch?: RematchState;
   /** An unlisted game's invite code, from the link this tab was opened with (#/join/…). */
   inviteCode = "";
+  /** With a player token, on a browser that holds none of the player's seats here: the seat
+   * the player's identity holds at this game (taken on another device), to take back. */
+  identitySeat?: number;
+  /** Whether the player's games have been read (with a player token) since the page began. */
+  identityChecked = false;
   readonly serverTime = new ServerTime();
   private readonly stop$ = new AbortController();
   /** Ends the event stream when the tab's seat changes: it is followed again as the new seat
    * sees it. */
   private restream = new AbortController();
 
-  constructor(private readonly api: Api, readonly gameId: string, private readonly changed: () => void) {
-    this.seat = tabSeat(gameId);
+  constructor(readonly client: TricktableClient, readonly gameId: string, private readonly changed: () => void) {
+    this.seat = tabSeat(client, gameId);
     this.log = keptBatches(logKey(gameId));
     this.deals = keptBatches(dealsKey(gameId)).flatMap((b) => b.events.flatMap((e) => (e.kind.case === "dealScored" ? [e.kind.value] : [])));
   }
 
   async start(): Promise<void> {
     await this.refresh();
+    void this.findIdentitySeat();
     void this.follow();
     void this.poll();
   }
@@ -97,48 +119,56 @@ export class GameSession {
   }
 
   get over(): boolean {
-    return this.game?.status === GameStatus.FINISHED || this.game?.status === GameStatus.ABANDONED;
+    return this.table?.status === "finished" || this.table?.status === "abandoned";
   }
 
   /** The seats this browser holds in this game that this tab does not play. */
-  get seatsToTakeBack(): Seat[] {
-    return heldSeats(this.gameId).filter((s) => s.seat !== this.seat?.seat);
+  get seatsToTakeBack(): GameSession[] {
+    return this.client.seats(this.gameId).filter((s) => s.seat !== this.seat?.seat);
+  }
+
+  /** This tab's seat session, or a spectator's. */
+  private get viewer(): GameSession {
+    return this.seat ?? this.client.watch(this.gameId);
   }
 
   /** The last version this tab has seen of the game (-1: none). */
-  private get seenVersion(): bigint {
+  private get seenVersion(): number {
     const text = sessionStorage.getItem(versionKey(this.gameId));
-    return text === null ? -1n : BigInt(text);
+    return text === null ? -1 : Number(text);
   }
 
   /** Reads the game again now and then: taking a seat and presence are no events of the game. */
   private async poll(): Promise<void> {
     while (!this.stop$.signal.aborted && !this.over) {
-      const waiting = !this.game || this.game.status === GameStatus.WAITING;
-      await new Promise((resolve) => setTimeout(resolve, waiting ? WAITING_POLL_MS : PRESENCE_POLL_MS));
+      const waiting = !this.table || this.table.status === "waiting";
+      await sleep(waiting ? WAITING_POLL_MS : PRESENCE_POLL_MS, this.stop$.signal);
       if (!this.stop$.signal.aborted) await this.refresh();
     }
   }
 
   async refresh(): Promise<void> {
     try {
-      // compactLayAside: a lay-aside turn comes as one choice (~260 bytes), not 560 moves.
-      const reply = await this.api.getGame({ gameId: this.gameId, compactLayAside: true }, as(this.seat?.token, this.stop$.signal));
-      if (reply.game && this.gameType?.name !== reply.game.gameType) {
-        const types = (await this.api.listGameTypes({}, { signal: this.stop$.signal })).gameTypes;
-        this.gameType = types.find((t) => t.name === reply.game?.gameType);
+      const snap = await this.viewer.snapshot({ signal: this.stop$.signal });
+      if (this.gameType?.name !== snap.game.gameType) this.gameType = await this.client.gameType(snap.game.gameType);
+      // An answer overtaken by a later one (two reads at once) is not drawn.
+      if (!this.table || snap.version >= this.table.viewVersion) {
+        const input = { type: "view", view: snap.view, version: snap.version, game: snap.game } as const;
+        this.table = reduceTable(this.table ?? emptyTable(this.gameType, this.gameId), input, this.gameType);
+        this.view = snap.view;
+        this.game = snap.game;
       }
-      this.game = reply.game;
-      this.view = reply.view;
-      if (reply.view) this.serverTime.learn(reply.view);
+      this.serverTime.learn(snap.view);
       this.note = "";
     } catch (err) {
       if (this.stop$.signal.aborted) return;
-      const code = ConnectError.from(err).code;
-      if (this.seat && (code === Code.Unauthenticated || code === Code.PermissionDenied)) {
+      const error = toTricktableError(err);
+      const refused = error.codeName === "Unauthenticated" || error.codeName === "PermissionDenied";
+      if (this.seat && refused && error.reason !== "INVALID_PLAYER_TOKEN") {
         // The seat's token is no longer good (the seat was left): watch instead.
-        forgetSeat(this.gameId, this.seat.seat);
+        forgetSeat(this.seat);
         this.seat = undefined;
+        this.restream.abort(); // followed again as a spectator sees it
         this.note = "This browser's seat is no longer valid: you are watching.";
         this.changed();
         return this.refresh();
@@ -149,38 +179,67 @@ export class GameSession {
     this.changed();
   }
 
-  /** StreamEvents from the version after the last one seen, for as long as the page shows the
-   * game; a dropped stream, or one a restarting server ended, is resumed from where it stopped. */
+  /** With a player token: the seat this player holds here, when this browser holds none of
+   * it (ListMyGames). Asked at the start and when the page is given a token. */
+  async findIdentitySeat(): Promise<void> {
+    if (!playerToken()) {
+      this.identitySeat = undefined;
+      this.identityChecked = false;
+      this.changed();
+      return;
+    }
+    try {
+      const mine = (await this.client.listMyGames({ pageSize: 50 }, { signal: this.stop$.signal })).find((g) => g.game.gameId === this.gameId);
+      const held = this.client.seats(this.gameId).some((s) => s.seat === mine?.seat);
+      this.identitySeat = mine && !held ? mine.seat : undefined;
+      this.identityChecked = true;
+    } catch (err) {
+      if (this.stop$.signal.aborted) return;
+      this.identitySeat = undefined;
+      const why = explain(err);
+      this.note = `Your games could not be read: ${why.reason || why.code} ${why.message}`;
+    }
+    this.changed();
+  }
+
+  /** StreamEvents from the version after the last one this tab has seen, for as long as the
+   * page shows the game; the package's stream resumes by itself after a drop, and goes on past
+   * the end with the rematch offers (up to the one naming the next game). */
   private async follow(): Promise<void> {
     while (!this.stop$.signal.aborted) {
+      this.restream = new AbortController();
+      const signal = eitherAborted(this.stop$.signal, this.restream.signal);
       try {
-        if (this.note) await this.refresh(); // back after a drop: read the game, clear the note
-        const from = this.seenVersion + 1n;
-        this.restream = new AbortController();
-        const signal = eitherAborted(this.stop$.signal, this.restream.signal);
-        const wasOver = this.over;
-        let received = 0;
-        const batches = this.api.streamEvents({ gameId: this.gameId, fromVersion: from, followRematch: true }, as(this.seat?.token, signal));
+        const batches = this.viewer.events({
+          fromVersion: this.seenVersion + 1,
+          signal,
+          followRematch: true,
+          onDrop: (error) => {
+            this.note = `The event stream dropped (${error.serverMessage || error.codeName}); resuming…`;
+            this.changed();
+          },
+        });
         for await (const batch of batches) {
-          received += 1;
           this.record(batch);
-          if (batch.rematch) this.learnRematch(batch.rematch);
-          // Batches the view already shows (a replay from an earlier version) need no reload.
-          if (!this.game || batch.version > this.game.version) await this.refresh();
+          if (batch.rematch) this.learnRematch(rematchState(batch.rematch));
+          // Batches the view already shows (a replay from an earlier version) need no reload;
+          // after a drop the game is read again, which clears the note.
+          if (!this.table || this.note || Number(batch.version) > this.table.viewVersion) await this.refresh();
           else this.changed();
         }
-        await this.refresh();
-        // After the game's last batch the stream, opened again, follows the seats' rematch
-        // offers, and ends with the one naming the next game (or at once when one has).
-        if (this.over && (this.rematch?.gameId || (wasOver && !received))) return;
-        if (this.over) continue;
-        await new Promise((resolve) => setTimeout(resolve, 1000)); // the server was restarting
-      } catch (err) {
         if (this.stop$.signal.aborted) return;
         if (this.restream.signal.aborted) continue; // another seat: follow the game as it sees it
-        this.note = `The event stream dropped (${explain(err).message}); resuming…`;
+        await this.refresh(); // the game's last view
+        return;
+      } catch (err) {
+        if (this.stop$.signal.aborted) return;
+        if (this.restream.signal.aborted) continue;
+        // Refused (a seat token no longer good, say): the game read again says what to do.
+        const why = explain(err);
+        this.note = `The event stream was refused: ${why.reason || why.code} ${why.message}`;
         this.changed();
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        await sleep(1000, this.stop$.signal);
+        await this.refresh();
       }
     }
   }
@@ -201,33 +260,26 @@ export class GameSession {
   // -- acting ----------------------------------------------------------------------------------
 
   /** Send a move; true when the server took it (else `refusal` says why). */
-  async send(move: Move): Promise<boolean> {
-    if (!this.game || !this.seat) return false;
+  async send(move: PlainMove): Promise<boolean> {
+    if (!this.table || !this.seat) return false;
     let taken = false;
     try {
-      await this.api.submitMove(
-        // The page reads the game again after a move, but the answer's view is built anyway:
-        // compactLayAside keeps it small when the next turn is a lay-aside.
-        { gameId: this.gameId, move, expectedVersion: this.game.version, requestId: requestId(), compactLayAside: true },
-        as(this.seat.token),
-      );
+      // The page reads the game again after a move; the answer's view is compact anyway.
+      await this.seat.move(move, this.table.viewVersion);
       this.refusal = undefined;
       taken = true;
     } catch (err) {
       this.refusal = explain(err);
-      if (isStale(err)) this.refusal.message += " (the table has been brought up to date: try again)";
+      if (toTricktableError(err).stale) this.refusal.message += " (the table has been brought up to date: try again)";
     }
     await this.refresh();
     return taken;
   }
 
+  /** Take an open seat (the client keeps its token in localStorage), and play it here. */
   async takeSeat(seat: number, playerName: string): Promise<void> {
     try {
-      const joined = await this.api.joinGame({ gameId: this.gameId, seat, playerName, inviteCode: this.inviteCode });
-      this.seat = { seat: joined.seat, token: joined.seatToken, name: playerName };
-      holdSeat(this.gameId, this.seat);
-      this.restream.abort();
-      this.refusal = undefined;
+      this.play(await this.client.join(this.gameId, { seat, playerName, inviteCode: this.inviteCode }));
     } catch (err) {
       this.refusal = explain(err);
     }
@@ -235,26 +287,42 @@ export class GameSession {
   }
 
   /** Play a seat this browser holds (taken in another tab, or before the browser closed). */
-  async takeBack(seat: Seat): Promise<void> {
-    this.seat = seat;
-    useSeat(this.gameId, seat);
-    this.restream.abort();
-    this.refusal = undefined;
+  async takeBack(seat: GameSession): Promise<void> {
+    this.play(seat);
     await this.refresh();
   }
 
+  /** Take back the seat this player's identity holds here (taken on another device): the
+   * server answers the same seat with a new token for this browser. */
+  async takeIdentitySeatBack(): Promise<void> {
+    try {
+      this.play(await this.client.join(this.gameId, { seat: this.identitySeat }));
+      this.identitySeat = undefined;
+    } catch (err) {
+      this.refusal = explain(err);
+    }
+    await this.refresh();
+  }
+
+  private play(seat: GameSession): void {
+    this.seat = seat;
+    useSeat(seat);
+    this.restream.abort();
+    this.refusal = undefined;
+  }
+
   /** The rematch as it stands; once it names the next game, this tab's seat moves there: seat
-   * s of the ended game is seat s + 1 of the next, with the same token (the Rematch RPC). */
-  private learnRematch(offer: RematchOffer): void {
+   * s of the ended game is seat s + 1 of the next, with the same token (the client keeps it). */
+  private learnRematch(offer: RematchState): void {
     this.rematch = offer;
     const seat = this.seat;
-    if (!seat || !this.game) return;
+    if (!seat || !this.table) return;
     if (!offer.gameId) {
       this.rematchOpen = true;
       return;
     }
-    const next: Seat = { seat: (seat.seat + 1) % this.game.seats.length, token: seat.token, name: seat.name };
-    holdSeat(offer.gameId, next);
+    const next = this.client.hold(offer.gameId, (seat.seat! + 1) % this.table.seatCount, seat.token!);
+    useSeat(next);
     // Followed at once only when this tab saw the offer being made: a tab opened later on the
     // ended game (to see its end) offers a link to the next game instead.
     if (this.rematchOpen) this.onNextGame?.(offer.gameId);
@@ -270,26 +338,27 @@ export class GameSession {
   async playAgain(): Promise<void> {
     if (!this.seat) return;
     try {
-      const answer = await this.api.rematch({ gameId: this.gameId }, as(this.seat.token));
+      const answer = await this.seat.rematch();
       this.refusal = undefined;
       this.rematchOpen = true; // asked for here: follow it
-      if (answer.rematch) this.learnRematch(answer.rematch);
+      this.learnRematch(answer);
     } catch (err) {
       this.refusal = explain(err);
     }
     this.changed();
   }
 
-  /** Leave the seat (while seats are open) or resign (once the game runs). */
+  /** Leave the seat (while seats are open: the client forgets it) or resign (once the game
+   * runs). */
   async leave(): Promise<void> {
     const seat = this.seat;
     if (!seat) return;
     try {
-      const waiting = this.game?.status === GameStatus.WAITING;
-      await this.api.leaveGame({ gameId: this.gameId }, as(seat.token));
-      if (waiting) {
-        forgetSeat(this.gameId, seat.seat); // the seat is open again: its token is spent
+      const game = await seat.leave();
+      if (game.status === "waiting") {
+        forgetSeat(seat); // the seat is open again: its token is spent
         this.seat = undefined;
+        this.restream.abort();
       }
     } catch (err) {
       this.refusal = explain(err);

@@ -1,28 +1,41 @@
 // The card table: one game as this tab's seat (or a spectator) sees it, drawn as a table with
 // the seats around it (this tab's seat at the bottom), the trick in the middle and the hand
 // below. session.ts holds the data; this module only draws and turns clicks into its calls.
+// What it draws is the package's table model (TableState): the seats, the hand by suit in the
+// game's rank order, the trick and the last trick, bids, scores, whose turn, clocks, the legal
+// moves; only the game's details in words (detail.ts) and the score sheet read the protocol.
 //
-// Legal moves come ready-made in the view: cards that are legal plays light up, laying cards
+// Legal moves come ready-made in the model: cards that are legal plays light up, laying cards
 // aside is picking them in the hand (the bid they make shown as they are picked), a Nominations
 // contract is trumps then the card to call, other moves are buttons with a line on what they
 // do. A card that is not a legal play can still be clicked: the server refuses it and the page
 // shows why.
 
-import { create } from "@bufbuild/protobuf";
-import { type Api, explain } from "./api";
+import {
+  cardKey,
+  cardLabel,
+  layAside,
+  playOf,
+  SUIT_SYMBOLS,
+  type GameInfo,
+  type LayAsideOffer,
+  type PlainCard,
+  type PlainMove,
+  type SeatState,
+  type SuitName,
+  type TableState,
+  type TricktableClient,
+} from "@tricktable/client";
+import { explain } from "./connection";
 import { clockText } from "./clocks";
-import { bySuit, cardFace, cardKey, cardText, SUIT_NAME, SUIT_SYMBOL, suitText } from "./cards";
+import { cardFace, suitSymbol } from "./cards";
 import { detailRows, lastDeal, scoreSheet } from "./detail";
 import { h, replace, type Child } from "./dom";
 import { describeEvent } from "./events";
-import { Suit, type Card } from "./gen/tricktable/v1/cards_pb";
-import { GameStatus, Visibility, type GameSummary } from "./gen/tricktable/v1/game_service_pb";
-import { MoveSchema, type Move } from "./gen/tricktable/v1/moves_pb";
-import { type SeatView, type TrickView, type View } from "./gen/tricktable/v1/views_pb";
-import { layAsideMove, layAsideOffer } from "./layaside";
+import { type View } from "@tricktable/client/gen/tricktable/v1/views_pb";
 import { describeMove } from "./moves";
 import { forgetInvite, invite, inviteLink, keepInvite } from "./invites";
-import { GameSession } from "./session";
+import { TableSession } from "./session";
 import { bidRule, bidText, explainMoves, moveLabel, seatName } from "./words";
 
 /** How often the running clocks are redrawn. */
@@ -37,9 +50,9 @@ const PLACES: Record<number, string[]> = {
 };
 
 export class Table {
-  private readonly session: GameSession;
+  private readonly session: TableSession;
   private readonly chosen = new Set<string>(); // cards picked to lay aside
-  private contractTrump?: Suit; // Nominations: the trumps chosen, before the card to call
+  private contractTrump?: SuitName | null; // Nominations: the trumps chosen (null: none), before the card to call
   private confirmingResign = false;
   private logPinned = true; // the log follows its newest line unless the reader scrolled up
   private ticker = 0;
@@ -47,8 +60,8 @@ export class Table {
   private inviteNote = "";
 
   /** `inviteCode`: an unlisted game's, from the link the page was opened with (#/join/…). */
-  constructor(private readonly root: HTMLElement, private readonly api: Api, gameId: string, inviteCode = "") {
-    this.session = new GameSession(api, gameId, () => this.render());
+  constructor(private readonly root: HTMLElement, private readonly client: TricktableClient, gameId: string, inviteCode = "") {
+    this.session = new TableSession(client, gameId, () => this.render());
     this.session.inviteCode = inviteCode;
     // The rematch has begun: this tab's seat plays the next game.
     this.session.onNextGame = (next) => { location.hash = `#/game/${encodeURIComponent(next)}`; };
@@ -65,15 +78,20 @@ export class Table {
   }
 
   private get mySeat(): number | undefined {
-    return this.session.seat?.seat;
+    return this.session.seat?.seat ?? undefined;
+  }
+
+  /** The page was given a player token (or another one): the seat its player holds here. */
+  identityChanged(): void {
+    void this.session.findIdentitySeat();
   }
 
   /** A seat's name, "(you)" after this tab's own. */
-  private name = (seat: number): string => `${seatName(this.session.game, seat)}${seat === this.mySeat ? " (you)" : ""}`;
+  private name = (seat: number): string => `${seatName(this.session.table, seat)}${seat === this.mySeat ? " (you)" : ""}`;
 
   // -- acting ----------------------------------------------------------------------------------
 
-  private async send(move: Move): Promise<void> {
+  private async send(move: PlainMove): Promise<void> {
     if (await this.session.send(move)) {
       this.chosen.clear();
       this.contractTrump = undefined;
@@ -81,9 +99,9 @@ export class Table {
     }
   }
 
-  private clickCard(card: Card): void {
-    const view = this.session.view!;
-    const offer = layAsideOffer(view);
+  private clickCard(card: PlainCard): void {
+    const legal = this.session.table!.legal;
+    const offer = legal.layAside;
     if (offer) {
       const key = cardKey(card);
       if (this.chosen.has(key)) this.chosen.delete(key);
@@ -91,13 +109,20 @@ export class Table {
       this.render();
       return;
     }
-    const legal = view.legalMoves.find((m) => m.kind.case === "playCard" && m.kind.value.card && cardKey(m.kind.value.card) === cardKey(card));
-    void this.send(legal ?? create(MoveSchema, { kind: { case: "playCard", value: { card } } }));
+    // Not a legal play: sent all the same, and the server's refusal says why.
+    void this.send(playOf(legal, card) ?? { kind: "playCard", card });
+  }
+
+  /** The lay-aside of the cards picked; undefined unless exactly the number needed are. */
+  private chosenLayAside(offer: LayAsideOffer): PlainMove | undefined {
+    const picked = offer.cards.filter((c) => this.chosen.has(cardKey(c)));
+    if (picked.length !== offer.count || picked.length !== this.chosen.size) return undefined;
+    return layAside(offer, picked);
   }
 
   private layChosenAside(): void {
-    const offer = this.session.view && layAsideOffer(this.session.view);
-    const move = offer && layAsideMove(offer, this.chosen);
+    const offer = this.session.table?.legal.layAside;
+    const move = offer && this.chosenLayAside(offer);
     if (move) void this.send(move);
   }
 
@@ -109,9 +134,9 @@ export class Table {
   // -- drawing ---------------------------------------------------------------------------------
 
   private render(): void {
-    const { view, game } = this.session;
+    const { table, view, game } = this.session;
     document.getElementById("where")!.textContent = game ? this.session.gameType?.title ?? game.gameType : "";
-    if (!view || !game) {
+    if (!table || !view || !game) {
       replace(this.root, h("p", { id: "note", class: "note" }, this.session.note || "Loading…"), h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
       return;
     }
@@ -120,26 +145,31 @@ export class Table {
     const over = this.session.over;
     replace(
       this.root,
-      h("section", { class: "table", "data-phase": view.phase, "data-seats": view.seats.length },
+      h("section", {
+        class: "table", "data-phase": table.phase, "data-seats": table.seatCount,
+        // With a player token, once the player's games are read: their seat here, or "none".
+        "data-identity-seat": this.session.identityChecked ? String(this.session.identitySeat ?? "none") : undefined,
+      },
         h("div", { class: "bar" },
-          h("span", { id: "status", class: this.mySeat !== undefined && view.toAct.includes(this.mySeat) && !over ? "mine" : "" }, this.status(view, game)),
-          h("span", { id: "version", "data-version": String(game.version), hidden: true }),
-          h("span", { id: "viewer" }, this.session.seat ? `You: ${seatName(game, this.session.seat.seat)}` : "Spectator"),
+          h("span", { id: "status", class: this.mySeat !== undefined && table.toAct.includes(this.mySeat) && !over ? "mine" : "" }, this.status(table)),
+          h("span", { id: "version", "data-version": String(table.viewVersion), hidden: true }),
+          h("span", { id: "viewer" }, this.session.seat ? `You: ${seatName(table, this.session.seat.seat!)}` : "Spectator"),
           this.session.seat && !over
-            ? h("button", { id: "leave", onclick: () => this.askToLeave(game) }, game.status === GameStatus.WAITING ? "Leave the seat" : "Resign")
+            ? h("button", { id: "leave", onclick: () => this.askToLeave(table) }, table.status === "waiting" ? "Leave the seat" : "Resign")
             : null,
           h("a", { href: "#/", class: "lobby-link" }, "Lobby")),
         this.confirmBox(),
         this.takeBackBox(),
+        this.identityBox(),
         this.refusalBox(),
         this.session.note ? h("p", { id: "note", class: "note" }, this.session.note) : null,
-        game.status === GameStatus.WAITING ? this.openSeats(game) : null,
-        game.status === GameStatus.WAITING ? this.inviteBox() : null,
-        over ? this.gameOver(view, game) : null,
-        this.felt(view),
-        this.moves(view),
-        this.session.seat && view.viewer !== undefined ? this.hand(view) : null,
-        this.about(view),
+        table.status === "waiting" ? this.openSeats(table, game) : null,
+        table.status === "waiting" ? this.inviteBox() : null,
+        over ? this.gameOver(view, table) : null,
+        this.felt(table),
+        this.moves(table, game),
+        this.session.seat && table.viewer !== null ? this.hand(table) : null,
+        this.about(view, table),
         h("details", { open: true, class: "log" }, h("summary", {}, "What happened"),
           h("ol", { id: "log" }, ...this.logLines().map((line) => h("li", {}, line))))),
     );
@@ -159,18 +189,18 @@ export class Table {
     ]);
   }
 
-  private status(view: View, game: GameSummary): string {
-    if (game.status === GameStatus.ABANDONED) {
-      return game.resignedSeat === undefined ? "Abandoned" : `Abandoned: ${this.name(game.resignedSeat)} resigned`;
+  private status(table: TableState): string {
+    if (table.status === "abandoned") {
+      return table.resignedSeat === null ? "Abandoned" : `Abandoned: ${this.name(table.resignedSeat)} resigned`;
     }
-    if (view.finished) return `Game over: ${view.winners.map(this.name).join(" and ")} ${view.winners.length > 1 ? "win" : "wins"}`;
-    if (game.status === GameStatus.WAITING) return "Waiting for players";
-    if (this.mySeat !== undefined && view.toAct.includes(this.mySeat)) return "Your turn";
-    return `Waiting for ${view.toAct.map(this.name).join(" and ")}`;
+    if (table.finished) return `Game over: ${table.winners.map(this.name).join(" and ")} ${table.winners.length > 1 ? "win" : "wins"}`;
+    if (table.status === "waiting") return "Waiting for players";
+    if (this.mySeat !== undefined && table.toAct.includes(this.mySeat)) return "Your turn";
+    return `Waiting for ${table.toAct.map(this.name).join(" and ")}`;
   }
 
-  private askToLeave(game: GameSummary): void {
-    if (game.status === GameStatus.WAITING) {
+  private askToLeave(table: TableState): void {
+    if (table.status === "waiting") {
       void this.session.leave(); // nothing is lost: the seat is open again
       return;
     }
@@ -191,11 +221,22 @@ export class Table {
   private takeBackBox(): Child {
     const seats = this.session.seatsToTakeBack;
     if (!seats.length || this.session.over) return null;
-    const game = this.session.game;
+    const table = this.session.table;
     return h("div", { id: "take-back", class: "note" },
       this.session.seat ? "This browser also holds " : `This browser holds ${seats.length === 1 ? "a seat" : "seats"} in this game. `,
-      ...seats.map((seat) => h("button", { class: `take-back${this.session.seat ? "" : " primary"}`, "data-seat": seat.seat, onclick: () => void this.session.takeBack(seat) },
-        this.session.seat ? `${seatName(game, seat.seat)}'s seat: play it here` : `Take my seat back (${seatName(game, seat.seat)})`)));
+      ...seats.map((seat) => h("button", { class: `take-back${this.session.seat ? "" : " primary"}`, "data-seat": seat.seat!, onclick: () => void this.session.takeBack(seat) },
+        this.session.seat ? `${seatName(table, seat.seat!)}'s seat: play it here` : `Take my seat back (${seatName(table, seat.seat!)})`)));
+  }
+
+  /** With a player token: the seat this player holds here, taken on another device, which this
+   * browser holds no token for: take it back (the server gives this browser a token of it). */
+  private identityBox(): Child {
+    const seat = this.session.identitySeat;
+    if (seat === undefined || this.session.over || this.mySeat === seat) return null;
+    return h("div", { id: "identity-seat", class: "note" },
+      `You hold ${seatName(this.session.table, seat)}'s seat at this game (taken on another device). `,
+      h("button", { id: "take-back-identity", class: "take-back primary", "data-seat": seat, onclick: () => void this.session.takeIdentitySeatBack() },
+        `Take my seat back (${seatName(this.session.table, seat)})`));
   }
 
   private refusalBox(): Child {
@@ -205,17 +246,17 @@ export class Table {
       h("strong", {}, refusal.reason || refusal.code), ` ${refusal.message}`);
   }
 
-  private openSeats(game: GameSummary): HTMLElement {
-    const open = game.seats.filter((s) => !s.taken);
+  private openSeats(table: TableState, game: GameInfo): HTMLElement {
+    const open = table.seats.filter((s) => !s.taken);
     return h("div", { class: "open-seats" },
       h("p", {}, `${open.length} open seat${open.length === 1 ? "" : "s"}. `,
-        game.visibility === Visibility.UNLISTED ? "This table is unlisted: players join with its link." : "Send this page's address to the players, or they join from the lobby."),
+        game.visibility === "unlisted" ? "This table is unlisted: players join with its link." : "Send this page's address to the players, or they join from the lobby."),
       this.session.seat ? null : h("span", {},
         h("input", { id: "seat-name", placeholder: "your name", maxlength: 64 }),
         ...open.map((s) => h("button", {
           class: "take-seat", "data-seat": s.seat,
           onclick: () => void this.takeSeat(s.seat),
-        }, `Sit as ${seatName(game, s.seat)}`))));
+        }, `Sit as ${seatName(table, s.seat)}`))));
   }
 
   private async takeSeat(seat: number): Promise<void> {
@@ -240,8 +281,8 @@ export class Table {
 
   private async revokeInvite(code: string, reissue: boolean): Promise<void> {
     try {
-      const answer = await this.api.revokeInvite({ gameId: this.session.gameId, inviteCode: code, reissue });
-      if (answer.inviteCode) keepInvite(this.session.gameId, answer.inviteCode);
+      const reissued = await this.client.revokeInvite(this.session.gameId, code, { reissue });
+      if (reissued) keepInvite(this.session.gameId, reissued);
       else forgetInvite(this.session.gameId);
       this.inviteNote = reissue ? "A new link replaces the old one, which no longer lets anyone in." : "The link was revoked: nobody can join with it any more.";
     } catch (err) {
@@ -252,10 +293,10 @@ export class Table {
   }
 
   /** "Play again": who has accepted the rematch, and this seat's button while it has not. */
-  private playAgain(game: GameSummary): Child {
+  private playAgain(table: TableState): Child {
     const offer = this.session.rematch;
     const accepted = offer?.accepted ?? [];
-    const humans = game.seats.filter((s) => !s.bot).map((s) => s.seat);
+    const humans = table.seats.filter((s) => !s.bot).map((s) => s.seat);
     const waitingFor = humans.filter((s) => !accepted.includes(s));
     const mine = this.mySeat;
     if (offer?.gameId) {
@@ -271,17 +312,17 @@ export class Table {
   }
 
   /** The end of the game: the standing, the deal-by-deal score sheet, and what next. */
-  private gameOver(view: View, game: GameSummary): HTMLElement {
-    const standing = [...view.seats].sort((a, b) => b.score - a.score);
+  private gameOver(view: View, table: TableState): HTMLElement {
+    const standing = [...table.seats].sort((a, b) => b.score - a.score);
     const deals = this.session.deals.length ? this.session.deals : [lastDeal(view)].filter((d) => d !== undefined);
     return h("div", { id: "game-over", class: "game-over" },
-      h("h2", {}, view.finished ? "Final standing" : "The game was abandoned"),
-      h("ol", { class: "standing" }, ...standing.map((s) => h("li", { "data-seat": s.seat, class: view.winners.includes(s.seat) ? "winner" : "" },
-        h("strong", {}, this.name(s.seat)), ` ${s.score}`, view.winners.includes(s.seat) ? h("span", { class: "badge" }, "wins") : null))),
+      h("h2", {}, table.finished ? "Final standing" : "The game was abandoned"),
+      h("ol", { class: "standing" }, ...standing.map((s) => h("li", { "data-seat": s.seat, class: table.winners.includes(s.seat) ? "winner" : "" },
+        h("strong", {}, this.name(s.seat)), ` ${s.score}`, table.winners.includes(s.seat) ? h("span", { class: "badge" }, "wins") : null))),
       deals.length ? h("details", { open: true }, h("summary", {}, "Score sheet"), scoreSheet(deals, this.name, "score-sheet")) : null,
-      game.seats.every((s) => s.taken) ? this.playAgain(game) : null,
+      table.seats.every((s) => s.taken) ? this.playAgain(table) : null,
       h("p", { class: "next" },
-        h("a", { id: "play-new-game", class: "button primary", href: `#/new/${encodeURIComponent(game.gameType)}` }, "New game"),
+        h("a", { id: "play-new-game", class: "button primary", href: `#/new/${encodeURIComponent(table.gameType)}` }, "New game"),
         " ",
         h("a", { class: "button", href: "#/" }, "Lobby")));
   }
@@ -289,157 +330,156 @@ export class Table {
   /** Redraws the running clocks (only their text: the rest of the table stays as it is). */
   private tick(): void {
     const now = this.session.serverTime.now();
-    for (const clock of this.session.view?.clocks ?? []) {
-      if (!clock.running) continue;
-      const shown = this.root.querySelector(`.clock[data-seat="${clock.seat}"]`);
-      if (shown) shown.textContent = clockText(clock, now);
+    for (const seat of this.session.table?.seats ?? []) {
+      if (!seat.clock?.running) continue;
+      const shown = this.root.querySelector(`.clock[data-seat="${seat.seat}"]`);
+      if (shown) shown.textContent = clockText(seat.clock, now);
     }
   }
 
-  private clock(seat: number, view: View): Child {
-    const clock = view.clocks.find((c) => c.seat === seat);
+  private clock(seat: SeatState): Child {
+    const clock = seat.clock;
     if (!clock) return null;
-    return h("div", { class: `clock${clock.running ? " running" : ""}`, "data-seat": seat, "data-timeouts": clock.timeouts },
+    return h("div", { class: `clock${clock.running ? " running" : ""}`, "data-seat": seat.seat, "data-timeouts": clock.timeouts },
       clockText(clock, this.session.serverTime.now()));
   }
 
   /** A note when a person's seat has nobody at it (a bot's seat is always connected). */
-  private absence(seat: number, view: View): Child {
-    const presence = view.presence.find((p) => p.seat === seat);
-    if (!presence || presence.connected || seat === view.viewer || this.session.game?.status !== GameStatus.PLAYING) return null;
+  private absence(seat: SeatState, table: TableState): Child {
+    if (seat.connected !== false || seat.seat === table.viewer || table.status !== "playing") return null;
     return h("div", { class: "absent" }, "not connected: waiting for the player to reconnect");
   }
 
   /** Where a seat sits at this table: this tab's seat (or the first, for a spectator) at the
    * bottom, the others clockwise. */
-  private place(seat: number, view: View): string {
-    const n = view.seats.length;
+  private place(seat: number, table: TableState): string {
+    const n = table.seatCount;
     const bottom = this.mySeat ?? 0;
     return PLACES[n]?.[(seat - bottom + n) % n] ?? "top";
   }
 
-  private felt(view: View): HTMLElement {
+  private felt(table: TableState): HTMLElement {
     return h("div", { class: "felt" },
-      ...view.seats.map((s) => this.seatBox(s, view)),
+      ...table.seats.map((s) => this.seatBox(s, table)),
       h("div", { class: "centre" },
         h("div", { class: "facts" },
-          h("span", {}, `Deal ${view.dealNo}`),
-          h("span", { id: "trump" }, view.trump ? `Trumps ${suitText(view.trump)}` : "No trump"),
-          view.turnUp?.rank ? h("span", { class: "turn-up" }, "turn-up ", cardFace(view.turnUp, "span", {}, "small")) : null),
-        this.trick(view.trick, "trick", view)));
+          h("span", {}, `Deal ${table.dealNo}`),
+          h("span", { id: "trump" }, table.trump ? `Trumps ${SUIT_SYMBOLS[table.trump]}` : "No trump"),
+          table.turnUp ? h("span", { class: "turn-up" }, "turn-up ", cardFace(table.turnUp, "span", {}, "small")) : null),
+        this.trick(table)));
   }
 
-  private seatBox(seat: SeatView, view: View): HTMLElement {
-    const acting = view.toAct.includes(seat.seat);
-    const optional = !acting && view.mayAct.includes(seat.seat);
+  private seatBox(seat: SeatState, table: TableState): HTMLElement {
+    const acting = seat.toAct;
+    const optional = !acting && seat.mayAct;
     const facts: Child[] = [
       h("span", {}, `${seat.handSize} cards`),
-      seat.bid !== undefined ? h("span", { class: "bid" }, `bid ${seat.bid}`) : null,
+      seat.bid !== null ? h("span", { class: "bid" }, `bid ${seat.bid}`) : null,
       seat.asideCount ? h("span", {}, `${seat.asideCount} aside`) : null,
       h("span", {}, `${seat.tricksWon} trick${seat.tricksWon === 1 ? "" : "s"}`),
-      seat.pointsTaken !== undefined ? h("span", {}, `${seat.pointsTaken} points`) : null,
+      seat.pointsTaken !== null ? h("span", {}, `${seat.pointsTaken} points`) : null,
       h("span", { class: "score" }, `score ${seat.score}`),
     ];
-    const small = (cards: Card[]) => cards.map((c) => cardFace(c, "span", {}, "small"));
-    const exposed = seat.seat !== view.viewer && seat.hand ? h("div", { class: "exposed" }, "hand ", ...small(seat.hand.cards)) : null;
-    const aside = seat.aside?.cards.length ? h("div", { class: "aside" }, "aside ", ...small(seat.aside.cards)) : null;
-    const mine = seat.seat === view.viewer;
-    return h("div", { class: `seat at-${this.place(seat.seat, view)}${acting ? " acting" : ""}${mine ? " mine" : ""}`, "data-seat": seat.seat },
+    const small = (cards: readonly PlainCard[]) => cards.map((c) => cardFace(c, "span", {}, "small"));
+    const mine = seat.seat === table.viewer;
+    const exposed = !mine && seat.cards ? h("div", { class: "exposed" }, "hand ", ...small(seat.cards)) : null;
+    const aside = seat.aside?.length ? h("div", { class: "aside" }, "aside ", ...small(seat.aside)) : null;
+    return h("div", { class: `seat at-${this.place(seat.seat, table)}${acting ? " acting" : ""}${mine ? " mine" : ""}`, "data-seat": seat.seat },
       h("div", { class: "who" }, h("span", { class: "name" }, this.name(seat.seat)),
-        seat.seat === view.dealer ? h("span", { class: "badge dealer", title: "dealer" }, "dealer") : null,
+        seat.seat === table.dealer ? h("span", { class: "badge dealer", title: "dealer" }, "dealer") : null,
         acting ? h("span", { class: "badge" }, mine ? "your turn" : "to act") : null,
         optional ? h("span", { class: "badge optional" }, "may act") : null),
-      this.clock(seat.seat, view), this.absence(seat.seat, view),
+      this.clock(seat), this.absence(seat, table),
       h("div", { class: "facts" }, ...facts), exposed, aside);
   }
 
   /** The trick on the table, each card before the seat that played it; the last trick beside
    * it while no card of the next one is down. */
-  private trick(trick: TrickView | undefined, id: string, view: View): HTMLElement {
-    const played = trick?.cards ?? [];
-    const last = view.tricks[view.tricks.length - 1];
-    return h("div", { id, class: "trick" },
-      ...played.map((card, i) => h("figure", { class: `played at-${this.place(trick!.seats[i], view)}` },
-        cardFace(card), h("figcaption", {}, seatName(this.session.game, trick!.seats[i])))),
-      played.length ? null : h("p", { class: "empty" }, last?.winner !== undefined ? `${this.name(last.winner)} won the last trick` : ""));
+  private trick(table: TableState): HTMLElement {
+    const played = table.trick?.plays ?? [];
+    const won = table.lastTrick?.winner ?? null;
+    return h("div", { id: "trick", class: "trick" },
+      ...played.map((play) => h("figure", { class: `played at-${this.place(play.seat, table)}` },
+        cardFace(play.card), h("figcaption", {}, seatName(table, play.seat)))),
+      played.length ? null : h("p", { class: "empty" }, won !== null ? `${this.name(won)} won the last trick` : ""));
   }
 
   /** The game's state in words, the last trick and the last deal (folded away on a phone). */
-  private about(view: View): HTMLElement {
-    const rows = detailRows(view, this.name);
-    const last = view.tricks[view.tricks.length - 1];
+  private about(view: View, table: TableState): HTMLElement {
+    const rows = detailRows(view, table, this.name);
+    const last = table.lastTrick;
     const deal = lastDeal(view);
     return h("div", { class: "about" },
       rows.length ? h("dl", { class: "detail" }, ...rows.flatMap(([label, content]) => [h("dt", {}, label), h("dd", {}, content)])) : null,
-      last ? h("div", { id: "last-trick", class: "last-trick" }, h("span", {}, `Last trick${last.winner !== undefined ? `, won by ${this.name(last.winner)}` : ""}: `),
-        ...last.cards.map((card) => cardFace(card, "span", {}, "small"))) : null,
+      last ? h("div", { id: "last-trick", class: "last-trick" }, h("span", {}, `Last trick${last.winner !== null ? `, won by ${this.name(last.winner)}` : ""}: `),
+        ...last.plays.map((play) => cardFace(play.card, "span", {}, "small"))) : null,
       deal && !this.session.over ? h("details", { class: "last-deal" }, h("summary", {}, `Deal ${deal.dealNo} scored`), scoreSheet([deal], this.name)) : null);
   }
 
-  private hand(view: View): HTMLElement {
-    const me = view.seats[view.viewer!];
-    const cards = me?.hand?.cards ?? [];
-    const legal = new Set(view.legalMoves.flatMap((m) => (m.kind.case === "playCard" && m.kind.value.card ? [cardKey(m.kind.value.card)] : [])));
-    const rows = [...bySuit(cards, this.session.gameType?.rankOrder ?? [])].filter(([, row]) => row.length);
+  /** The hand as the model groups it (by suit, in the game's rank order, strongest first),
+   * each suit drawn weakest to strongest, left to right. */
+  private hand(table: TableState): HTMLElement {
+    const legal = new Set(table.legal.moves.flatMap((m) => (m.kind === "playCard" ? [cardKey(m.card)] : [])));
     return h("div", { id: "hand", class: "hand" },
-      ...rows.map(([suit, row]) =>
-        h("div", { class: "suit-row", "data-suit": SUIT_NAME[suit] ?? "joker" },
-          ...row.map((card) => {
-            const extra = `${legal.has(cardKey(card)) ? "legal" : ""}${this.chosen.has(cardKey(card)) ? " chosen" : ""}`;
-            return cardFace(card, "button", { title: legal.has(cardKey(card)) ? `play ${cardText(card)}` : cardText(card), onclick: () => this.clickCard(card) }, extra.trim());
+      ...table.hand.map((row) =>
+        h("div", { class: "suit-row", "data-suit": row.suit ?? "joker" },
+          ...[...row.cards].reverse().map((card) => {
+            const key = cardKey(card);
+            const extra = `${legal.has(key) ? "legal" : ""}${this.chosen.has(key) ? " chosen" : ""}`;
+            return cardFace(card, "button", { title: legal.has(key) ? `play ${cardLabel(card)}` : cardLabel(card), onclick: () => this.clickCard(card) }, extra.trim());
           }))));
   }
 
-  private layAside(view: View): Child {
-    const offer = layAsideOffer(view);
+  private layAside(table: TableState, game: GameInfo): Child {
+    const offer = table.legal.layAside;
     if (!offer) return null;
     // In the order they were picked (the Set keeps it).
     const picked = [...this.chosen].flatMap((key) => offer.cards.filter((c) => cardKey(c) === key));
     const reading = this.session.gameType?.bidReading;
-    const high = this.session.game?.options.high_readings?.value;
-    const highReadings = high?.case === "boolValue" ? high.value : false;
-    const made = reading ? bidText(picked, reading, view.turnUp, highReadings, cardText) : "";
+    const highReadings = game.options.high_readings === true;
+    const made = reading ? bidText(picked, reading, table.turnUp, highReadings) : "";
     return h("div", { class: "lay-aside", "data-count": offer.count },
       h("p", {}, h("strong", {}, `Pick ${offer.count} cards to lay aside (${this.chosen.size} picked)`), made ? h("span", { id: "bid-made" }, ` ${made}`) : null, " ",
-        h("button", { id: "lay-aside", class: "primary", disabled: !layAsideMove(offer, this.chosen), onclick: () => this.layChosenAside() }, "Lay aside")),
+        h("button", { id: "lay-aside", class: "primary", disabled: !this.chosenLayAside(offer), onclick: () => this.layChosenAside() }, "Lay aside")),
       reading ? h("p", { class: "explain" }, bidRule(reading, highReadings)) : null);
   }
 
   /** Nominations' contract: trumps first, then the card to call (its holder is the partner). */
-  private contract(moves: Move[]): HTMLElement {
-    const declared = moves.flatMap((m) => (m.kind.case === "declareContract" ? [{ move: m, trump: m.kind.value.trump, called: m.kind.value.called }] : []));
-    const trumps = [...new Set(declared.map((d) => d.trump))].sort((a, b) => (a === Suit.UNSPECIFIED ? 1 : b === Suit.UNSPECIFIED ? -1 : 0));
+  private contract(moves: readonly PlainMove[]): HTMLElement {
+    const declared = moves.flatMap((m) => (m.kind === "declareContract" ? [m] : []));
+    // No trump last.
+    const trumps = [...new Set(declared.map((d) => d.trump))].sort((a, b) => (a === null ? 1 : b === null ? -1 : 0));
     const chosen = this.contractTrump;
-    const callable = declared.filter((d) => d.trump === chosen && d.called);
-    const bySuitRow = new Map<Suit, typeof callable>();
-    for (const d of callable) bySuitRow.set(d.called!.suit, [...(bySuitRow.get(d.called!.suit) ?? []), d]);
+    const callable = declared.filter((d) => d.trump === chosen);
+    const bySuitRow = new Map<SuitName | null, typeof callable>();
+    for (const d of callable) bySuitRow.set(d.called.suit, [...(bySuitRow.get(d.called.suit) ?? []), d]);
     return h("div", { class: "contract" },
       h("p", { class: "explain" }, "You won the auction. Choose trumps, then the card to call: its holder is your partner (a card of your own: you play alone)."),
       h("div", { class: "kind" }, ...trumps.map((trump) => h("button", {
-        class: `trump-choice${trump === chosen ? " chosen" : ""}`, "data-trump": trump ? SUIT_NAME[trump] : "none",
+        class: `trump-choice${trump === chosen ? " chosen" : ""}`, "data-trump": trump ?? "none",
         onclick: () => { this.contractTrump = trump; this.render(); },
-      }, trump ? `${SUIT_SYMBOL[trump]} trumps` : "No trump"))),
+      }, trump ? `${suitSymbol(trump)} trumps` : "No trump"))),
       chosen === undefined ? null : h("div", { class: "call-cards" },
         h("p", {}, "Call a card:"),
         ...[...bySuitRow.values()].map((row) => h("div", { class: "suit-row" },
-          ...row.map((d) => cardFace(d.called!, "button", { onclick: () => void this.send(d.move), title: `call ${cardText(d.called)}` }, "call-card small"))))));
+          ...row.map((d) => cardFace(d.called, "button", { onclick: () => void this.send(d), title: `call ${cardLabel(d.called)}` }, "call-card small"))))));
   }
 
-  private moves(view: View): Child {
-    const offer = layAsideOffer(view);
-    if (!this.session.seat || (!view.legalMoves.length && !offer)) return null;
-    const others = view.legalMoves.filter((m) => m.kind.case !== "playCard" && m.kind.case !== "layAside");
+  private moves(table: TableState, game: GameInfo): Child {
+    const offer = table.legal.layAside;
+    if (!this.session.seat || (!table.legal.moves.length && !offer)) return null;
+    const others = table.legal.moves.filter((m) => m.kind !== "playCard");
     const parts: Child[] = [];
-    if (this.mySeat !== undefined && !view.toAct.includes(this.mySeat)) {
+    if (this.mySeat !== undefined && !table.toAct.includes(this.mySeat)) {
       // Only optional moves (a Sixty-Six claim): the game does not wait for them, no clock runs.
       parts.push(h("p", { class: "optional" }, "You may, if you wish (the game does not wait for it):"));
     }
-    parts.push(this.layAside(view));
-    if (others.some((m) => m.kind.case === "declareContract")) parts.push(this.contract(others));
-    const byKind = new Map<string, Move[]>();
+    parts.push(this.layAside(table, game));
+    if (others.some((m) => m.kind === "declareContract")) parts.push(this.contract(others));
+    const byKind = new Map<string, PlainMove[]>();
     for (const move of others) {
-      if (move.kind.case === "declareContract") continue;
-      byKind.set(move.kind.case!, [...(byKind.get(move.kind.case!) ?? []), move]);
+      if (move.kind === "declareContract") continue;
+      byKind.set(move.kind, [...(byKind.get(move.kind) ?? []), move]);
     }
     for (const [kind, moves] of byKind) {
       const why = explainMoves(kind, moves);
@@ -450,7 +490,7 @@ export class Table {
         }, moveLabel(m, this.name, describeMove(m)))));
       } else {
         const list = h("select", { class: "move-list", "data-kind": kind }, ...moves.map((m, i) => h("option", { value: i }, moveLabel(m, this.name, describeMove(m))))) as HTMLSelectElement;
-        choices = h("span", { class: "kind" }, list, h("button", { onclick: () => void this.send(moves[Number(list.value)]) }, "Send"));
+        choices = h("span", { class: "kind" }, list, h("button", { onclick: () => void this.send(moves[Number(list.value)]!) }, "Send"));
       }
       parts.push(h("div", { class: "choice", "data-kind": kind }, choices, why ? h("small", { class: "explain" }, why) : null));
     }

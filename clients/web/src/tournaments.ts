@@ -9,7 +9,7 @@ import {
   TournamentStatus,
   type StandingRow,
   type TournamentGame,
-} from "./gen/tricktable/v1/tournament_service_pb";
+} from "@tricktable/client/gen/tricktable/v1/tournament_service_pb";
 
 export type TournamentApi = Client<typeof TournamentService>;
 

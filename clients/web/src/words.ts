@@ -1,11 +1,8 @@
 // What the table says in words: seat names, each kind of move explained in one line, and the
 // bid a set of cards laid aside makes.
 
-import { Rank, Suit, type Card } from "./gen/tricktable/v1/cards_pb";
-import { type GameSummary } from "./gen/tricktable/v1/game_service_pb";
-import { type BidCardReading } from "./gen/tricktable/v1/game_types_pb";
-import { type Move } from "./gen/tricktable/v1/moves_pb";
-import { SUIT_SYMBOL, SUITS_SHOWN } from "./cards";
+import { cardLabel, SUIT_SYMBOLS, SUITS_SHOWN, suitOf, type PlainCard, type PlainMove, type SuitName, type TableState } from "@tricktable/client";
+import { type BidCardReading } from "@tricktable/client/gen/tricktable/v1/game_types_pb";
 
 const COMPASS: Record<number, string[]> = {
   2: ["South", "North"],
@@ -14,17 +11,17 @@ const COMPASS: Record<number, string[]> = {
 };
 
 /** A seat's name: its player's name; a server bot's or an empty seat's by its place. */
-export function seatName(game: GameSummary | undefined, seat: number): string {
-  const place = COMPASS[game?.seats.length ?? 0]?.[seat] ?? `Player ${seat + 1}`;
-  const status = game?.seats[seat];
+export function seatName(table: TableState | undefined, seat: number): string {
+  const place = COMPASS[table?.seatCount ?? 0]?.[seat] ?? `Player ${seat + 1}`;
+  const status = table?.seats[seat];
   if (status?.bot) return `${place} (bot)`;
   return status?.taken && status.playerName ? status.playerName : place;
 }
 
 /** One line on what a kind of move does, beside its buttons (the calls offered tell which
  * moment of which game it is). */
-export function explainMoves(kind: string, moves: Move[]): string {
-  const calls = new Set(moves.flatMap((m) => (m.kind.case === "call" ? [m.kind.value.call] : [])));
+export function explainMoves(kind: string, moves: readonly PlainMove[]): string {
+  const calls = new Set(moves.flatMap((m) => (m.kind === "call" ? [m.call] : [])));
   switch (kind) {
     case "call":
       if (calls.has("declare") || calls.has("reveal")) {
@@ -55,24 +52,27 @@ export function explainMoves(kind: string, moves: Move[]): string {
 }
 
 /** What a seat would send as a move, in a button's words (seats by name). */
-export function moveLabel(move: Move, name: (seat: number) => string, fallback: string): string {
-  const kind = move.kind;
-  if (kind.case === "chooseSeat") return name(kind.value.seat);
-  if (kind.case === "call") return kind.value.call;
+export function moveLabel(move: PlainMove, name: (seat: number) => string, fallback: string): string {
+  if (move.kind === "chooseSeat") return name(move.seat);
+  if (move.kind === "call") return move.call;
   return fallback;
 }
 
 /** The suit a card counts as when laid aside: its own, or for the Joker the turn-up's. */
-function bidSuit(card: Card, turnUp: Card | undefined): Suit {
-  return card.rank === Rank.JOKER ? (turnUp?.suit ?? Suit.UNSPECIFIED) : card.suit;
+function bidSuit(card: PlainCard, turnUp: PlainCard | null): SuitName | null {
+  return card.rank === "joker" ? (turnUp?.suit ?? null) : card.suit;
+}
+
+/** What a suit adds to a bid, by the game's reading (GameType.bidReading). */
+function suitValue(reading: BidCardReading, suit: SuitName | null): number {
+  return suit === null ? 0 : (reading.suitValues.find((v) => v.suit === suitOf(suit))?.value ?? 0);
 }
 
 /** The bid cards laid aside make, in words: "6♣ 10♣ K♣ = bid 9" (and Counterpoint's higher
  * reading: "= bid 10 (or 110)"); what is still to pick otherwise. */
-export function bidText(picked: Card[], reading: BidCardReading, turnUp: Card | undefined, highReadings: boolean, cardText: (c: Card) => string): string {
-  const value = (suit: Suit) => reading.suitValues.find((v) => v.suit === suit)?.value ?? 0;
-  const bid = picked.reduce((sum, card) => sum + value(bidSuit(card, turnUp)), 0);
-  const cards = picked.map(cardText).join(" ");
+export function bidText(picked: readonly PlainCard[], reading: BidCardReading, turnUp: PlainCard | null, highReadings: boolean): string {
+  const bid = picked.reduce((sum, card) => sum + suitValue(reading, bidSuit(card, turnUp)), 0);
+  const cards = picked.map(cardLabel).join(" ");
   if (picked.length < reading.cards) return picked.length ? `${cards}: ${bid} so far` : "";
   const high = highReadings && reading.highReadingAdd && bid <= reading.highReadingMax ? ` (or ${bid + reading.highReadingAdd})` : "";
   return `${cards} = bid ${bid}${high}`;
@@ -80,9 +80,9 @@ export function bidText(picked: Card[], reading: BidCardReading, turnUp: Card | 
 
 /** How laying aside makes a bid, in one line: "the suits of the 3 cards add up: ♣ 3, ♥ 2...". */
 export function bidRule(reading: BidCardReading, highReadings: boolean): string {
-  const values = SUITS_SHOWN.map((suit) => [suit, reading.suitValues.find((v) => v.suit === suit)?.value ?? 0] as const)
+  const values = SUITS_SHOWN.map((suit) => [suit, suitValue(reading, suit)] as const)
     .sort((a, b) => b[1] - a[1])
-    .map(([suit, value]) => `${SUIT_SYMBOL[suit]} ${value}`);
+    .map(([suit, value]) => `${SUIT_SYMBOLS[suit]} ${value}`);
   const high = highReadings && reading.highReadingAdd
     ? `; a bid of ${reading.highReadingMax} or less may also count as ${reading.highReadingAdd} more, whichever is closer`
     : "";

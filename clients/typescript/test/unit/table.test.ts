@@ -162,3 +162,55 @@ test("a resignation abandons the game", () => {
   assert.equal(abandoned.status, "abandoned");
   assert.equal(abandoned.resignedSeat, 1);
 });
+
+test("cards laid aside: the viewer's own from the view and its event, another seat's only once exposed", () => {
+  const start = reduceTable(emptyTable(GAME, "g1"), {
+    type: "view",
+    version: 3,
+    view: view({
+      viewer: 0,
+      seats: [
+        { seat: 0, handSize: 4, hand: { cards: [JH, KS, AH, NS] }, asideCount: 1, aside: { cards: [TH] } },
+        { seat: 1, handSize: 4, asideCount: 1 },
+      ],
+    }),
+  }, GAME);
+  assert.deepEqual(start.seats[0]!.aside, [{ suit: "hearts", rank: "ten" }]);
+  assert.equal(start.seats[1]!.aside, null, "another seat's bid cards are face down");
+
+  const laid = reduceTable(
+    start,
+    events(
+      4,
+      { kind: { case: "cardsLaidAside", value: { seat: 0, count: 1, cards: { cards: [NS] } } } },
+      { kind: { case: "cardsLaidAside", value: { seat: 1, count: 1 } } },
+    ),
+    GAME,
+  );
+  assert.deepEqual(laid.seats[0]!.aside, [{ suit: "hearts", rank: "ten" }, { suit: "spades", rank: "nine" }]);
+  assert.deepEqual(laid.seats[0]!.cards?.map((card) => card.rank), ["jack", "king", "ace"], "the card left the hand");
+  assert.deepEqual(laid.seats.map((s) => s.asideCount), [2, 2]);
+  assert.equal(laid.seats[1]!.aside, null);
+
+  const shown = reduceTable(laid, events(5, { kind: { case: "cardsExposed", value: { seat: 1, what: "bid_cards", cards: [KS, JH] } } }), GAME);
+  assert.deepEqual(shown.seats[1]!.aside, [{ suit: "spades", rank: "king" }, { suit: "hearts", rank: "jack" }], "a premium shows them to all");
+
+  const dealt = reduceTable(shown, events(6, { kind: { case: "dealStarted", value: { dealNo: 2, handSizes: [4, 4], hands: [{ visible: true, cards: [JH] }, { visible: false }] } } }), GAME);
+  assert.deepEqual(dealt.seats.map((s) => [s.asideCount, s.aside]), [[0, null], [0, null]], "a new deal has none aside");
+});
+
+test("a game the service ended stays abandoned though its view is finished", () => {
+  const game = {
+    gameId: "g1", gameType: "test-game", status: "abandoned", version: 7, options: {}, createdAtMs: 0, resignedSeat: 1,
+    timeControl: null, visibility: "public", reservedSeats: [],
+    seats: [0, 1].map((seat) => ({ seat, taken: true, playerName: `p${seat}`, bot: "" })),
+  } as const;
+  const ended = reduceTable(seatZeroLeads(), { type: "view", version: 7, view: view({ viewer: 0, finished: true }), game }, GAME);
+  assert.equal(ended.status, "abandoned");
+  assert.equal(ended.resignedSeat, 1);
+  assert.ok(ended.finished, "the view says no one may act any more");
+
+  const idle = reduceTable(seatZeroLeads(), events(6, { kind: { case: "gameAbandoned", value: {} } }), GAME);
+  const read = reduceTable(idle, { type: "view", version: 6, view: view({ viewer: 0, finished: true }) }, GAME);
+  assert.equal(read.status, "abandoned", "a view without a summary keeps what the events said");
+});

@@ -302,6 +302,7 @@ SETTINGS: dict[str, tuple[str, ...]] = {
         "--limit-seat-read-calls=0",
         "--limit-calls-in-progress=0",
         "--limit-open-games-recount=0",
+        "--limit-refused-moves=0",
     ),
     "after": (),
 }

@@ -18,7 +18,12 @@ packet stays on loopback:
 - ``move-flood``: SubmitMove on one seat of the abuser's own game, over and over (most are
   refused: not its turn, a stale version), natively, then over the web as ``move-flood-web``;
 - ``seat-flood``: the same on many seats from the one address (both seats of 50 games), each
-  seat within its own move rate, together bounded only by the address' limits.
+  seat within its own move rate, together bounded by the address' limits (its refused moves'
+  budget, ``--limit-refused-moves``);
+- ``bot-runner``: no abuse, a heavy honest client: 32 tables played at once from the one
+  address, both seats, each move made as soon as the last is answered (a GetGame, then a legal
+  SubmitMove), a new game when one ends; its moves a second (``abuser_moves_per_s``) say whether
+  a limit slows a legitimate bot runner, its cost to the others what it takes of one process.
 
 A flood phase is timed from the abuser's first call (it says when, on the system's monotonic
 clock) until its calls in flight are answered (it floods for S seconds; calls a server holds in
@@ -66,9 +71,20 @@ from tricktable.v1 import game_service_pb2_grpc
 from benchmarks.redis_server import free_port, redis_server
 from benchmarks.service import _process, cpu_seconds
 
-PHASES = ("quiet", "create-join", "create-join-web", "move-flood", "move-flood-web", "seat-flood")
+PHASES = (
+    "quiet",
+    "create-join",
+    "create-join-web",
+    "move-flood",
+    "move-flood-web",
+    "seat-flood",
+    "bot-runner",
+)
 #: The seat flood's games: the abuser takes both seats of each, from its one address.
 SEAT_FLOOD_GAMES = 50
+#: The bot runner's tables played at once from its one address (``tricktable tournament
+#: --parallel 32``'s load, without its bots' thinking).
+BOT_RUNNER_TABLES = 32
 SERVICE = "tricktable.v1.GameService"
 _RUN_CLI = "import sys; from service.cli import main; sys.exit(main(sys.argv[1:]))"
 
@@ -227,6 +243,38 @@ async def _abuse(plan: Plan) -> Counter[str]:
                         join = pb.JoinGameRequest(game_id=made.game.game_id)
                         await call("JoinGame", join, pb.JoinGameResponse, None)
 
+        elif phase == "bot-runner":
+
+            async def flooder(number: int) -> None:
+                if number >= BOT_RUNNER_TABLES:
+                    return
+                while time.monotonic() < deadline:
+                    made = await stub.CreateGame(pb.CreateGameRequest(game_type="counterpoint"))
+                    game_id = made.game.game_id
+                    seats = []
+                    for seat in range(len(made.game.seats)):
+                        join = pb.JoinGameRequest(game_id=game_id, seat=seat)
+                        joined = await stub.JoinGame(join)
+                        seats.append(joined.seat_token)
+                    seat = 0
+                    while time.monotonic() < deadline:
+                        request = pb.GetGameRequest(game_id=game_id)
+                        seen = await call("GetGame", request, pb.GetGameResponse, seats[seat])
+                        if seen is None or seen.view.finished:
+                            break
+                        if not seen.view.legal_moves:
+                            seat = seen.view.to_act[0] if seen.view.to_act else 1 - seat
+                            continue
+                        move = pb.SubmitMoveRequest(
+                            game_id=game_id,
+                            move=seen.view.legal_moves[0],
+                            expected_version=seen.game.version,
+                            request_id=uuid.uuid4().hex,
+                        )
+                        if await call("SubmitMove", move, pb.SubmitMoveResponse, seats[seat]):
+                            outcomes["moves_played"] += 1
+                        seat = 1 - seat
+
         elif phase == "seat-flood":
             # Many seats from one address, each within its own move rate: together bounded
             # by the address' rate and its share of the process.
@@ -359,6 +407,10 @@ async def _phase(args: argparse.Namespace, served: _Served, phase: str) -> dict[
         # the same after the flood's first second (its calls all arriving at once)
         "p99_settled_ms": _quantile_ms(settled, 0.99),
         "abuser_calls": abused,
+        # a bot runner's moves played a second (the bot-runner phase)
+        "abuser_moves_per_s": round(abused.get("moves_played", 0) / (ended - started))
+        if abused.get("moves_played")
+        else None,
         # the server's CPU seconds per second (1.0: one core, its most)
         "server_cpu": busy,
         "abuser_address": ABUSER_ADDRESS if abuser else None,
@@ -422,6 +474,8 @@ async def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
                 summary[phase] = [r["p99_ms"] for r in rows]
             else:
                 summary[phase] = [[r["p99_ms"], r["p99_settled_ms"]] for r in rows]
+            if phase == "bot-runner":
+                summary["bot-runner moves/s"] = [r["abuser_moves_per_s"] for r in rows]
         summaries.append(summary)
     return results + summaries
 

@@ -135,8 +135,11 @@ class LimitsConfig:
     # Per address: SubmitMove calls refused as the client's mistake (out of turn, a stale
     # version, an illegal move, a bad token). A refused move costs the server as much as a
     # played one, and a bot or a tournament of them from one address rarely makes one; past
-    # this budget the address' moves take their turn at its rate (module docstring).
-    refused_moves: Rate = Rate(50, 200)
+    # this budget the address' moves take their turn at its rate (module docstring). Its rate
+    # times ``rate_wait_s`` is at least ``calls_per_address``: all of a flooding address'
+    # places may wait for their turn, so its further calls wait in its queue, at no cost,
+    # rather than be refused at once and sent again (at 50/s, 1,760 refusals a second).
+    refused_moves: Rate = Rate(100, 200)
     stream_events: Rate = Rate(200, 2000)  # per address
     seat_stream_events: Rate = Rate(20, 100)  # per seat token
     # Reads (GetGame, ListGames, GetGameRecord, ListMyGames, ListGameTypes), one budget per

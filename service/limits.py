@@ -35,6 +35,15 @@ games, open streams, idle connections. Each has a protective default and a ``ser
   address with the fewest calls running, so an address with many seats (each within its own
   limits, together within the address') cannot keep other addresses' calls waiting behind its
   queue.
+- Moves refused as the client's mistake, per address (``refused_moves``): what still cost
+  everyone else in issue 25's seat flood (one address, both seats of 50 games, each seat within
+  its own rate: 1,300 out-of-turn moves a second admitted, each refused by the game as dearly
+  as a move is played) was the seats' rates added up. A move takes a token of its address'
+  budget as it comes in and gives it back when it is answered, unless it was refused for what
+  the client sent (out of turn, a stale version, an illegal move, a bad token): a bot runner's
+  moves, played, never spend it, however many seats it plays from one address, while a flood's
+  spend it, and then its moves wait their turn at the budget's rate in the address' queue.
+  Neither the moves' legality nor any rule is looked at: only how the call ended.
 - The client address is the connection's, or behind a trusted proxy (``trusted_proxies``) the
   one it forwards (service.proxies).
 - Open games per address: games it created whose seats are not all taken. A create reserves its

@@ -135,3 +135,12 @@ def test_a_flood_of_refused_moves_over_the_wire_is_held_to_the_budget() -> None:
         assert error_info(caught.value).reason == "RATE_LIMITED"
         assert "refused SubmitMove" in (caught.value.details() or "")
         assert client.get(table.game_id).game.version == mine.game.version
+
+
+def test_all_of_a_flooding_addresses_places_fit_in_the_rate_wait_by_default() -> None:
+    """With the budget spent, every call holding one of its address' places waits for its
+    token (none is refused at once and sent again by a flood that ignores RetryInfo), so the
+    address' further calls wait in its queue, where they cost nothing."""
+    config = LimitsConfig()
+    assert config.refused_moves.per_s * config.rate_wait_s >= config.calls_per_address
+    assert config.refused_moves.burst >= config.calls_per_address  # a runner's moves in flight

@@ -85,6 +85,8 @@ SEAT_FLOOD_GAMES = 50
 #: The bot runner's tables played at once from its one address (``tricktable tournament
 #: --parallel 32``'s load, without its bots' thinking).
 BOT_RUNNER_TABLES = 32
+#: Games made for it: more than its tables can finish in a phase.
+BOT_RUNNER_GAMES = 4 * BOT_RUNNER_TABLES
 SERVICE = "tricktable.v1.GameService"
 _RUN_CLI = "import sys; from service.cli import main; sys.exit(main(sys.argv[1:]))"
 
@@ -244,15 +246,19 @@ async def _abuse(plan: Plan) -> Counter[str]:
                         await call("JoinGame", join, pb.JoinGameResponse, None)
 
         elif phase == "bot-runner":
+            # Its games are made for it, as the seat flood's (its address may be at its
+            # open-games cap after a create/join flood); a table takes the next when one ends.
+            games = iter(flood_game.split(","))
 
             async def flooder(number: int) -> None:
                 if number >= BOT_RUNNER_TABLES:
                     return
                 while time.monotonic() < deadline:
-                    made = await stub.CreateGame(pb.CreateGameRequest(game_type="counterpoint"))
-                    game_id = made.game.game_id
+                    game_id = next(games, None)
+                    if game_id is None:
+                        return
                     seats = []
-                    for seat in range(len(made.game.seats)):
+                    for seat in range(2):
                         join = pb.JoinGameRequest(game_id=game_id, seat=seat)
                         joined = await stub.JoinGame(join)
                         seats.append(joined.seat_token)
@@ -377,7 +383,7 @@ async def _phase(args: argparse.Namespace, served: _Served, phase: str) -> dict[
         await asyncio.sleep(args.seconds)
     else:
         # The games are made for it (its own address may be at its open-games cap by now).
-        count = SEAT_FLOOD_GAMES if phase == "seat-flood" else 1
+        count = {"seat-flood": SEAT_FLOOD_GAMES, "bot-runner": BOT_RUNNER_GAMES}.get(phase, 1)
         request = pb.CreateGameRequest(game_type="counterpoint")
         made = [(await stub.CreateGame(request)).game.game_id for _ in range(count)]
         plan = Plan(phase, *ports, args.flooders, args.seconds, ",".join(made))

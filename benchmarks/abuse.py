@@ -33,10 +33,11 @@ second (``p99_settled_ms``), when its calls all arrive at once.
 Every phase runs under two settings of the server (``--setting``, default both), each its own
 server, taking turns ``--rounds`` times: ``before``, the limits as they were before issue 25's
 fairness (a seat's moves at 500/s, every call refused at once past its rate, no read rates, no
-process-wide share of calls in progress, the open games re-read at every create at the cap),
-and ``after``, the defaults (a seat's moves at 20/s; a unary call over its rate waits its turn
-in its own client's queue, up to ``--limit-rate-wait``; reads rated; the process' calls in
-progress shared between addresses; the open games re-read at most once a second).
+process-wide share of calls in progress, the open games re-read at every create at the cap, no
+budget of refused moves), and ``after``, the defaults (a seat's moves at 20/s; a unary call over
+its rate waits its turn in its own client's queue, up to ``--limit-rate-wait``; reads rated; the
+process' calls in progress shared between addresses; the open games re-read at most once a
+second; an address' refused moves at 100/s).
 ``--store redis`` gives each server a fresh redis-server (its calls then await the store, and
 overlap).
 

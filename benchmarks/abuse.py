@@ -18,7 +18,12 @@ packet stays on loopback:
 - ``move-flood``: SubmitMove on one seat of the abuser's own game, over and over (most are
   refused: not its turn, a stale version), natively, then over the web as ``move-flood-web``;
 - ``seat-flood``: the same on many seats from the one address (both seats of 50 games), each
-  seat within its own move rate, together bounded only by the address' limits.
+  seat within its own move rate, together bounded by the address' limits (its refused moves'
+  budget, ``--limit-refused-moves``);
+- ``bot-runner``: no abuse, a heavy honest client: 32 tables played at once from the one
+  address, both seats, each move made as soon as the last is answered (a GetGame, then a legal
+  SubmitMove), a new game when one ends; its moves a second (``abuser_moves_per_s``) say whether
+  a limit slows a legitimate bot runner, its cost to the others what it takes of one process.
 
 A flood phase is timed from the abuser's first call (it says when, on the system's monotonic
 clock) until its calls in flight are answered (it floods for S seconds; calls a server holds in
@@ -28,10 +33,11 @@ second (``p99_settled_ms``), when its calls all arrive at once.
 Every phase runs under two settings of the server (``--setting``, default both), each its own
 server, taking turns ``--rounds`` times: ``before``, the limits as they were before issue 25's
 fairness (a seat's moves at 500/s, every call refused at once past its rate, no read rates, no
-process-wide share of calls in progress, the open games re-read at every create at the cap),
-and ``after``, the defaults (a seat's moves at 20/s; a unary call over its rate waits its turn
-in its own client's queue, up to ``--limit-rate-wait``; reads rated; the process' calls in
-progress shared between addresses; the open games re-read at most once a second).
+process-wide share of calls in progress, the open games re-read at every create at the cap, no
+budget of refused moves), and ``after``, the defaults (a seat's moves at 20/s; a unary call over
+its rate waits its turn in its own client's queue, up to ``--limit-rate-wait``; reads rated; the
+process' calls in progress shared between addresses; the open games re-read at most once a
+second; an address' refused moves at 100/s).
 ``--store redis`` gives each server a fresh redis-server (its calls then await the store, and
 overlap).
 
@@ -66,9 +72,22 @@ from tricktable.v1 import game_service_pb2_grpc
 from benchmarks.redis_server import free_port, redis_server
 from benchmarks.service import _process, cpu_seconds
 
-PHASES = ("quiet", "create-join", "create-join-web", "move-flood", "move-flood-web", "seat-flood")
+PHASES = (
+    "quiet",
+    "create-join",
+    "create-join-web",
+    "move-flood",
+    "move-flood-web",
+    "seat-flood",
+    "bot-runner",
+)
 #: The seat flood's games: the abuser takes both seats of each, from its one address.
 SEAT_FLOOD_GAMES = 50
+#: The bot runner's tables played at once from its one address (``tricktable tournament
+#: --parallel 32``'s load, without its bots' thinking).
+BOT_RUNNER_TABLES = 32
+#: Games made for it: more than its tables can finish in a phase.
+BOT_RUNNER_GAMES = 4 * BOT_RUNNER_TABLES
 SERVICE = "tricktable.v1.GameService"
 _RUN_CLI = "import sys; from service.cli import main; sys.exit(main(sys.argv[1:]))"
 
@@ -227,6 +246,42 @@ async def _abuse(plan: Plan) -> Counter[str]:
                         join = pb.JoinGameRequest(game_id=made.game.game_id)
                         await call("JoinGame", join, pb.JoinGameResponse, None)
 
+        elif phase == "bot-runner":
+            # Its games are made for it, as the seat flood's (its address may be at its
+            # open-games cap after a create/join flood); a table takes the next when one ends.
+            games = iter(flood_game.split(","))
+
+            async def flooder(number: int) -> None:
+                if number >= BOT_RUNNER_TABLES:
+                    return
+                while time.monotonic() < deadline:
+                    game_id = next(games, None)
+                    if game_id is None:
+                        return
+                    seats = []
+                    for seat in range(2):
+                        join = pb.JoinGameRequest(game_id=game_id, seat=seat)
+                        joined = await stub.JoinGame(join)
+                        seats.append(joined.seat_token)
+                    seat = 0
+                    while time.monotonic() < deadline:
+                        request = pb.GetGameRequest(game_id=game_id)
+                        seen = await call("GetGame", request, pb.GetGameResponse, seats[seat])
+                        if seen is None or seen.view.finished:
+                            break
+                        if not seen.view.legal_moves:
+                            seat = seen.view.to_act[0] if seen.view.to_act else 1 - seat
+                            continue
+                        move = pb.SubmitMoveRequest(
+                            game_id=game_id,
+                            move=seen.view.legal_moves[0],
+                            expected_version=seen.game.version,
+                            request_id=uuid.uuid4().hex,
+                        )
+                        if await call("SubmitMove", move, pb.SubmitMoveResponse, seats[seat]):
+                            outcomes["moves_played"] += 1
+                        seat = 1 - seat
+
         elif phase == "seat-flood":
             # Many seats from one address, each within its own move rate: together bounded
             # by the address' rate and its share of the process.
@@ -302,6 +357,7 @@ SETTINGS: dict[str, tuple[str, ...]] = {
         "--limit-seat-read-calls=0",
         "--limit-calls-in-progress=0",
         "--limit-open-games-recount=0",
+        "--limit-refused-moves=0",
     ),
     "after": (),
 }
@@ -328,7 +384,7 @@ async def _phase(args: argparse.Namespace, served: _Served, phase: str) -> dict[
         await asyncio.sleep(args.seconds)
     else:
         # The games are made for it (its own address may be at its open-games cap by now).
-        count = SEAT_FLOOD_GAMES if phase == "seat-flood" else 1
+        count = {"seat-flood": SEAT_FLOOD_GAMES, "bot-runner": BOT_RUNNER_GAMES}.get(phase, 1)
         request = pb.CreateGameRequest(game_type="counterpoint")
         made = [(await stub.CreateGame(request)).game.game_id for _ in range(count)]
         plan = Plan(phase, *ports, args.flooders, args.seconds, ",".join(made))
@@ -358,6 +414,10 @@ async def _phase(args: argparse.Namespace, served: _Served, phase: str) -> dict[
         # the same after the flood's first second (its calls all arriving at once)
         "p99_settled_ms": _quantile_ms(settled, 0.99),
         "abuser_calls": abused,
+        # a bot runner's moves played a second (the bot-runner phase)
+        "abuser_moves_per_s": round(abused.get("moves_played", 0) / (ended - started))
+        if abused.get("moves_played")
+        else None,
         # the server's CPU seconds per second (1.0: one core, its most)
         "server_cpu": busy,
         "abuser_address": ABUSER_ADDRESS if abuser else None,
@@ -421,6 +481,8 @@ async def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
                 summary[phase] = [r["p99_ms"] for r in rows]
             else:
                 summary[phase] = [[r["p99_ms"], r["p99_settled_ms"]] for r in rows]
+            if phase == "bot-runner":
+                summary["bot-runner moves/s"] = [r["abuser_moves_per_s"] for r in rows]
         summaries.append(summary)
     return results + summaries
 

@@ -108,10 +108,14 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                     metrics.rpc_handled(method, _own_code(context))
                     raise  # a handler (health checking) already chose its status
                 except Exception as exc:  # the one place errors become statuses
+                    if place is not None:  # a move refused for the client's mistake counts
+                        place.settle(exc)
                     await _abort(context, method, exc, metrics)
                 finally:
                     if place is not None:
                         place.leave()
+                if place is not None:
+                    place.settle(None)
                 metrics.rpc_handled(method, "OK")
                 return response
 

@@ -35,6 +35,15 @@ games, open streams, idle connections. Each has a protective default and a ``ser
   address with the fewest calls running, so an address with many seats (each within its own
   limits, together within the address') cannot keep other addresses' calls waiting behind its
   queue.
+- Moves refused as the client's mistake, per address (``refused_moves``): what still cost
+  everyone else in issue 25's seat flood (one address, both seats of 50 games, each seat within
+  its own rate: 1,300 out-of-turn moves a second admitted, each refused by the game as dearly
+  as a move is played) was the seats' rates added up. A move takes a token of its address'
+  budget as it comes in and gives it back when it is answered, unless it was refused for what
+  the client sent (out of turn, a stale version, an illegal move, a bad token): a bot runner's
+  moves, played, never spend it, however many seats it plays from one address, while a flood's
+  spend it, and then its moves wait their turn at the budget's rate in the address' queue.
+  Neither the moves' legality nor any rule is looked at: only how the call ended.
 - The client address is the connection's, or behind a trusted proxy (``trusted_proxies``) the
   one it forwards (service.proxies).
 - Open games per address: games it created whose seats are not all taken. A create reserves its
@@ -80,8 +89,10 @@ from dataclasses import dataclass, field, fields, replace
 from types import TracebackType
 from typing import Any
 
+import grpc
+
 from service.auth import bearer_token, token_hash
-from service.errors import GameNotFound, LimitExceeded, Unauthenticated
+from service.errors import GameNotFound, LimitExceeded, Unauthenticated, status_of
 from service.proxies import ClientAddresses, Network, network_list
 from service.store.base import ACTIVE, GameRecord
 
@@ -130,6 +141,14 @@ class LimitsConfig:
     # Per seat token: a seat moves only in its turn, a few times a second at a table of people
     # and faster among bots; a burst covers a deal's moves at once.
     seat_submit_move: Rate = Rate(20, 100)
+    # Per address: SubmitMove calls refused as the client's mistake (out of turn, a stale
+    # version, an illegal move, a bad token). A refused move costs the server as much as a
+    # played one, and a bot or a tournament of them from one address rarely makes one; past
+    # this budget the address' moves take their turn at its rate (module docstring). Its rate
+    # times ``rate_wait_s`` is at least ``calls_per_address``: all of a flooding address'
+    # places may wait for their turn, so its further calls wait in its queue, at no cost,
+    # rather than be refused at once and sent again (at 50/s, 1,760 refusals a second).
+    refused_moves: Rate = Rate(100, 200)
     stream_events: Rate = Rate(200, 2000)  # per address
     seat_stream_events: Rate = Rate(20, 100)  # per seat token
     # Reads (GetGame, ListGames, GetGameRecord, ListMyGames, ListGameTypes), one budget per
@@ -195,6 +214,12 @@ FLAGS: tuple[tuple[str, str, str], ...] = (
         "seat_submit_move",
         "--limit-seat-submit-move",
         "moves per second per seat (SubmitMove, Play)",
+    ),
+    (
+        "refused_moves",
+        "--limit-refused-moves",
+        "SubmitMove calls refused as the client's mistake, per second per client address; "
+        "past it the address' moves wait their turn at this rate",
     ),
     (
         "stream_events",
@@ -356,6 +381,15 @@ class Buckets:
         if len(self._state) > MAX_CLIENTS:
             self._state.popitem(last=False)
         return admitted, delay
+
+    def give_back(self, key: str) -> None:
+        """Return a token taken by :meth:`queue` (the call did not spend it): the bucket's
+        state as if the call had not been made, never above its burst."""
+        state = self._state.get(key)
+        if state is None or self._rate.per_s <= 0:
+            return
+        tokens, then = state
+        self._state[key] = (min(float(self._rate.burst), tokens + 1.0), then)
 
 
 class _Gate:
@@ -583,17 +617,45 @@ class FairShare:
             del self._turns[key]
 
 
+#: Refusals that are the client's mistake (what it sent, when): what ``refused_moves`` counts.
+#: Not the server's (UNAVAILABLE, INTERNAL) nor a limit's (RESOURCE_EXHAUSTED: rated already).
+_CLIENT_FAULTS = frozenset(
+    {
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.NOT_FOUND,
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.ABORTED,
+        grpc.StatusCode.OUT_OF_RANGE,
+    }
+)
+
+
 class CallPlace:
     """A unary call's places among its client's calls in progress (its address', its seat's):
-    given up once, when the call ends or starts to hold for other players."""
+    given up once, when the call ends or starts to hold for other players. A move also holds a
+    token of its address' ``refused_moves`` budget until it is answered: :meth:`settle` gives
+    it back unless the move was refused as the client's mistake."""
 
-    __slots__ = ("_leaves",)
+    __slots__ = ("_leaves", "_refund")
 
     def __init__(self, leaves: list[Callable[[], None]]) -> None:
         self._leaves = leaves
+        self._refund: Callable[[], None] | None = None
 
     def add(self, leave: Callable[[], None]) -> None:
         self._leaves.append(leave)
+
+    def refund_with(self, refund: Callable[[], None] | None) -> None:
+        self._refund = refund
+
+    def settle(self, error: BaseException | None) -> None:
+        """The call was answered (``error``: how it was refused, None: it succeeded or holds
+        now): its token of the refused-moves budget is kept only for the client's mistake."""
+        refund, self._refund = self._refund, None
+        if refund is not None and (error is None or status_of(error)[0] not in _CLIENT_FAULTS):
+            refund()
 
     def leave(self) -> None:
         leaves, self._leaves = self._leaves, []
@@ -612,6 +674,7 @@ def holding() -> None:
     leave the move they wait for queued behind them. A call that is not counted: nothing."""
     place = _CURRENT_PLACE.get()
     if place is not None:
+        place.settle(None)  # a move that holds was played
         place.leave()
 
 
@@ -677,6 +740,7 @@ class Limits:
         events = Buckets(config.stream_events, clock)
         moves = Buckets(config.submit_move, clock)
         seat_moves = Buckets(config.seat_submit_move, clock)
+        self._refused_moves = Buckets(config.refused_moves, clock)
         # A play stream's opening counts as an event stream's from its address (it is one,
         # with moves; a seat reopens its stream after every dropped connection, so not per
         # seat), and its moves as SubmitMove calls: the same buckets, whichever way a seat plays.
@@ -742,26 +806,51 @@ class Limits:
         nothing but the parked call: a flood from one client paces itself instead of taking the
         event loop from everyone else's calls."""
         place = await self.in_progress(method, peer, metadata)
+        refund: Callable[[], None] | None = None
         try:
             if not method.startswith(SERVICE):
                 return place
             address = self.client_address(peer, metadata)
             if method in self._by_address:
                 delay = self._rates(method, address, metadata, self.config.rate_wait_s)
+                if method == _SUBMIT_MOVE:
+                    delay, refund = self._refusals(address, delay)
                 if delay > 0:
                     await asyncio.sleep(delay)
             # Its share of the process, last: a call waiting for its token holds none of it.
             leave = await self.share.enter(address)
         except BaseException:
+            if refund is not None:  # never ran: nothing to count
+                refund()
             if place is not None:
                 place.leave()
             raise
-        if leave is not None:
+        if leave is not None or refund is not None:
             if place is None:
                 place = CallPlace([])
                 _CURRENT_PLACE.set(place)
-            place.add(leave)
+            if leave is not None:
+                place.add(leave)
+            place.refund_with(refund)
         return place
+
+    def _refusals(self, address: str, delay: float) -> tuple[float, Callable[[], None] | None]:
+        """A move's token of its address' ``refused_moves`` budget, taken before it runs and
+        given back when it is not refused as the client's mistake (:meth:`CallPlace.settle`):
+        the delay until both it and the move's rate tokens come, and the refund. An address
+        whose moves are played spends none of it, however many it makes (a tournament's bots);
+        one whose moves are refused (out of turn, stale: issue 25's seat flood, each of its
+        seats within its own rate) spends it, then its moves come at its rate, waiting in the
+        address' own queue, and past ``rate_wait_s`` are refused at once. What a refused move
+        costs (the game's check, the error's status and log) is then bounded per address, not
+        per seat."""
+        admitted, seconds = self._refused_moves.queue(address, self.config.rate_wait_s)
+        if not admitted:
+            raise LimitExceeded(f"too many refused SubmitMove calls from {address}", seconds)
+        if self.config.refused_moves.per_s <= 0:
+            return delay, None
+        moves = self._refused_moves
+        return max(delay, seconds), lambda: moves.give_back(address)
 
     async def move(self, peer: str, metadata: Iterable[tuple[str, str | bytes]] | None) -> None:
         """Before a move a play stream carries: SubmitMove's rates, per address and per seat

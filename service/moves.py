@@ -152,8 +152,9 @@ class Moves:
         await self._presence.touch(game_id, moved.mover)
         return moved
 
-    @staticmethod
+    @classmethod
     def _decide(
+        cls,
         record: GameRecord,
         rules: Rules[Any],
         state: Any,
@@ -164,6 +165,15 @@ class Moves:
         ``record``'s version): the first refusal raises. ``seen``: the version the request id
         made, if the store has seen it (then that is the answer, ``_Seen``). Else the move
         applied, to be committed on ``record``'s version."""
+        checked = cls._checked(record, asked, seen)
+        if isinstance(checked, _Seen):
+            return checked
+        return played(record, rules, state, checked, asked.move, request_id=asked.request_id)
+
+    @staticmethod
+    def _checked(record: GameRecord, asked: _MoveRequest, seen: int | None) -> int | _Seen:
+        """The checks that read the record alone, the first of :meth:`_decide`'s: the mover's
+        seat, or the request id's answer (``_Seen``), or the refusal raised."""
         if asked.token is None:
             raise Unauthenticated("a move needs a seat token", reason="MISSING_TOKEN")
         mover = seat_of_token(record, asked.token)
@@ -178,7 +188,7 @@ class Moves:
             raise GameNotPlayable("the game was abandoned", reason="GAME_ABANDONED")
         if not record.full:
             raise GameNotPlayable("the game waits for players to take every seat")
-        return played(record, rules, state, mover, asked.move, request_id=asked.request_id)
+        return mover
 
     async def _move_on_copy(self, asked: _MoveRequest) -> Moved | None:
         """The fast path: the move decided on this replica's copy of the game at
@@ -215,8 +225,16 @@ class Moves:
             tables.store.load(asked.game_id),
             tables.store.request_version(asked.game_id, asked.request_id),
         )
+        # The record's checks before the game is restored from its snapshot (what most of a
+        # refused move cost: a stale version, another seat's token, a game not under way), in
+        # the same order: issue 25's flood of stale moves restored a game for each.
+        checked = self._checked(record, asked, seen)
         rules, state = await tables.state(record)
-        decided = self._decide(record, rules, state, asked, seen)
+        decided = (
+            checked
+            if isinstance(checked, _Seen)
+            else played(record, rules, state, checked, asked.move, request_id=asked.request_id)
+        )
         if isinstance(decided, _Seen):
             log.info(
                 "move retried",

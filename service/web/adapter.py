@@ -90,10 +90,14 @@ class ErrorsToConnect:
                 place = await self._limits.enter(method, call.peer(), call.invocation_metadata())
             response = await call_next(request, ctx)
         except Exception as exc:  # the one place errors become statuses, as over gRPC
+            if place is not None:  # a move refused for the client's mistake counts
+                place.settle(exc)
             raise connect_error(reject(method, exc, self._metrics)) from None
         finally:
             if place is not None:
                 place.leave()
+        if place is not None:
+            place.settle(None)
         self._metrics.rpc_handled(method, "OK")
         return response
 

@@ -112,6 +112,52 @@ def test_submit_move_is_limited_per_seat_token(limited: Served) -> None:
         web.close()
 
 
+@pytest.mark.parametrize(
+    "limited", [LimitsConfig(refused_moves=Rate(SLOW, 3), rate_wait_s=0)], indirect=True
+)
+def test_refused_web_moves_spend_the_addresses_budget_and_played_ones_do_not(
+    limited: Served,
+) -> None:
+    """Issue 25's seat flood, on the web door: moves played there keep the address' budget
+    of refused moves whole; moves refused as the client's mistake spend it, from any seat; then
+    a move is refused for the budget on both doors (one budget per address)."""
+    native, url = limited.client, limited.web_url
+    table = native.table("counterpoint")
+    web = WebClient(url, "connect-proto")
+    try:
+        for _ in range(10):  # more than the budget, all played
+            token, seen = next(
+                (token, seen)
+                for token in table.tokens
+                if (seen := native.get(table.game_id, token)).view.legal_moves
+            )
+            move = pb.SubmitMoveRequest(
+                game_id=table.game_id,
+                move=seen.view.legal_moves[0],
+                expected_version=seen.game.version,
+                request_id=f"played-{seen.game.version}",
+            )
+            web.call("SubmitMove", move, pb.SubmitMoveResponse, token)
+        empty = pb.SubmitMoveRequest(game_id=table.game_id)
+        for number in range(3):
+            with pytest.raises(WebError) as bad:
+                web.call("SubmitMove", empty, pb.SubmitMoveResponse, table.tokens[number % 2])
+            assert bad.value.code == INVALID_ARGUMENT
+        with pytest.raises(WebError) as caught:
+            web.call("SubmitMove", empty, pb.SubmitMoveResponse, table.tokens[0])
+        assert "refused SubmitMove" in _refused(caught, "RATE_LIMITED").message
+        token, seen = next(
+            (token, seen)
+            for token in table.tokens
+            if (seen := native.get(table.game_id, token)).view.legal_moves
+        )
+        with pytest.raises(grpc.RpcError) as natively:  # a legal move, refused for the budget
+            native.move(table.game_id, token, seen.view.legal_moves[0], seen.game.version)
+        assert natively.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    finally:
+        web.close()
+
+
 @pytest.mark.parametrize("limited", [LimitsConfig(streams_per_replica=1)], indirect=True)
 def test_open_web_streams_are_counted_until_they_end(
     limited: Served,

@@ -19,6 +19,7 @@ from typing import Any
 from engine.core.events import DealScored, Event, TrickWon
 from engine.core.moves import Move, PlayCard
 from engine.core.rules import Rules
+from tricktable.bots.expert.policies import POLICIES
 
 #: Moves a playout never makes: they end or change the deal on a judgement the random policy
 #: cannot make (a claim, closing the stock); the exact search weighs them like any other.
@@ -32,8 +33,11 @@ _UNKEYED = frozenset({"chance", "options", "last_result", "history"})
 #: Cards left in all hands at which the rest of a deal is solved exactly, by seats: two tricks
 #: in a four-seat game, three in a two-seat one.
 EXACT_CARDS = {2: 6, 3: 6, 4: 8}
-#: Where a game's endgame costs more (Sixty-Six's closing windows and claims): its own.
-EXACT_CARDS_OF_GAME = {"sixty-six": 4}
+#: Where a game's endgame costs more (Sixty-Six's closing windows and claims): its own. Where
+#: the playouts follow a game's policy (:data:`~tricktable.bots.expert.policies.POLICIES`), none:
+#: a playout is then the deal as such players play it, where a paranoid solve would have every
+#: other seat spend its own bid to spoil this one's, as no player at a bid game does.
+EXACT_CARDS_OF_GAME = {"sixty-six": 4, "ninety-nine": 0, "nominations": 0}
 #: Per game, the weight of what each seat took in the deal (``DealScored.taken``: card points
 #: in the point-trick games) beside the score: a deal's score is coarse in Sixty-Six (0 to 3
 #: game points), and most moves score alike; the card points taken tell them apart. Too small
@@ -61,6 +65,7 @@ class Search:
         self.exact_cards = EXACT_CARDS_OF_GAME.get(rules.name, EXACT_CARDS.get(rules.seats, 6))
         self.taken_weight = TAKEN_WEIGHT.get(rules.name, 0.0)
         self.cheap = GREEDY_LAST.get(rules.name)
+        self.game_policy = POLICIES.get(rules.name)
         self.table: dict[tuple[Any, ...], tuple[float, float, int]] = {}
         self.nodes = 0
         self.playouts = 0
@@ -86,7 +91,7 @@ class Search:
         self.playouts += 1
         events: Sequence[Event] = ()
         while not sim.finished and sim.deal_no == deal:
-            if sum(h.bit_count() for h in sim.hands) <= self.exact_cards:
+            if self.exact_cards and sum(h.bit_count() for h in sim.hands) <= self.exact_cards:
                 solved = self.solve(sim, deal, scores)
                 if solved is not None:
                     return solved
@@ -103,6 +108,11 @@ class Search:
                 move = self._last_to_play(sim, actor, legal)
                 if move is not None:
                     events = rules.apply_in_place(sim, actor, move)
+                    continue
+            if self.game_policy is not None:
+                chosen = self.game_policy(sim, actor, legal)
+                if chosen is not None:
+                    events = rules.apply_in_place(sim, actor, chosen)
                     continue
             events = rules.apply_in_place(sim, actor, self.policy(legal, rng))
         return self.value(sim, scores, events)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import combinations_with_replacement
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.core import cards as C
 from engine.core.moves import Bid, Call, ChooseSeat, DeclareContract, LayAside, Move, PlayCard
@@ -58,14 +58,25 @@ def _cheap(c: int, trump: int | None) -> tuple[bool, int]:
     return (trump is not None and _suit(c) == trump, _rank(c))
 
 
-# -- Ninety-Nine ---------------------------------------------------------------------------------
+class Weights(NamedTuple):
+    """What a hand's cards are worth in tricks, by game: an Ace; a King with a guard and bare;
+    a Queen with two guards and less; trumps by rank (None: trumps count as other cards); and
+    each trump past ``long_from`` and, at no trump, each card of a suit past ``no_trump_from``."""
 
-_NN_TRUMP_HONOURS = {ACE: 1.0, KING: 0.85, QUEEN: 0.65, JACK: 0.45}
+    ace: float
+    king: tuple[float, float]
+    queen: tuple[float, float]
+    trumps: dict[int, float] | None
+    trump_default: float
+    per_long_trump: float
+    long_from: int
+    per_long_card: float
+    no_trump_from: int
 
 
-def nn_estimate(cards: Sequence[int], trump: int | None) -> float:
-    """Tricks nine Ninety-Nine cards should take against two others (effective cards: the
-    Joker read as the turn-up): honours by suit length, trumps, long suits at no trump."""
+def estimate(cards: Sequence[int], trump: int | None, w: Weights) -> float:
+    """Tricks ``cards`` should take with ``trump`` (None: no trump): honours by suit length,
+    trumps, long suits."""
     by_suit: dict[int, list[int]] = {}
     for c in cards:
         by_suit.setdefault(_suit(c), []).append(_rank(c))
@@ -73,19 +84,41 @@ def nn_estimate(cards: Sequence[int], trump: int | None) -> float:
     for suit, ranks in by_suit.items():
         n = len(ranks)
         for r in ranks:
-            if suit == trump:
-                total += _NN_TRUMP_HONOURS.get(r, 0.3)
+            if suit == trump and w.trumps is not None:
+                total += w.trumps.get(r, w.trump_default)
             elif r == ACE:
-                total += 0.85
+                total += w.ace
             elif r == KING:
-                total += 0.5 if n >= 2 else 0.15
+                total += w.king[0] if n >= 2 else w.king[1]
             elif r == QUEEN:
-                total += 0.25 if n >= 3 else 0.05
+                total += w.queen[0] if n >= 3 else w.queen[1]
         if suit == trump:
-            total += 0.3 * max(0, n - 3)
+            total += w.per_long_trump * max(0, n - w.long_from)
         elif trump is None:
-            total += 0.35 * max(0, n - 3)
+            total += w.per_long_card * max(0, n - w.no_trump_from)
     return total
+
+
+# -- Ninety-Nine ---------------------------------------------------------------------------------
+
+#: Against two others, with nine cards (the heuristic bot's figures).
+NN_WEIGHTS = Weights(
+    ace=0.85,
+    king=(0.5, 0.15),
+    queen=(0.25, 0.05),
+    trumps={ACE: 1.0, KING: 0.85, QUEEN: 0.65, JACK: 0.45},
+    trump_default=0.3,
+    per_long_trump=0.3,
+    long_from=3,
+    per_long_card=0.35,
+    no_trump_from=3,
+)
+
+
+def nn_estimate(cards: Sequence[int], trump: int | None) -> float:
+    """Tricks nine Ninety-Nine cards should take against two others (effective cards: the
+    Joker read as the turn-up)."""
+    return estimate(cards, trump, NN_WEIGHTS)
 
 
 def nn_lay_asides(s: Any, cards: Sequence[int], pool: int | None = None) -> list[tuple[float, int]]:
@@ -220,26 +253,23 @@ def _nn_play(s: Any, seat: int, legal: Sequence[Move]) -> Move:
 NOM_PARTNER_TRICKS = 3.0
 
 
+#: Against three others, with thirteen cards (the heuristic bot's figures).
+NOM_WEIGHTS = Weights(
+    ace=1.0,
+    king=(0.7, 0.3),
+    queen=(0.4, 0.1),
+    trumps=None,
+    trump_default=0.0,
+    per_long_trump=0.9,
+    long_from=3,
+    per_long_card=0.4,
+    no_trump_from=4,
+)
+
+
 def nom_estimate(cards: Sequence[int], trump: int | None) -> float:
     """Tricks a Nominations hand should take with ``trump`` (None: no trump)."""
-    by_suit: dict[int, list[int]] = {}
-    for c in cards:
-        by_suit.setdefault(_suit(c), []).append(_rank(c))
-    total = 0.0
-    for suit, ranks in by_suit.items():
-        n = len(ranks)
-        for r in ranks:
-            if r == ACE:
-                total += 1.0
-            elif r == KING:
-                total += 0.7 if n >= 2 else 0.3
-            elif r == QUEEN:
-                total += 0.4 if n >= 3 else 0.1
-        if suit == trump:
-            total += 0.9 * max(0, n - 3)
-        elif trump is None:
-            total += 0.4 * max(0, n - 4)
-    return total
+    return estimate(cards, trump, NOM_WEIGHTS)
 
 
 def nom_best_trump(cards: Sequence[int]) -> tuple[int | None, float]:

@@ -38,6 +38,10 @@ EXACT_CARDS = {2: 6, 3: 6, 4: 8}
 #: a playout is then the deal as such players play it, where a paranoid solve would have every
 #: other seat spend its own bid to spoil this one's, as no player at a bid game does.
 EXACT_CARDS_OF_GAME = {"sixty-six": 4, "ninety-nine": 0, "nominations": 0}
+#: Where the playouts follow a game's policy: cards left in the seat's hand at which its own
+#: moves are searched (every card it may play, the others answering by the policy) instead of
+#: played by the policy; three cards are at most six lines of play.
+OWN_SEARCH_CARDS = 3
 #: Per game, the weight of what each seat took in the deal (``DealScored.taken``: card points
 #: in the point-trick games) beside the score: a deal's score is coarse in Sixty-Six (0 to 3
 #: game points), and most moves score alike; the card points taken tell them apart. Too small
@@ -66,6 +70,7 @@ class Search:
         self.taken_weight = TAKEN_WEIGHT.get(rules.name, 0.0)
         self.cheap = GREEDY_LAST.get(rules.name)
         self.game_policy = POLICIES.get(rules.name)
+        self.own_cards = OWN_SEARCH_CARDS
         self.table: dict[tuple[Any, ...], tuple[float, float, int]] = {}
         self.nodes = 0
         self.playouts = 0
@@ -110,12 +115,30 @@ class Search:
                     events = rules.apply_in_place(sim, actor, move)
                     continue
             if self.game_policy is not None:
+                if actor == self.seat and 0 < sim.hands[actor].bit_count() <= self.own_cards:
+                    return self.best_reply(sim, deal, scores, rng)
                 chosen = self.game_policy(sim, actor, legal)
                 if chosen is not None:
                     events = rules.apply_in_place(sim, actor, chosen)
                     continue
             events = rules.apply_in_place(sim, actor, self.policy(legal, rng))
         return self.value(sim, scores, events)
+
+    def best_reply(self, sim: Any, deal: int, scores: tuple[int, ...], rng: random.Random) -> float:
+        """The deal's value from ``sim`` (the seat to play) when the seat plays its best cards
+        and the others play by the game's policy: each of the seat's moves tried in turn, the
+        others' answers played out (a search of the seat's moves alone: few cards remain)."""
+        rules = self.rules
+        best = float("-inf")
+        for move in rules.legal_moves(sim, self.seat):
+            child = sim.clone()
+            events = rules.apply_in_place(child, self.seat, move)
+            if child.finished or child.deal_no != deal:
+                value = self.value(child, scores, events)
+            else:
+                value = self.finish(child, deal, scores, rng)
+            best = max(best, value)
+        return best
 
     def _last_to_play(self, sim: Any, actor: int, legal: Sequence[Move]) -> Move | None:
         """The last card to a trick, as a point-trick player plays it: the cheapest card that

@@ -5,6 +5,7 @@ seat has seen once modelled, and the decisions the expert takes with them."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from tricktable import facts
@@ -256,3 +257,25 @@ def test_searching_the_seats_last_cards_never_does_worse_than_its_policy() -> No
             if compared >= 30:
                 break
         assert compared >= 10 and better, (game, compared, better)
+
+
+def test_the_nominations_auction_and_contract_are_searched() -> None:
+    """The expert's bids and its contract are searched over sampled worlds (no longer left to
+    the heuristic bot): each such decision samples worlds, and its answers are legal."""
+    bots = [ExpertBot("nominations", ms=20, seed=n, clock=stepping_clock(0.001)) for n in range(4)]
+    searched: set[str] = set()
+    for seat, _, view, answer in decisions("nominations", {}, b"auction", bots, clock=None):
+        legal = legal_moves(view)
+        kind = legal[0].WhichOneof("kind") or ""
+        if kind in ("bid", "call", "declare_contract") and len(legal) > 1:
+            assert answer in legal
+            assert bots[seat].worlds[-1] >= 2
+            searched.add(kind if kind != "call" else "bid")
+        if searched == {"bid", "declare_contract"}:
+            break
+    assert searched == {"bid", "declare_contract"}
+
+
+def stepping_clock(step_s: float) -> Callable[[], float]:
+    ticks = iter(range(10**9))
+    return lambda: next(ticks) * step_s

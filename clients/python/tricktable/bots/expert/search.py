@@ -8,6 +8,13 @@ the seat's gain less the other seats' mean gain, so a two-seat game is zero-sum 
 table is searched paranoid (every other seat plays against the seat). The search goes through
 the engine's public API only (``to_act``, ``legal_moves``, ``apply_in_place``, ``clone``), so it
 plays every game by its own rules; the transposition table keys a state by its fields.
+
+In the bid games (Ninety-Nine, Nominations) the playout is the game's policy
+(:mod:`~tricktable.bots.expert.policies`: every seat plays as a sensible player of the game),
+and no seat is paranoid: the others keep playing by the policy to the end, while the seat's own
+last cards are searched (:meth:`Search.best_reply`). The value is the same margin of the deal's
+score (in Ninety-Nine: tricks, the bonus for a bid made exactly and the premium; the game is
+won on the total), so a move is judged by what it does to the bids, not by its tricks.
 """
 
 from __future__ import annotations

@@ -7,6 +7,12 @@ the two-seat games, par + 15 points in Ninety-Nine and Nominations), the expert'
 its time per decision searched (p50, p99; a forced move is not searched and not counted).
 Prints numbers and asserts nothing: a run is a measurement, at the budget it is given.
 
+At the larger tables two entrants fill every mix of seats (:func:`tricktable.tournament.tables`):
+Ninety-Nine plays expert-expert-heuristic and expert-heuristic-heuristic, Nominations 3-1, 2-2 and
+1-3; where experts share a table they share its wins, so even an expert that always beats the
+heuristic wins at most 2/3 of its Ninety-Nine seat-games and 1/2 of its Nominations ones. Par
+(1 / seats) is what an equal bot wins at every mix.
+
     tricktable bench strength --games 40 --ms 50
     tricktable bench strength --game nominations --games 20 --ms 50 --move-time-s 5
 """

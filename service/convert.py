@@ -23,8 +23,11 @@ checked here: a malformed card or an empty oneof is an ``InvalidRequest`` before
 the move.
 
 The rule is applied by plain functions. When this module is imported, each engine type's
-fields are paired, from the proto descriptors, with the function that writes (``_PLANS``) and
-reads (``_READERS``) each one; converting a value walks its type's pairs. Reading the
+fields are paired, from the proto descriptors, with the function that writes each one
+(``_PLANS``); converting a value walks its type's pairs. Reading is the client package's
+``tricktable.bots.expert.wire`` (the one reader: the expert reads its views and events by the
+same rule; it lives with the expert, the client package's only part that needs the engine), its
+malformed values refused here as an ``InvalidRequest``. Reading the
 descriptors on every conversion instead doubled the cost of converting a view. Two tables of
 wire forms remain, each with its measured figure where it is made: each card's as the entry of
 each ``repeated Card`` field, made at import (``_cards_writer``), and the one cache, of the
@@ -39,11 +42,11 @@ stands below the modules that define them and imports none of them.
 from __future__ import annotations
 
 import dataclasses
-import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from google.protobuf.message import Message
+from tricktable.bots.expert import wire
 from tricktable.v1 import (
     cards_pb2,
     clocks_pb2,
@@ -51,16 +54,14 @@ from tricktable.v1 import (
     game_service_pb2,
     game_types_pb2,
     moves_pb2,
-    values_pb2,
     views_pb2,
 )
 
-from engine import game_names, get_rules
 from engine.core import cards as C
-from engine.core.events import EVENT_TYPES, Event
+from engine.core.events import Event
 from engine.core.laying_aside import LayAsideChoices
 from engine.core.memo import Memo
-from engine.core.moves import MOVE_TYPES, Move
+from engine.core.moves import Move
 from engine.core.options import OptionSpec, OptionValue
 from engine.core.rules import GameType
 from engine.core.view import View
@@ -68,8 +69,14 @@ from service.clocks import FORFEIT, SeatClockView
 from service.errors import InvalidRequest, rejection
 from service.store.base import ABANDONED, FINISHED, GameRecord
 
-_PROTO_MODULES = (cards_pb2, values_pb2, moves_pb2, events_pb2, views_pb2)
-_SUIT_ENUM = "tricktable.v1.Suit"
+T = TypeVar("T")
+
+#: The rule's two sides, as the reader finds them: the engine's dataclasses that cross the wire
+#: and the protocol's messages, by name (``tests/service/test_convert.py`` holds them to a
+#: complete mapping).
+engine_types = wire.engine_types
+detail_types = wire.detail_types
+_message_classes = wire.message_classes
 #: Message fields the service fills beside the engine's (the engine knows no clock).
 SERVICE_FIELDS: Mapping[str, frozenset[str]] = {
     "View": frozenset({"clocks", "presence", "lay_aside_choice"})
@@ -173,12 +180,7 @@ def _fill_card(target: cards_pb2.Card, c: int) -> None:
 
 
 def card_from_proto(msg: cards_pb2.Card) -> int:
-    suit, rank = int(msg.suit), int(msg.rank)
-    if rank == cards_pb2.RANK_JOKER and suit == cards_pb2.SUIT_UNSPECIFIED:
-        return C.JOKER
-    if 2 <= rank <= 14 and 1 <= suit <= 4:
-        return C.card(rank, suit - 1)
-    raise InvalidRequest(f"not a card: suit {suit}, rank {rank}", reason="MALFORMED_CARD")
+    return _checked(wire.card_from_proto, msg)
 
 
 def suit_to_proto(suit: int | None) -> cards_pb2.Suit.ValueType:
@@ -186,9 +188,15 @@ def suit_to_proto(suit: int | None) -> cards_pb2.Suit.ValueType:
 
 
 def suit_from_proto(value: int) -> int | None:
-    if not 0 <= value <= 4:
-        raise InvalidRequest(f"not a suit: {value}", reason="MALFORMED_MOVE")
-    return None if value == 0 else value - 1
+    return _checked(wire.suit_from_proto, value)
+
+
+def _checked(read: Callable[[Any], T], value: Any) -> T:
+    """``read(value)``, a value that is no engine value refused as an ``InvalidRequest``."""
+    try:
+        return read(value)
+    except wire.WireError as e:
+        raise InvalidRequest(str(e), reason=e.reason) from None
 
 
 #: Fills a message with a value: ``fill(message, value)``.
@@ -196,9 +204,6 @@ Filler = Callable[[Any, Any], None]
 #: Writes a value into the field ``name`` of a message: ``write(message, name, value)``
 #: (``setattr`` for a plain scalar).
 Writer = Callable[[Any, str, Any], None]
-#: Reads the value of the field ``name`` of a message: ``read(message, name)`` (``getattr``
-#: for a plain scalar).
-Reader = Callable[[Any, str], Any]
 
 
 def _cards_writer(message: type[Message], name: str) -> Writer:
@@ -249,55 +254,7 @@ def _fill_optional(target: Any, value: Any) -> None:
         target.value = value
 
 
-def _read_card_list(msg: cards_pb2.CardList) -> tuple[int, ...]:
-    return tuple(card_from_proto(c) for c in msg.cards)
-
-
-def _read_seat_cards(msg: cards_pb2.SeatCards) -> tuple[int, ...] | None:
-    return tuple(card_from_proto(c) for c in msg.cards) if msg.visible else None
-
-
-def _read_optional(msg: Any) -> Any:
-    return msg.value if msg.HasField("value") else None
-
-
 # -- the dataclass ⇄ message rule -------------------------------------------------------------
-
-
-def _message_classes() -> dict[str, type[Message]]:
-    """Every message of the engine's kinds, by name."""
-    return {
-        name: getattr(module, name)
-        for module in _PROTO_MODULES
-        for name in module.DESCRIPTOR.message_types_by_name
-    }
-
-
-def engine_types() -> dict[str, type]:
-    """Every engine dataclass that crosses the wire, by name: moves, events, views, each game's
-    detail, and every dataclass those hold (found through their type hints)."""
-    roots: list[type] = [View, *MOVE_TYPES.values(), *EVENT_TYPES.values(), *detail_types()]
-    found: dict[str, type] = {}
-    while roots:
-        cls = roots.pop()
-        if cls.__name__ in found:
-            continue
-        found[cls.__name__] = cls
-        hints = typing.get_type_hints(cls)
-        for f in dataclasses.fields(cls):
-            roots.extend(_dataclasses_in(hints[f.name]))
-    return found
-
-
-def _dataclasses_in(hint: Any) -> list[type]:
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        return [hint]
-    return [c for arg in typing.get_args(hint) for c in _dataclasses_in(arg)]
-
-
-def detail_types() -> list[type]:
-    """Each registered game's detail dataclass, as its rules declare it."""
-    return [get_rules(name).detail_type for name in game_names()]
 
 
 def to_proto(obj: Any) -> Message:
@@ -354,7 +311,7 @@ def _plan(cls: type) -> Plan:
             field is not None
             and (field.is_repeated or not field.has_presence)
             and field.message_type is None
-            and not _is_suit(field)
+            and not wire.is_suit(field)
         )
         (loose if has_default else present).append((f.name, _writer(message, f.name)))
     return tuple(loose), tuple(present)
@@ -387,10 +344,10 @@ def _plain_writer(message: type[Message], name: str) -> Writer:
             return _cards_writer(message, name) if field.is_repeated else _write_card
         fill = _MESSAGE_FILLERS.get(kind, _fill)
         return _entries_writer(fill) if field.is_repeated else _present_writer(fill)
-    if _is_suit(field):
+    if wire.is_suit(field):
         return _write_suits if field.is_repeated else _write_suit
     if field.enum_type is not None:
-        return _enum_writer({word: n for n, word in _enum_words(field.enum_type).items()})
+        return _enum_writer({word: n for n, word in wire.enum_words(field.enum_type).items()})
     if field.is_repeated:
         return _write_values
     return setattr
@@ -485,89 +442,10 @@ def _write_values(msg: Any, name: str, values: Iterable[Any]) -> None:
     getattr(msg, name).extend(values)
 
 
-def _is_suit(field: Any) -> bool:
-    return field.enum_type is not None and field.enum_type.full_name == _SUIT_ENUM
-
-
-def _enum_words(enum: Any) -> dict[int, str]:
-    """An enum's values as the engine names them: ``SIXTY_SIX_REASON_FALSE_OUT`` is
-    ``"false_out"`` (the prefix is the name of the value 0 without ``UNSPECIFIED``)."""
-    prefix = enum.values_by_number[0].name.removesuffix("UNSPECIFIED")
-    return {v.number: v.name.removeprefix(prefix).lower() for v in enum.values if v.number}
-
-
 def from_proto(msg: Message) -> Any:
-    """The engine dataclass of a message's name (raises InvalidRequest on a malformed card)."""
-    cls, fields = _READERS[type(msg)]
-    return cls(**{name: read(msg, name) for name, read in fields})
-
-
-def _field_readers(cls: type) -> tuple[type, tuple[tuple[str, Reader], ...]]:
-    """How ``cls`` is read from its message: the class, and each field's reader, chosen from
-    the message's descriptor once."""
-    desc = _MESSAGES[cls.__name__].DESCRIPTOR
-    return cls, tuple((f.name, _field_reader(desc, f.name)) for f in dataclasses.fields(cls))
-
-
-def _field_reader(desc: Any, name: str) -> Reader:
-    """How the engine value of the field or oneof ``name`` is read from a message of type
-    ``desc``."""
-    field = desc.fields_by_name.get(name)
-    if field is None:  # a oneof named like the field
-        return _read_case
-    if field.message_type is not None:
-        read = _MESSAGE_READERS.get(field.message_type.name, from_proto)
-        return _entries_reader(read) if field.is_repeated else _present_reader(read)
-    if field.is_repeated:
-        return _read_suits if _is_suit(field) else _read_values
-    word: Callable[[int], Any] | None = None
-    if _is_suit(field):
-        word = suit_from_proto
-    elif field.enum_type is not None:
-        word = _enum_words(field.enum_type).get  # 0 (unspecified) or unknown: None
-    if word is None:
-        return _read_present if field.has_presence else getattr
-    return _word_reader(word, field.has_presence)
-
-
-def _read_case(msg: Any, name: str) -> Any:
-    case = msg.WhichOneof(name)
-    return None if case is None else from_proto(getattr(msg, case))
-
-
-def _entries_reader(read: Callable[[Any], Any]) -> Reader:
-    def entries(msg: Any, name: str) -> tuple[Any, ...]:
-        return tuple([read(item) for item in getattr(msg, name)])
-
-    return entries
-
-
-def _present_reader(read: Callable[[Any], Any]) -> Reader:
-    def present(msg: Any, name: str) -> Any:
-        return read(getattr(msg, name)) if msg.HasField(name) else None
-
-    return present
-
-
-def _word_reader(word: Callable[[int], Any], presence: bool) -> Reader:
-    def read(msg: Any, name: str) -> Any:
-        if presence and not msg.HasField(name):
-            return None
-        return word(getattr(msg, name))
-
-    return read
-
-
-def _read_suits(msg: Any, name: str) -> tuple[int | None, ...]:
-    return tuple([suit_from_proto(s) for s in getattr(msg, name)])
-
-
-def _read_values(msg: Any, name: str) -> tuple[Any, ...]:
-    return tuple(getattr(msg, name))
-
-
-def _read_present(msg: Any, name: str) -> Any:
-    return getattr(msg, name) if msg.HasField(name) else None
+    """The engine dataclass of a message's name (raises InvalidRequest on a malformed card);
+    read by the one reader of the rule, ``tricktable.engine_wire``."""
+    return _checked(wire.from_proto, msg)
 
 
 # -- moves, events, views ---------------------------------------------------------------------
@@ -585,10 +463,7 @@ def fill_move(target: moves_pb2.Move, move: Move) -> None:
 
 
 def move_from_proto(msg: moves_pb2.Move) -> Move:
-    case = msg.WhichOneof("kind")
-    if case is None:
-        raise InvalidRequest("the move is empty", reason="MALFORMED_MOVE")
-    move: Move = from_proto(getattr(msg, case))
+    move: Move = _checked(wire.move_from_proto, msg)
     return move
 
 
@@ -614,10 +489,7 @@ def fill_events(
 
 
 def event_from_proto(msg: events_pb2.Event) -> Event:
-    case = msg.WhichOneof("kind")
-    if case is None:
-        raise InvalidRequest("the event is empty")
-    event: Event = from_proto(getattr(msg, case))
+    event: Event = _checked(wire.event_from_proto, msg)
     return event
 
 
@@ -648,11 +520,7 @@ def fill_lay_aside_choice(target: views_pb2.LayAsideChoice, choices: LayAsideCho
 
 
 def view_from_proto(msg: views_pb2.View) -> View:
-    view: View = from_proto(msg)
-    if msg.HasField("lay_aside_choice"):  # the compact form: the choice is the legal moves
-        choice = msg.lay_aside_choice
-        hand = C.mask_of(card_from_proto(c) for c in choice.cards)
-        view = dataclasses.replace(view, legal_moves=LayAsideChoices(hand, choice.count))
+    view: View = _checked(wire.view_from_proto, msg)
     return view
 
 
@@ -666,20 +534,10 @@ _MESSAGE_FILLERS: dict[str, Filler] = {
     "OptionalString": _fill_optional,
     "Move": fill_move,
 }
-_MESSAGE_READERS: dict[str, Callable[[Any], Any]] = {
-    "Card": card_from_proto,
-    "CardList": _read_card_list,
-    "SeatCards": _read_seat_cards,
-    "OptionalInt32": _read_optional,
-    "OptionalBool": _read_optional,
-    "OptionalString": _read_optional,
-    "Move": move_from_proto,
-}
-
 #: The two sides of the rule by name, and how each engine type is written and read. Games
 #: register when ``engine`` is imported, so the tables are complete once this module is.
-_MESSAGES: dict[str, type[Message]] = _message_classes()
-_ENGINE_TYPES: dict[str, type] = engine_types()
+_MESSAGES: dict[str, type[Message]] = wire.MESSAGES
+_ENGINE_TYPES: dict[str, type] = wire.ENGINE_TYPES
 _PLANS: dict[type, Plan] = {cls: _plan(cls) for cls in _ENGINE_TYPES.values()}
 _VIEW: Plan = _PLANS[View]
 #: The compact form's: a view but its legal moves (written as one ``lay_aside_choice``).
@@ -687,9 +545,6 @@ _VIEW_BUT_MOVES: Plan = (
     tuple(entry for entry in _VIEW[0] if entry[0] != "legal_moves"),
     tuple(entry for entry in _VIEW[1] if entry[0] != "legal_moves"),
 )
-_READERS: dict[type[Message], tuple[type, tuple[tuple[str, Reader], ...]]] = {
-    _MESSAGES[name]: _field_readers(cls) for name, cls in _ENGINE_TYPES.items()
-}
 
 
 # -- game types and options -------------------------------------------------------------------

@@ -6,11 +6,14 @@ builds the seat's information set with the engine (``information_set_from``), sa
 states consistent with it (``sample_state``), and values each candidate move in each sampled world
 (:class:`~tricktable.bots.expert.search.Search`: a playout, then an exact endgame), until its time
 budget is spent. Decisions searched this way: card play, bids laid aside, premium calls,
-closing the stock, marriages, the trump exchange and claims, and letting an optional chance
-pass. A lay-aside offers up to 560 moves: the candidates are the heuristic bot's choice and
-lay-asides one card away from it. The heuristic bot's move is the prior: the search's best
-move is played only when it clearly beats it (:func:`choose`), and Nominations' auction is left
-to the heuristic (:data:`HEURISTIC_KINDS`: measured, random playouts misjudge contracts).
+closing the stock, marriages, the trump exchange and claims, Nominations' auction and contract,
+and letting an optional chance pass. In Ninety-Nine and Nominations the worlds' seats play the
+rest of the deal as sensible players of a bid game do (:mod:`~tricktable.bots.expert.policies`),
+and the others' hidden bid cards are drawn as such players lay them aside. Where the moves are
+hundreds (a lay-aside, a contract) the candidates are the heuristic bot's choice and the game's
+short list (one lay-aside per choice of three suits; each trump with its natural called card),
+else lay-asides one card away from the heuristic's. The heuristic bot's move is the prior: the
+search's best move is played only when it beats it by enough standard errors (:func:`choose`).
 
 Without a history (a caller that sends no events) the information set is built from the view
 alone, which holds the whole deal's play in Counterpoint and Ninety-Nine; where it cannot be built
@@ -31,19 +34,26 @@ from engine.core.moves import LayAside
 from engine.core.moves import Move as EngineMove
 from tricktable.bots.base import Bot, History, Move, Option, View, kind, may_wait
 from tricktable.bots.expert import wire
+from tricktable.bots.expert.policies import CANDIDATES, WORLD_MODELS
 from tricktable.bots.expert.search import Search
 
 #: The default time budget per decision, in milliseconds.
 DEFAULT_MS = 200
 #: At most this many candidates are searched (a lay-aside's hundreds are narrowed to these).
 MAX_CANDIDATES = 16
-#: Decisions left to the heuristic bot, by game: move kinds whose value random playouts
-#: misjudge. Nominations' auction (bids, passes): a contract valued over random defenders looks
-#: easy; searched, the expert won 16.7% of 48 seat-games against the heuristic (par 25%), and
-#: with its auction left to the heuristic, par (4 of 16, on the engine at 50 ms).
-HEURISTIC_KINDS: dict[str, frozenset[str]] = {"nominations": frozenset({"bid", "call"})}
-#: How many standard errors the search's best move must gain over the heuristic's to be played.
+#: Decisions left to the heuristic bot, by game: move kinds whose value the playouts misjudge.
+#: None now: Nominations' auction was, while the playouts were random (a contract valued over
+#: random defenders looks easy: searched so, the expert won 16.7% of 48 seat-games against the
+#: heuristic); over the game's policy it is searched.
+HEURISTIC_KINDS: dict[str, frozenset[str]] = {}
+#: How many standard errors the search's best move must gain over the heuristic's to be played:
+#: random playouts are noisy and biased, and the best of many noisy means is biased up.
 OVERRULE_ERRORS = 2.0
+#: Where the playouts follow the game's policy, they predict the deal well enough to need less.
+#: Measured at 50 ms with 0.5 (``tricktable bench strength --games 48 --ms 50``, duplicate
+#: against the heuristic): Ninety-Nine 0.528 of 72 seat-games [0.414, 0.639], Nominations 0.417
+#: of 96 [0.323, 0.517] (par 0.333 and 0.25; with 2.0 and random playouts 0.361 and 0.292).
+OVERRULE_ERRORS_OF_GAME: dict[str, float] = {"ninety-nine": 0.5, "nominations": 0.5}
 #: Of a running clock's time left, the share one decision may take.
 CLOCK_SHARE = 0.1
 
@@ -52,7 +62,8 @@ class ExpertBot:
     """The expert for one seat of one game. ``ms``: the time budget per decision; ``seed``: its
     own random numbers (the worlds it samples, the playouts' choices); ``clock``: how it reads
     the time (monotonic seconds); ``fallback``: the bot whose move it plays when it cannot build
-    an information set, and whose lay-aside seeds the lay-aside candidates."""
+    an information set, and whose move is the prior; ``overrule``: the standard errors by which
+    the search must beat the prior (default: the game's, :data:`OVERRULE_ERRORS_OF_GAME`)."""
 
     def __init__(
         self,
@@ -62,6 +73,7 @@ class ExpertBot:
         seed: int | str | None = None,
         clock: Callable[[], float] = time.monotonic,
         fallback: Bot | None = None,
+        overrule: float | None = None,
     ) -> None:
         if ms <= 0:
             raise ValueError(f"the expert's time budget must be positive, not {ms} ms")
@@ -76,6 +88,11 @@ class ExpertBot:
             fallback = HEURISTIC[game]()
         self.fallback = fallback
         self.heuristic_kinds = HEURISTIC_KINDS.get(game, frozenset())
+        self.overrule = (
+            OVERRULE_ERRORS_OF_GAME.get(game, OVERRULE_ERRORS) if overrule is None else overrule
+        )
+        self.world_model = WORLD_MODELS.get(game)
+        self.candidates_of = CANDIDATES.get(game)
         self._history: History | None = None
         self._events: list[Event] = []  # the history's events, read as the engine's
         self._read = 0  # history events read into _events
@@ -117,7 +134,7 @@ class ExpertBot:
             return self.fallback(view, legal)
         engine_view = wire.view(view)
         prior = self.fallback(view, legal)
-        candidates = self._candidates(view, engine_view, legal, prior)
+        candidates = self._candidates(view, engine_view, legal, prior, info)
         moves: list[EngineMove | None] = [None] if optional else []
         moves += [m for m, _ in candidates]
         protos: list[Move | None] = [None] if optional else []
@@ -126,7 +143,7 @@ class ExpertBot:
         rows: list[list[float]] = []  # per world, each move's value
         worlds = 0
         while worlds == 0 or self.clock() < deadline:
-            world = self.rules.sample_state(info, self.rng)
+            world = self.sample(info, int(view.viewer))
             seed = self.rng.getrandbits(64)
             values = []
             for move in moves:
@@ -137,10 +154,18 @@ class ExpertBot:
                 break
             rows.append(values)
             worlds += 1
-        best = choose(rows, protos.index(prior) if prior in protos else None)
+        best = choose(rows, protos.index(prior) if prior in protos else None, self.overrule)
         self.times.append(self.clock() - started)
         self.worlds.append(worlds)
         return protos[best]
+
+    def sample(self, info: Any, seat: int) -> Any:
+        """A world consistent with ``info``, its hidden parts as the game's model of the other
+        seats has them (:data:`~tricktable.bots.expert.policies.WORLD_MODELS`)."""
+        world = self.rules.sample_state(info, self.rng)
+        if self.world_model is not None:
+            self.world_model(world, seat)
+        return world
 
     def information_set(self, view: View) -> Any:
         """The seat's information set at ``view``, from the history it was shown (None when
@@ -156,15 +181,29 @@ class ExpertBot:
             return None
 
     def _candidates(
-        self, view: View, engine_view: Any, legal: Sequence[Move], prior: Move | None
+        self,
+        view: View,
+        engine_view: Any,
+        legal: Sequence[Move],
+        prior: Move | None,
+        info: Any,
     ) -> list[tuple[EngineMove, Move]]:
-        """The moves searched, each as the engine's and as the wire's."""
+        """The moves searched, each as the engine's and as the wire's: all of them when they
+        are few; else the prior's and the game's short list
+        (:data:`~tricktable.bots.expert.policies.CANDIDATES`), or lay-asides near the prior's,
+        or a random few."""
         if len(legal) <= MAX_CANDIDATES:
             return [(wire.move(m), m) for m in legal]
         picked = legal[0] if prior is None else prior
         first = wire.move(picked)
         chosen: list[EngineMove] = [first]
-        if isinstance(first, LayAside):
+        listed = None
+        if self.candidates_of is not None:
+            world = self.rules.sample_state(info, self.rng)  # own cards are those of any world
+            listed = self.candidates_of(world, int(view.viewer), first)
+        if listed:
+            chosen += [m for m in listed if m != first][: MAX_CANDIDATES - 1]
+        elif isinstance(first, LayAside):
             chosen += self._neighbours(first, engine_view)
         else:
             chosen += [wire.move(legal[i]) for i in self.rng.sample(range(len(legal)), 8)]
@@ -195,12 +234,14 @@ class ExpertBot:
         return list(swaps[: MAX_CANDIDATES - 1])
 
 
-def choose(rows: Sequence[Sequence[float]], prior: int | None) -> int:
+def choose(
+    rows: Sequence[Sequence[float]], prior: int | None, errors: float = OVERRULE_ERRORS
+) -> int:
     """The move to play, from each world's values of the moves: the best on average, unless
     the prior's move (the heuristic bot's) is not clearly worse. Few worlds fit in a budget and
     a world's values are noisy, and the best of many noisy means is biased up; so the search
     overrules the heuristic only when the best move's mean gain over it, world by world,
-    exceeds :data:`OVERRULE_ERRORS` standard errors."""
+    exceeds ``errors`` standard errors (0: whenever it is better on average)."""
     count = len(rows)
     means = [sum(column) / count for column in zip(*rows, strict=True)]
     best = max(range(len(means)), key=means.__getitem__)
@@ -211,4 +252,4 @@ def choose(rows: Sequence[Sequence[float]], prior: int | None) -> int:
         return prior
     mean = sum(gains) / count
     spread = (sum((g - mean) ** 2 for g in gains) / (count - 1)) ** 0.5
-    return best if mean > OVERRULE_ERRORS * spread / count**0.5 else prior
+    return best if mean > errors * spread / count**0.5 else prior

@@ -8,6 +8,13 @@ the seat's gain less the other seats' mean gain, so a two-seat game is zero-sum 
 table is searched paranoid (every other seat plays against the seat). The search goes through
 the engine's public API only (``to_act``, ``legal_moves``, ``apply_in_place``, ``clone``), so it
 plays every game by its own rules; the transposition table keys a state by its fields.
+
+In the bid games (Ninety-Nine, Nominations) the playout is the game's policy
+(:mod:`~tricktable.bots.expert.policies`: every seat plays as a sensible player of the game),
+and no seat is paranoid: the others keep playing by the policy to the end, while the seat's own
+last cards are searched (:meth:`Search.best_reply`). The value is the same margin of the deal's
+score (in Ninety-Nine: tricks, the bonus for a bid made exactly and the premium; the game is
+won on the total), so a move is judged by what it does to the bids, not by its tricks.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from typing import Any
 from engine.core.events import DealScored, Event, TrickWon
 from engine.core.moves import Move, PlayCard
 from engine.core.rules import Rules
+from tricktable.bots.expert.policies import POLICIES
 
 #: Moves a playout never makes: they end or change the deal on a judgement the random policy
 #: cannot make (a claim, closing the stock); the exact search weighs them like any other.
@@ -32,8 +40,15 @@ _UNKEYED = frozenset({"chance", "options", "last_result", "history"})
 #: Cards left in all hands at which the rest of a deal is solved exactly, by seats: two tricks
 #: in a four-seat game, three in a two-seat one.
 EXACT_CARDS = {2: 6, 3: 6, 4: 8}
-#: Where a game's endgame costs more (Sixty-Six's closing windows and claims): its own.
-EXACT_CARDS_OF_GAME = {"sixty-six": 4}
+#: Where a game's endgame costs more (Sixty-Six's closing windows and claims): its own. Where
+#: the playouts follow a game's policy (:data:`~tricktable.bots.expert.policies.POLICIES`), none:
+#: a playout is then the deal as such players play it, where a paranoid solve would have every
+#: other seat spend its own bid to spoil this one's, as no player at a bid game does.
+EXACT_CARDS_OF_GAME = {"sixty-six": 4, "ninety-nine": 0, "nominations": 0}
+#: Where the playouts follow a game's policy: cards left in the seat's hand at which its own
+#: moves are searched (every card it may play, the others answering by the policy) instead of
+#: played by the policy; three cards are at most six lines of play.
+OWN_SEARCH_CARDS = 3
 #: Per game, the weight of what each seat took in the deal (``DealScored.taken``: card points
 #: in the point-trick games) beside the score: a deal's score is coarse in Sixty-Six (0 to 3
 #: game points), and most moves score alike; the card points taken tell them apart. Too small
@@ -61,6 +76,8 @@ class Search:
         self.exact_cards = EXACT_CARDS_OF_GAME.get(rules.name, EXACT_CARDS.get(rules.seats, 6))
         self.taken_weight = TAKEN_WEIGHT.get(rules.name, 0.0)
         self.cheap = GREEDY_LAST.get(rules.name)
+        self.game_policy = POLICIES.get(rules.name)
+        self.own_cards = OWN_SEARCH_CARDS
         self.table: dict[tuple[Any, ...], tuple[float, float, int]] = {}
         self.nodes = 0
         self.playouts = 0
@@ -86,7 +103,7 @@ class Search:
         self.playouts += 1
         events: Sequence[Event] = ()
         while not sim.finished and sim.deal_no == deal:
-            if sum(h.bit_count() for h in sim.hands) <= self.exact_cards:
+            if self.exact_cards and sum(h.bit_count() for h in sim.hands) <= self.exact_cards:
                 solved = self.solve(sim, deal, scores)
                 if solved is not None:
                     return solved
@@ -104,8 +121,31 @@ class Search:
                 if move is not None:
                     events = rules.apply_in_place(sim, actor, move)
                     continue
+            if self.game_policy is not None:
+                if actor == self.seat and 0 < sim.hands[actor].bit_count() <= self.own_cards:
+                    return self.best_reply(sim, deal, scores, rng)
+                chosen = self.game_policy(sim, actor, legal)
+                if chosen is not None:
+                    events = rules.apply_in_place(sim, actor, chosen)
+                    continue
             events = rules.apply_in_place(sim, actor, self.policy(legal, rng))
         return self.value(sim, scores, events)
+
+    def best_reply(self, sim: Any, deal: int, scores: tuple[int, ...], rng: random.Random) -> float:
+        """The deal's value from ``sim`` (the seat to play) when the seat plays its best cards
+        and the others play by the game's policy: each of the seat's moves tried in turn, the
+        others' answers played out (a search of the seat's moves alone: few cards remain)."""
+        rules = self.rules
+        best = float("-inf")
+        for move in rules.legal_moves(sim, self.seat):
+            child = sim.clone()
+            events = rules.apply_in_place(child, self.seat, move)
+            if child.finished or child.deal_no != deal:
+                value = self.value(child, scores, events)
+            else:
+                value = self.finish(child, deal, scores, rng)
+            best = max(best, value)
+        return best
 
     def _last_to_play(self, sim: Any, actor: int, legal: Sequence[Move]) -> Move | None:
         """The last card to a trick, as a point-trick player plays it: the cheapest card that

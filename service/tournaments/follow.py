@@ -37,6 +37,8 @@ RECHECK_S = 5.0
 #: refreshes: a session late by one is not taken for gone).
 ONLINE_REFRESH_S = 2.0
 ONLINE_MS = 6000
+#: How often a session looks again for the games of seats handed before their creation.
+PENDING_RECHECK_S = 0.05
 #: A timer may fire a hair before its time (the loop's clock resolution): the refresh it was
 #: set for is made then, not after one more (near zero) wait.
 _EARLY_S = 0.001
@@ -85,6 +87,10 @@ class Following:
         loop = asyncio.get_running_loop()
         start = 0
         seen: set[tuple[str, int]] = set()
+        # Seats handed before their game is created (a seat is handed first, then its game
+        # created: see service.tournaments.seating.hold): sent once the game exists, so a bot
+        # never gets a seat whose game it cannot find yet.
+        pending: list[dict[str, Any]] = []
         mark_at = loop.time()  # when to mark the bot online next
         while True:
             if loop.time() >= mark_at - _EARLY_S:
@@ -92,26 +98,34 @@ class Following:
                 await self._bots.mark_online(bot.bot_id, ONLINE_MS)
             given = await self._bots.seats_given(bot.bot_id, start)
             start += len(given)
-            for text in given:
-                seat = json.loads(text)
+            waiting, pending = pending + [json.loads(text) for text in given], []
+            for seat in waiting:
                 key = (seat["game_id"], seat["seat"])
-                if key in seen or not await self._open(*key):
+                if key in seen:
                     continue
+                state = await self._state(seat["game_id"])
+                if state is None:
+                    pending.append(seat)
+                    continue
+                if state != ACTIVE:
+                    continue  # its game is over: nothing to play
                 seen.add(key)
                 seat["seat_token"] = seat_token(bot.token_hash, *key)
                 yield seat
             self._check_open("reconnect")
             wait_s = min(self.recheck_s, max(0.0, mark_at - loop.time()))
+            if pending:  # a creation under way takes a few milliseconds
+                wait_s = min(wait_s, PENDING_RECHECK_S)
             await self._until_closed(self._bots.wait_seats(bot.bot_id, start, wait_s))
 
-    async def _open(self, game_id: str, seat: int) -> bool:
-        """Whether a handed seat is still to be played (its game created and running; one
-        not created yet is: its creation is under way)."""
+    async def _state(self, game_id: str) -> str | None:
+        """A handed seat's game's status; None while it is not created yet (its creation is
+        under way, or a replica that died before creating it left it to another's sweep)."""
         try:
             record = await self._games.store.load(game_id)
         except GameNotFound:
-            return True
-        return record.status == ACTIVE
+            return None
+        return record.status
 
     def _check_open(self, then: str) -> None:
         if self._closing:

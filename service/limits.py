@@ -38,12 +38,13 @@ games, open streams, idle connections. Each has a protective default and a ``ser
 - Moves refused as the client's mistake, per address (``refused_moves``): what still cost
   everyone else in issue 25's seat flood (one address, both seats of 50 games, each seat within
   its own rate: 1,300 out-of-turn moves a second admitted, each refused by the game as dearly
-  as a move is played) was the seats' rates added up. A move takes a token of its address'
-  budget as it comes in and gives it back when it is answered, unless it was refused for what
-  the client sent (out of turn, a stale version, an illegal move, a bad token): a bot runner's
-  moves, played, never spend it, however many seats it plays from one address, while a flood's
-  spend it, and then its moves wait their turn at the budget's rate in the address' queue.
-  Neither the moves' legality nor any rule is looked at: only how the call ended.
+  as a move is played) was the seats' rates added up. A move (a SubmitMove, or a move on a
+  play stream: one budget) takes a token of its address' budget as it comes in and gives it
+  back when it is answered, unless it was refused for what the client sent (out of turn, a
+  stale version, an illegal move, a bad token): a bot runner's moves, played, never spend it,
+  however many seats it plays from one address, while a flood's spend it, and then its moves
+  wait their turn at the budget's rate in the address' queue. Neither the moves' legality nor
+  any rule is looked at: only how the call ended.
 - The client address is the connection's, or behind a trusted proxy (``trusted_proxies``) the
   one it forwards (service.proxies).
 - Open games per address: games it created whose seats are not all taken. A create reserves its
@@ -631,6 +632,28 @@ _CLIENT_FAULTS = frozenset(
     }
 )
 
+#: Settles a move's token of its address' ``refused_moves`` budget once the move is answered:
+#: called with how it was refused, or None (played, holding, or never run).
+Settle = Callable[[BaseException | None], None]
+
+
+class _RefusedMoveToken:
+    """A move's token of its address' ``refused_moves`` budget, held until the move is
+    answered, whichever way it came (SubmitMove on either door, a play stream's move): the one
+    place that decides which answers keep it (:data:`_CLIENT_FAULTS`). Settled once; later
+    calls do nothing (a move that held, then was answered)."""
+
+    __slots__ = ("_address", "_buckets")
+
+    def __init__(self, buckets: Buckets, address: str) -> None:
+        self._buckets: Buckets | None = buckets
+        self._address = address
+
+    def __call__(self, error: BaseException | None) -> None:
+        buckets, self._buckets = self._buckets, None
+        if buckets is not None and (error is None or status_of(error)[0] not in _CLIENT_FAULTS):
+            buckets.give_back(self._address)
+
 
 class CallPlace:
     """A unary call's places among its client's calls in progress (its address', its seat's):
@@ -642,20 +665,20 @@ class CallPlace:
 
     def __init__(self, leaves: list[Callable[[], None]]) -> None:
         self._leaves = leaves
-        self._refund: Callable[[], None] | None = None
+        self._refund: Settle | None = None
 
     def add(self, leave: Callable[[], None]) -> None:
         self._leaves.append(leave)
 
-    def refund_with(self, refund: Callable[[], None] | None) -> None:
+    def refund_with(self, refund: Settle | None) -> None:
         self._refund = refund
 
     def settle(self, error: BaseException | None) -> None:
         """The call was answered (``error``: how it was refused, None: it succeeded or holds
         now): its token of the refused-moves budget is kept only for the client's mistake."""
         refund, self._refund = self._refund, None
-        if refund is not None and (error is None or status_of(error)[0] not in _CLIENT_FAULTS):
-            refund()
+        if refund is not None:
+            refund(error)
 
     def leave(self) -> None:
         leaves, self._leaves = self._leaves, []
@@ -806,7 +829,7 @@ class Limits:
         nothing but the parked call: a flood from one client paces itself instead of taking the
         event loop from everyone else's calls."""
         place = await self.in_progress(method, peer, metadata)
-        refund: Callable[[], None] | None = None
+        refund: Settle | None = None
         try:
             if not method.startswith(SERVICE):
                 return place
@@ -821,7 +844,7 @@ class Limits:
             leave = await self.share.enter(address)
         except BaseException:
             if refund is not None:  # never ran: nothing to count
-                refund()
+                refund(None)
             if place is not None:
                 place.leave()
             raise
@@ -834,10 +857,10 @@ class Limits:
             place.refund_with(refund)
         return place
 
-    def _refusals(self, address: str, delay: float) -> tuple[float, Callable[[], None] | None]:
+    def _refusals(self, address: str, delay: float) -> tuple[float, Settle | None]:
         """A move's token of its address' ``refused_moves`` budget, taken before it runs and
         given back when it is not refused as the client's mistake (:meth:`CallPlace.settle`):
-        the delay until both it and the move's rate tokens come, and the refund. An address
+        the delay until both it and the move's rate tokens come, and its settle. An address
         whose moves are played spends none of it, however many it makes (a tournament's bots);
         one whose moves are refused (out of turn, stale: issue 25's seat flood, each of its
         seats within its own rate) spends it, then its moves come at its rate, waiting in the
@@ -849,19 +872,31 @@ class Limits:
             raise LimitExceeded(f"too many refused SubmitMove calls from {address}", seconds)
         if self.config.refused_moves.per_s <= 0:
             return delay, None
-        moves = self._refused_moves
-        return max(delay, seconds), lambda: moves.give_back(address)
+        return max(delay, seconds), _RefusedMoveToken(self._refused_moves, address)
 
-    async def move(self, peer: str, metadata: Iterable[tuple[str, str | bytes]] | None) -> None:
-        """Before a move a play stream carries: SubmitMove's rates, per address and per seat
-        (one budget, whichever way the seat sends its moves), waiting for its turn as a unary
-        call does; LimitExceeded answers that one move. The stream's moves are read one after
-        another, so while one waits the stream's next ones wait unread behind it (HTTP/2 flow
-        control holds the client back), and a stream is at most one call in progress."""
+    async def move(
+        self, peer: str, metadata: Iterable[tuple[str, str | bytes]] | None
+    ) -> Settle | None:
+        """Before a move a play stream carries: SubmitMove's rates, per address and per seat,
+        and its token of the address' ``refused_moves`` budget (one budget each, whichever way
+        the seat sends its moves: a hundred play streams from one address flooding refused
+        moves spend what the same flood by SubmitMove would), waiting for its turn as a unary
+        call does; LimitExceeded answers that one move. Returns the move's settle: call it
+        with the move's refusal, or None, once it is answered (None: no budget to settle).
+        The stream's moves are read one after another, so while one waits the stream's next
+        ones wait unread behind it (HTTP/2 flow control holds the client back), and a stream
+        is at most one call in progress."""
         address = self.client_address(peer, metadata)
         delay = self._rates(_SUBMIT_MOVE, address, metadata, self.config.rate_wait_s)
+        delay, settle = self._refusals(address, delay)
         if delay > 0:
-            await asyncio.sleep(delay)
+            try:
+                await asyncio.sleep(delay)
+            except BaseException:
+                if settle is not None:  # never ran: nothing to count
+                    settle(None)
+                raise
+        return settle
 
     def _rates(
         self,

@@ -60,6 +60,7 @@ __all__ = [
     "PlaySession",
     "PlayStep",
     "SeatView",
+    "Settle",
     "answered_with_turn",
 ]
 
@@ -75,9 +76,12 @@ class MoveAsk:
     request_id: str
 
 
-#: A move as it arrived: its request id, and what reads it (raising if it is malformed, so the
-#: refusal is answered in its turn like any other).
-Incoming = tuple[str, Callable[[], MoveAsk]]
+#: Told how a move was answered once it is (its refusal, or None: played, or never run), for
+#: the limits (the address' budget of refused moves, service.limits).
+Settle = Callable[[BaseException | None], None]
+#: A move as it arrived: its request id, what reads it (raising if it is malformed, so the
+#: refusal is answered in its turn like any other), and its settle (None: nothing to settle).
+Incoming = tuple[str, Callable[[], MoveAsk], Settle | None]
 #: What the desk tells a session: the batches of the versions its game reached, or the error
 #: that ends the stream (the game expired, the store went away, the server shuts down).
 News = Follower
@@ -153,6 +157,14 @@ class _Mailbox:
                 self._waiter = None
         return items.popleft()
 
+    def settle_unanswered(self) -> None:
+        """The session has ended: the moves still in the inbox were never run, and keep no
+        token of their address' refused-moves budget."""
+        items, self._items = self._items, deque()
+        for item in items:
+            if isinstance(item, tuple) and item[2] is not None:
+                item[2](None)
+
 
 class PlaySession:
     """One seat's play stream on one game, from ``from_version`` on."""
@@ -205,7 +217,7 @@ class PlaySession:
                         record, state = await games.game_at(self._game_id, reached)
                         await self._catch_up(step, rules, record, state, seat, heard=got)
                 elif isinstance(got, tuple):
-                    await self._move(step, rules, seat, *got)
+                    await self._move(step, rules, seat, got)
                 else:
                     raise got  # the shutdown, the game gone, the moves' reader failing
                 if step:
@@ -214,10 +226,10 @@ class PlaySession:
             leave()
             if reader is not None:
                 reader.cancel()
+            self._inbox.settle_unanswered()
 
-    async def _move(
-        self, step: PlayStep, rules: Any, seat: int, request_id: str, read: Callable[[], MoveAsk]
-    ) -> None:
+    async def _move(self, step: PlayStep, rules: Any, seat: int, incoming: Incoming) -> None:
+        request_id, read, settle = incoming
         try:
             ask = read()
             moved = await self._games.move(
@@ -228,9 +240,17 @@ class PlaySession:
                 request_id=ask.request_id,
             )
         except (TricktableError, EngineError) as refused:
+            if settle is not None:
+                settle(refused)
             log.info("move refused", game_id=self._game_id, seat=seat, request_id=request_id)
             step.answer = MoveAnswer(request_id, None, refused)
             return
+        except BaseException as failed:  # the stream ends (the store gone, cancelled)
+            if settle is not None:
+                settle(failed)
+            raise
+        if settle is not None:
+            settle(None)
         step.answer = MoveAnswer(ask.request_id, moved.version)
         if moved.retried or moved.version != self._sent + 1:
             # A resent request's first result, or versions this stream has not sent yet: the

@@ -24,7 +24,7 @@ from service.game_service import GameService
 from service.identity import player_token
 from service.limits import Limits, LimitsConfig
 from service.matchmaking import Matched
-from service.play import Incoming, MoveAsk, PlaySession
+from service.play import Incoming, MoveAsk, PlaySession, Settle
 
 DEFAULT_PAGE = 50
 
@@ -252,21 +252,25 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
 
 async def _moves(
-    requests: AsyncIterator[pb.PlayRequest], paced: Callable[[], Awaitable[None]] | None
+    requests: AsyncIterator[pb.PlayRequest], paced: Callable[[], Awaitable[Settle | None]] | None
 ) -> AsyncIterator[Incoming]:
     """The stream's moves as they arrive; each first waits for its turn under the seat's and
-    the address' move rates (``paced``), as a SubmitMove would, before anything reads it: one
-    over them is answered with that refusal (RESOURCE_EXHAUSTED, RetryInfo) in its turn."""
+    the address' move rates and its address' refused-moves budget (``paced``), as a SubmitMove
+    would, before anything reads it: one over them is answered with that refusal
+    (RESOURCE_EXHAUSTED, RetryInfo) in its turn. A move admitted carries its settle, which the
+    session calls with the move's answer (the budget's token kept only for a client's
+    mistake)."""
     async for request in requests:
         if request.WhichOneof("kind") != "move":
             raise InvalidRequest("a play stream is opened once; then it carries moves")
+        settle = None
         if paced is not None:
             try:
-                await paced()
+                settle = await paced()
             except LimitExceeded as refused:
-                yield request.move.request_id, partial(_refused, refused)
+                yield request.move.request_id, partial(_refused, refused), None
                 continue
-        yield request.move.request_id, partial(_move_ask, request.move)
+        yield request.move.request_id, partial(_move_ask, request.move), settle
 
 
 def _refused(error: LimitExceeded) -> MoveAsk:

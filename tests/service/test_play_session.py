@@ -43,7 +43,7 @@ class CountingReads:
 
 async def _no_moves() -> AsyncIterator[Incoming]:
     await asyncio.Event().wait()  # this seat sends nothing
-    yield ("", lambda: MoveAsk(None, 0, ""))  # type: ignore[arg-type]  # never reached
+    yield ("", lambda: MoveAsk(None, 0, ""), None)  # type: ignore[arg-type]  # never reached
 
 
 async def _moves_first_legal(games: GameService, game_id: str, token: str) -> int:

@@ -13,7 +13,7 @@ they always have.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from typing import NamedTuple, Protocol, TypeVar
+from typing import Literal, NamedTuple, Protocol, TypeVar
 
 ACE, KING, QUEEN, JACK = 14, 13, 12, 11
 
@@ -154,6 +154,12 @@ def estimate(cards: Iterable[SuitRank], trump: int | None, w: Weights) -> float:
     return total
 
 
+def ninety_nine_bid_gap(kept: Iterable[SuitRank], trump: int | None, bid: int) -> float:
+    """How far a Ninety-Nine bid is from what the nine ``kept`` cards should take: the bid
+    cards laid aside are those with the smallest gap."""
+    return abs(estimate(kept, trump, NINETY_NINE) - bid)
+
+
 # -- Nominations: the auction and the contract ---------------------------------------------------
 
 #: What a partner holding the called card usually adds to the declarer's tricks.
@@ -172,6 +178,19 @@ def affordable(cards: Sequence[SuitRank], suits: Iterable[int]) -> int:
     """The most tricks a Nominations hand bids: its best trump's and a called partner's."""
     _, mine = best_trump(cards, suits)
     return int(mine + PARTNER_TRICKS)
+
+
+def nominations_bid(
+    cards: Sequence[SuitRank], suits: Iterable[int], *, misere: bool, numbers: Iterable[int]
+) -> int | Literal["misere"] | None:
+    """What a Nominations hand bids: the misère (when ``misere`` may be bid) with a hand that
+    has no dangerous card, else the lowest of the ``numbers`` on offer that the hand and a called
+    partner can make, else nothing (None: pass)."""
+    if misere and misere_danger(cards) == 0:
+        return "misere"
+    most = affordable(cards, suits)
+    fits = [n for n in numbers if n <= most]
+    return min(fits) if fits else None
 
 
 def misere_danger(cards: Iterable[SuitRank]) -> int:

@@ -4,7 +4,8 @@ Bidding: of every legal choice of three bid cards, the one whose bid (read as th
 closest to the tricks the nine kept cards should take (a count of honours and trumps). Premium
 calls are passed. Play: while tricks are still needed it wins cheaply (the lowest winning card
 when last to play, a sure-looking one otherwise) and leads its best cards; once the bid is
-reached it ducks (the highest card that does not win) and leads low.
+reached it ducks (the highest card that does not win) and leads low. The estimate and the play
+rule are :mod:`tricktable.bots.judgement`'s, which the expert's playouts play by too.
 """
 
 from __future__ import annotations
@@ -27,11 +28,6 @@ from tricktable.bots.tricks import (
 from tricktable.legal import LegalMoves, lay_asides
 
 GAME = "ninety-nine"
-
-
-def estimate_tricks(cards: Sequence[Card], trump: int) -> float:
-    """Tricks a hand should take against two others (:data:`judgement.NINETY_NINE`)."""
-    return judgement.estimate(by_suit_order(cards), trump_of(trump), judgement.NINETY_NINE)
 
 
 class NinetyNineBot:
@@ -60,13 +56,14 @@ class NinetyNineBot:
 
     def bid(self, view: View, legal: Sequence[Move]) -> Move:
         hand = [self._real(view, c) for c in own_hand(view)]
+        trump = trump_of(view.trump)
         best: tuple[float, int] | None = None
         # Every choice is weighed by its cards; only the one chosen is built as a move.
         for index, cards in lay_asides(legal):
             aside = [self._real(view, c) for c in cards]
             bid = facts.of(GAME).bid(aside)
             kept = _without(hand, aside)
-            cost = (abs(estimate_tricks(kept, view.trump) - bid), index)
+            cost = (judgement.ninety_nine_bid_gap(by_suit_order(kept), trump, bid), index)
             if best is None or cost < best:
                 best = cost
         return legal[best[1]] if best is not None else legal[0]

@@ -9,6 +9,9 @@
   cheaply as it can when last to play and with its best card otherwise, throws its cheapest card
   when it cannot win, cashes Aces and draws trumps when leading. Against (or in) a misère it
   ducks: the highest card that does not win, low leads.
+
+The estimates, the bid, the call and the play rule are :mod:`tricktable.bots.judgement`'s, which
+the expert's playouts play by too.
 """
 
 from __future__ import annotations
@@ -34,11 +37,6 @@ GAME = "nominations"
 MISERES = {"misere", "open_misere"}
 
 
-def hand_tricks(hand: Sequence[Card], trump: int) -> float:
-    """Tricks a hand should take with ``trump`` (:data:`judgement.NOMINATIONS`)."""
-    return judgement.estimate(by_suit_order(hand), trump_of(trump), judgement.NOMINATIONS)
-
-
 def best_trump(hand: Sequence[Card]) -> tuple[int, float]:
     """The trump (``NO_SUIT``: no trump) under which the hand should take most, and that many."""
     trump, tricks = judgement.best_trump(by_suit_order(hand), C.SUITS)
@@ -59,21 +57,17 @@ class NominationsBot:
         return find_call(legal, "pass") or legal[0]
 
     def bid(self, view: View, legal: Sequence[Move]) -> Move:
-        hand = own_hand(view)
-        misere = next((m for m in legal if kind(m) == "bid" and m.bid.contract == "misere"), None)
-        if misere is not None and judgement.misere_danger(hand) == 0:
-            return misere
-        affordable = judgement.affordable(by_suit_order(hand), C.SUITS)
-        numbers = [
-            m
-            for m in legal
-            if kind(m) == "bid" and m.bid.contract == "tricks" and m.bid.tricks <= affordable
-        ]
-        if numbers:
-            return min(numbers, key=lambda m: m.bid.tricks)
-        return find_call(legal, "pass") or min(
-            (m for m in legal if kind(m) == "bid"), key=lambda m: m.bid.tricks or 99
+        bids = [m for m in legal if kind(m) == "bid"]
+        misere = next((m for m in bids if m.bid.contract == "misere"), None)
+        numbers = {m.bid.tricks: m for m in reversed(bids) if m.bid.contract == "tricks"}
+        choice = judgement.nominations_bid(
+            by_suit_order(own_hand(view)), C.SUITS, misere=misere is not None, numbers=numbers
         )
+        if choice == "misere" and misere is not None:
+            return misere
+        if isinstance(choice, int):
+            return numbers[choice]
+        return find_call(legal, "pass") or min(bids, key=lambda m: m.bid.tricks or 99)
 
     def declare(self, view: View, legal: Sequence[Move]) -> Move:
         hand = own_hand(view)

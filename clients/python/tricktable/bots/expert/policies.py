@@ -2,11 +2,12 @@
 
 A playout that plays at random values a bid game by noise: random play rarely makes a bid
 exactly, and random bidders bid anything. In Ninety-Nine and Nominations every seat of a
-playout instead plays as a sensible player does (the rules the heuristic bots play by, read off
-the engine's state): it bids what its hand should take, wins tricks while it needs them and
-ducks once it has enough, passes premium calls, and in Nominations names its best suit and calls
-the highest trump it lacks. A search over such playouts values a move by what it does against
-players of that kind, which a random playout cannot tell.
+playout instead plays as a sensible player does (the rules the heuristic bots play by, the one
+copy of them in :mod:`tricktable.bots.judgement`, read off the engine's state): it bids what its
+hand should take, wins tricks while it needs them and ducks once it has enough, passes premium
+calls, and in Nominations names its best suit and calls the highest trump it lacks. A search over
+such playouts values a move by what it does against players of that kind, which a random playout
+cannot tell.
 
 A policy answers ``policy(state, seat, legal)`` with a move of ``legal``, or None when it has no
 opinion (the search then plays at random). It reads the state only; the engine's own helpers say
@@ -77,7 +78,7 @@ def nn_lay_asides(s: Any, cards: Sequence[int], pool: int | None = None) -> list
             aside = C.mask_of(picked)
             bid = sum(3 - suit for suit in suits)  # ♣3 ♥2 ♠1 ♦0
             kept = [real[c] for c in cards if not aside >> c & 1]
-            out.append((abs(nn_estimate(kept, trump) - bid), aside))
+            out.append((judgement.ninety_nine_bid_gap(_plains(kept), trump, bid), aside))
     out.sort()
     return out
 
@@ -210,15 +211,16 @@ def nom_policy(s: Any, seat: int, legal: Sequence[Move]) -> Move | None:
 def _nom_bid(s: Any, seat: int, legal: Sequence[Move]) -> Move | None:
     """The misère with a safe hand, else the lowest number the hand and a partner can make,
     else pass."""
-    cards = C.cards_of(s.hands[seat])
     bids = [m for m in legal if isinstance(m, Bid)]
     misere = next((m for m in bids if m.contract == nom.MISERE), None)
-    if misere is not None and judgement.misere_danger(_plains(cards)) == 0:
+    numbers = {m.tricks or 0: m for m in reversed(bids) if m.contract == nom.TRICKS}
+    choice = judgement.nominations_bid(
+        _plains(C.cards_of(s.hands[seat])), range(4), misere=misere is not None, numbers=numbers
+    )
+    if choice == "misere" and misere is not None:
         return misere
-    affordable = judgement.affordable(_plains(cards), range(4))
-    numbers = [m for m in bids if m.contract == nom.TRICKS and (m.tricks or 0) <= affordable]
-    if numbers:
-        return min(numbers, key=lambda m: m.tricks or 0)
+    if isinstance(choice, int):
+        return numbers[choice]
     if Call("pass") in legal:
         return Call("pass")
     return min(bids, key=lambda m: m.tricks or 99) if bids else None

@@ -2,11 +2,12 @@
 
 A playout that plays at random values a bid game by noise: random play rarely makes a bid
 exactly, and random bidders bid anything. In Ninety-Nine and Nominations every seat of a
-playout instead plays as a sensible player does (the rules the heuristic bots play by, read off
-the engine's state): it bids what its hand should take, wins tricks while it needs them and
-ducks once it has enough, passes premium calls, and in Nominations names its best suit and calls
-the highest trump it lacks. A search over such playouts values a move by what it does against
-players of that kind, which a random playout cannot tell.
+playout instead plays as a sensible player does (the rules the heuristic bots play by, the one
+copy of them in :mod:`tricktable.bots.judgement`, read off the engine's state): it bids what its
+hand should take, wins tricks while it needs them and ducks once it has enough, passes premium
+calls, and in Nominations names its best suit and calls the highest trump it lacks. A search over
+such playouts values a move by what it does against players of that kind, which a random playout
+cannot tell.
 
 A policy answers ``policy(state, seat, legal)`` with a move of ``legal``, or None when it has no
 opinion (the search then plays at random). It reads the state only; the engine's own helpers say
@@ -17,16 +18,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import combinations_with_replacement
-from typing import Any, NamedTuple
+from typing import Any
 
 from engine.core import cards as C
 from engine.core.moves import Bid, Call, ChooseSeat, DeclareContract, LayAside, Move, PlayCard
 from engine.games import ninety_nine as nn
 from engine.games import nominations as nom
+from tricktable.bots import judgement
+from tricktable.bots.judgement import ACE, Plain
 
 Policy = Callable[[Any, int, Sequence[Move]], Move | None]
 
-ACE, KING, QUEEN, JACK = 14, 13, 12, 11
+#: Each engine card (and the Joker, 64) as the shared judgement reads it: its strength in its
+#: suit is its rank.
+_PLAIN: tuple[Plain, ...] = tuple(Plain(c >> 4, c & 15, c & 15) for c in range(C.JOKER + 1))
 
 
 def _suit(c: int) -> int:
@@ -37,88 +42,17 @@ def _rank(c: int) -> int:
     return c & 15
 
 
-def _beats(c: int, winning: int, trump: int | None) -> bool:
-    """Does ``c``, played now, beat the card winning the trick (of the suit led or a trump)?"""
-    if _suit(c) == _suit(winning):
-        return _rank(c) > _rank(winning)
-    return trump is not None and _suit(c) == trump
-
-
-def _winner(cards: Sequence[int], trump: int | None) -> int:
-    """Index of the card winning a trick so far (suit led, trumps beat it)."""
-    best = 0
-    for i in range(1, len(cards)):
-        if _beats(cards[i], cards[best], trump):
-            best = i
-    return best
-
-
-def _cheap(c: int, trump: int | None) -> tuple[bool, int]:
-    """A card's worth to keep: trumps above the rest, then by rank."""
-    return (trump is not None and _suit(c) == trump, _rank(c))
-
-
-class Weights(NamedTuple):
-    """What a hand's cards are worth in tricks, by game: an Ace; a King with a guard and bare;
-    a Queen with two guards and less; trumps by rank (None: trumps count as other cards); and
-    each trump past ``long_from`` and, at no trump, each card of a suit past ``no_trump_from``."""
-
-    ace: float
-    king: tuple[float, float]
-    queen: tuple[float, float]
-    trumps: dict[int, float] | None
-    trump_default: float
-    per_long_trump: float
-    long_from: int
-    per_long_card: float
-    no_trump_from: int
-
-
-def estimate(cards: Sequence[int], trump: int | None, w: Weights) -> float:
-    """Tricks ``cards`` should take with ``trump`` (None: no trump): honours by suit length,
-    trumps, long suits."""
-    by_suit: dict[int, list[int]] = {}
-    for c in cards:
-        by_suit.setdefault(_suit(c), []).append(_rank(c))
-    total = 0.0
-    for suit, ranks in by_suit.items():
-        n = len(ranks)
-        for r in ranks:
-            if suit == trump and w.trumps is not None:
-                total += w.trumps.get(r, w.trump_default)
-            elif r == ACE:
-                total += w.ace
-            elif r == KING:
-                total += w.king[0] if n >= 2 else w.king[1]
-            elif r == QUEEN:
-                total += w.queen[0] if n >= 3 else w.queen[1]
-        if suit == trump:
-            total += w.per_long_trump * max(0, n - w.long_from)
-        elif trump is None:
-            total += w.per_long_card * max(0, n - w.no_trump_from)
-    return total
+def _plains(cards: Sequence[int]) -> list[Plain]:
+    return [_PLAIN[c] for c in cards]
 
 
 # -- Ninety-Nine ---------------------------------------------------------------------------------
-
-#: Against two others, with nine cards (the heuristic bot's figures).
-NN_WEIGHTS = Weights(
-    ace=0.85,
-    king=(0.5, 0.15),
-    queen=(0.25, 0.05),
-    trumps={ACE: 1.0, KING: 0.85, QUEEN: 0.65, JACK: 0.45},
-    trump_default=0.3,
-    per_long_trump=0.3,
-    long_from=3,
-    per_long_card=0.35,
-    no_trump_from=3,
-)
 
 
 def nn_estimate(cards: Sequence[int], trump: int | None) -> float:
     """Tricks nine Ninety-Nine cards should take against two others (effective cards: the
     Joker read as the turn-up)."""
-    return estimate(cards, trump, NN_WEIGHTS)
+    return judgement.estimate(_plains(cards), trump, judgement.NINETY_NINE)
 
 
 def nn_lay_asides(s: Any, cards: Sequence[int], pool: int | None = None) -> list[tuple[float, int]]:
@@ -144,7 +78,7 @@ def nn_lay_asides(s: Any, cards: Sequence[int], pool: int | None = None) -> list
             aside = C.mask_of(picked)
             bid = sum(3 - suit for suit in suits)  # ♣3 ♥2 ♠1 ♦0
             kept = [real[c] for c in cards if not aside >> c & 1]
-            out.append((abs(nn_estimate(kept, trump) - bid), aside))
+            out.append((judgement.ninety_nine_bid_gap(_plains(kept), trump, bid), aside))
     out.sort()
     return out
 
@@ -222,86 +156,39 @@ def nn_policy(s: Any, seat: int, legal: Sequence[Move]) -> Move | None:
 
 
 def _nn_play(s: Any, seat: int, legal: Sequence[Move]) -> Move:
-    """Win while the bid needs tricks (cheaply when last, else the best card), duck with the
-    highest losing card once it has enough, lead high or low the same way."""
-    trump = s.trump
-    joker_as = s.turn_up  # the Joker plays as the turn-up (the engine's ``effective``)
-    plays = [(m.card if m.card != C.JOKER else joker_as, m) for m in legal if type(m) is PlayCard]
-    need = _bid(s, s.aside[seat]) - s.tricks_won[seat]
-    if not s.trick:
-        if need <= 0:
-            return min(plays, key=lambda p: _cheap(p[0], trump))[1]
-        return max(plays, key=lambda p: _cheap(p[0], trump))[1]
-    table = [c if c != C.JOKER else joker_as for c in s.trick]
-    winning = table[_winner(table, trump)]
-    winners = [p for p in plays if _beats(p[0], winning, trump)]
-    if need <= 0:
-        losers = [p for p in plays if not _beats(p[0], winning, trump)]
-        if losers:
-            return max(losers, key=lambda p: (_rank(p[0]), _suit(p[0]) != trump))[1]
-        return max(plays, key=lambda p: _cheap(p[0], trump))[1]
-    if not winners:
-        return min(plays, key=lambda p: _cheap(p[0], trump))[1]
-    if len(s.trick) == 2 or need >= C.count(s.hands[seat]):
-        return min(winners, key=lambda p: _cheap(p[0], trump))[1]
-    return max(winners, key=lambda p: _cheap(p[0], trump))[1]
+    """The heuristic Ninety-Nine play (:func:`judgement.ninety_nine_play`) on the engine's
+    state: the Joker plays as the turn-up (the engine's ``effective``)."""
+    joker_as = s.turn_up
+    plays = [
+        (_PLAIN[m.card if m.card != C.JOKER else joker_as], m) for m in legal if type(m) is PlayCard
+    ]
+    return judgement.ninety_nine_play(
+        plays,
+        [_PLAIN[c if c != C.JOKER else joker_as] for c in s.trick],
+        s.trump,
+        need=_bid(s, s.aside[seat]) - s.tricks_won[seat],
+        tricks_left=C.count(s.hands[seat]),
+        last=len(s.trick) == 2,
+    )
 
 
 # -- Nominations ---------------------------------------------------------------------------------
 
-#: What a partner holding the called card usually adds to the declarer's tricks.
-NOM_PARTNER_TRICKS = 3.0
-
-
-#: Against three others, with thirteen cards (the heuristic bot's figures).
-NOM_WEIGHTS = Weights(
-    ace=1.0,
-    king=(0.7, 0.3),
-    queen=(0.4, 0.1),
-    trumps=None,
-    trump_default=0.0,
-    per_long_trump=0.9,
-    long_from=3,
-    per_long_card=0.4,
-    no_trump_from=4,
-)
-
 
 def nom_estimate(cards: Sequence[int], trump: int | None) -> float:
     """Tricks a Nominations hand should take with ``trump`` (None: no trump)."""
-    return estimate(cards, trump, NOM_WEIGHTS)
+    return judgement.estimate(_plains(cards), trump, judgement.NOMINATIONS)
 
 
 def nom_best_trump(cards: Sequence[int]) -> tuple[int | None, float]:
     """The trump (None: no trump) under which the hand should take most, and that many."""
-    options: list[tuple[int | None, float]] = [(s, nom_estimate(cards, s)) for s in range(4)]
-    options.append((None, nom_estimate(cards, None)))
-    return max(options, key=lambda o: (o[1], o[0] is not None))
-
-
-def nom_misere_danger(cards: Sequence[int]) -> int:
-    """Cards that may be forced to win a trick at misère (a card is safe while enough lower
-    cards of its suit are held to play under the others)."""
-    by_suit: dict[int, list[int]] = {}
-    for c in cards:
-        by_suit.setdefault(_suit(c), []).append(_rank(c))
-    danger = 0
-    for ranks in by_suit.values():
-        for lower, r in enumerate(sorted(ranks)):
-            if r > 6 + 3 * lower:
-                danger += 1
-    return danger
+    return judgement.best_trump(_plains(cards), range(4))
 
 
 def nom_call_for(cards: Sequence[int], trump: int | None) -> int | None:
-    """The card to call with ``trump``: the highest trump not held, else a missing Ace, else a
-    missing King."""
-    held = set(cards)
-    wanted: list[int] = []
-    if trump is not None:
-        wanted += [C.card(r, trump) for r in range(ACE, 1, -1)]
-    wanted += [C.card(ACE, s) for s in range(4)] + [C.card(KING, s) for s in range(4)]
-    return next((w for w in wanted if w not in held), None)
+    """The card to call with ``trump`` (:func:`judgement.called_card`)."""
+    called = judgement.called_card({(_suit(c), _rank(c)) for c in cards}, trump, range(4))
+    return None if called is None else C.card(called[1], called[0])
 
 
 def nom_policy(s: Any, seat: int, legal: Sequence[Move]) -> Move | None:
@@ -324,16 +211,16 @@ def nom_policy(s: Any, seat: int, legal: Sequence[Move]) -> Move | None:
 def _nom_bid(s: Any, seat: int, legal: Sequence[Move]) -> Move | None:
     """The misère with a safe hand, else the lowest number the hand and a partner can make,
     else pass."""
-    cards = C.cards_of(s.hands[seat])
     bids = [m for m in legal if isinstance(m, Bid)]
     misere = next((m for m in bids if m.contract == nom.MISERE), None)
-    if misere is not None and nom_misere_danger(cards) == 0:
+    numbers = {m.tricks or 0: m for m in reversed(bids) if m.contract == nom.TRICKS}
+    choice = judgement.nominations_bid(
+        _plains(C.cards_of(s.hands[seat])), range(4), misere=misere is not None, numbers=numbers
+    )
+    if choice == "misere" and misere is not None:
         return misere
-    _, mine = nom_best_trump(cards)
-    affordable = int(mine + NOM_PARTNER_TRICKS)
-    numbers = [m for m in bids if m.contract == nom.TRICKS and (m.tricks or 0) <= affordable]
-    if numbers:
-        return min(numbers, key=lambda m: m.tricks or 0)
+    if isinstance(choice, int):
+        return numbers[choice]
     if Call("pass") in legal:
         return Call("pass")
     return min(bids, key=lambda m: m.tricks or 99) if bids else None
@@ -356,40 +243,18 @@ def _nom_side(s: Any, seat: int) -> set[int]:
 
 
 def _nom_play(s: Any, seat: int, legal: Sequence[Move]) -> Move:
-    """Ducks in (and against) a misère; else cashes Aces and draws trumps when leading, lets a
-    side-mate's winning card stand, wins cheaply last and with its best card otherwise, and
-    throws its cheapest card when it cannot win."""
-    trump = s.trump
-    plays = [(m.card, m) for m in legal if isinstance(m, PlayCard)]
+    """The heuristic Nominations play (:func:`judgement.nominations_play`) on the engine's
+    state."""
     table = s.trick
-    if s.contract in (nom.MISERE, nom.OPEN_MISERE):
-        if not table:
-            return min(plays, key=lambda p: _cheap(p[0], trump))[1]
-        winning = table[_winner(table, trump)]
-        losers = [p for p in plays if not _beats(p[0], winning, trump)]
-        if losers:
-            return max(losers, key=lambda p: _rank(p[0]))[1]
-        return min(plays, key=lambda p: _cheap(p[0], trump))[1]
-    if not table:
-        aces = [p for p in plays if _rank(p[0]) == ACE and _suit(p[0]) != trump]
-        if aces:
-            return aces[0][1]
-        mine = [p for p in plays if _suit(p[0]) == trump]
-        if trump is not None and len(mine) >= 3:
-            return max(mine, key=lambda p: _rank(p[0]))[1]
-        return min(plays, key=lambda p: _cheap(p[0], trump))[1]
-    index = _winner(table, trump)
-    winning = table[index]
-    winning_seat = (s.leader + index) % 4
-    last = len(table) == 3
-    if winning_seat in _nom_side(s, seat) and (last or _rank(winning) >= KING):
-        return min(plays, key=lambda p: _cheap(p[0], trump))[1]
-    winners = [p for p in plays if _beats(p[0], winning, trump)]
-    if not winners:
-        return min(plays, key=lambda p: _cheap(p[0], trump))[1]
-    if last:
-        return min(winners, key=lambda p: _cheap(p[0], trump))[1]
-    return max(winners, key=lambda p: _cheap(p[0], trump))[1]
+    return judgement.nominations_play(
+        [(_PLAIN[m.card], m) for m in legal if isinstance(m, PlayCard)],
+        _plains(table),
+        s.trump,
+        table_seats=[(s.leader + i) % 4 for i in range(len(table))],
+        misere=s.contract in (nom.MISERE, nom.OPEN_MISERE),
+        side=_nom_side(s, seat) if table else (),
+        last=len(table) == 3,
+    )
 
 
 def nn_candidates(s: Any, seat: int, first: Move) -> list[Move]:

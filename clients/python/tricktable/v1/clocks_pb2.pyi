@@ -26,9 +26,11 @@ class _TimeoutPolicyEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Timeout
     TIMEOUT_POLICY_UNSPECIFIED: _TimeoutPolicy.ValueType  # 0
     """Not given: AUTO_MOVE."""
     TIMEOUT_POLICY_AUTO_MOVE: _TimeoutPolicy.ValueType  # 1
-    """The server plays a move for the seat: one of its legal moves, in the order the view lists
-    them, drawn from the game's secret seeded chance under the label "timeout:<version>" (the
-    version the timeout makes), so a replay with the seed reproduces it.
+    """The server plays the least harmful move for the seat, as an ordinary move: the one the
+    game's rules name for the decision (pass where passing is legal, the lowest bid that is
+    due, Sixty-Six's draw and declined exchange), else the reference heuristic bot's choice on
+    the seat's own view, among its card plays alone (never a claim, close, premium, marriage
+    or exchange). Deterministic: a replay with the seed makes it again.
     """
     TIMEOUT_POLICY_FORFEIT: _TimeoutPolicy.ValueType  # 2
     """The seat resigns: the game is abandoned with that seat as the loser."""
@@ -39,9 +41,11 @@ class TimeoutPolicy(_TimeoutPolicy, metaclass=_TimeoutPolicyEnumTypeWrapper):
 TIMEOUT_POLICY_UNSPECIFIED: TimeoutPolicy.ValueType  # 0
 """Not given: AUTO_MOVE."""
 TIMEOUT_POLICY_AUTO_MOVE: TimeoutPolicy.ValueType  # 1
-"""The server plays a move for the seat: one of its legal moves, in the order the view lists
-them, drawn from the game's secret seeded chance under the label "timeout:<version>" (the
-version the timeout makes), so a replay with the seed reproduces it.
+"""The server plays the least harmful move for the seat, as an ordinary move: the one the
+game's rules name for the decision (pass where passing is legal, the lowest bid that is
+due, Sixty-Six's draw and declined exchange), else the reference heuristic bot's choice on
+the seat's own view, among its card plays alone (never a claim, close, premium, marriage
+or exchange). Deterministic: a replay with the seed makes it again.
 """
 TIMEOUT_POLICY_FORFEIT: TimeoutPolicy.ValueType  # 2
 """The seat resigns: the game is abandoned with that seat as the loser."""

@@ -169,9 +169,11 @@ export enum TimeoutPolicy {
   UNSPECIFIED = 0,
 
   /**
-   * The server plays a move for the seat: one of its legal moves, in the order the view lists
-   * them, drawn from the game's secret seeded chance under the label "timeout:<version>" (the
-   * version the timeout makes), so a replay with the seed reproduces it.
+   * The server plays the least harmful move for the seat, as an ordinary move: the one the
+   * game's rules name for the decision (pass where passing is legal, the lowest bid that is
+   * due, Sixty-Six's draw and declined exchange), else the reference heuristic bot's choice on
+   * the seat's own view, among its card plays alone (never a claim, close, premium, marriage
+   * or exchange). Deterministic: a replay with the seed makes it again.
    *
    * @generated from enum value: TIMEOUT_POLICY_AUTO_MOVE = 1;
    */

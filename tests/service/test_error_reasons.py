@@ -4,8 +4,9 @@ reason the server can put in ``google.rpc.ErrorInfo.reason``, and nothing else.
 The engine keeps its own ``Reason`` enum (it knows nothing of protobuf) and the service raises
 its errors with a reason; both must be names of the published enum, so a client in any language
 can switch on them. The service's reasons are found in its source (class attributes and
-``reason=`` arguments), so a new reason written anywhere in ``service/`` fails here until the
-protocol documents it.
+``reason=`` arguments), and in the reader of protobuf into engine values it shares with the
+bots (``tricktable.bots.expert.wire``, whose ``WireError`` the service turns into its own error
+with the same reason), so a new reason written there fails here until the protocol documents it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from service import errors as service_errors
 from service.errors import GENERIC_MESSAGE, STATUS_CODES, TricktableError, status_of
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The client package's reader the service reads requests through (service/convert.py).
+WIRE = ROOT / "clients" / "python" / "tricktable" / "bots" / "expert" / "wire.py"
 PUBLISHED = set(errors_pb2.ErrorReason.keys()) - {"ERROR_REASON_UNSPECIFIED"}
 
 
@@ -36,7 +39,7 @@ def _service_reasons() -> dict[str, str]:
     ``reason`` of an error class, and the ``reason=`` of a call that makes an error."""
     makers = _error_makers()
     found: dict[str, str] = {}
-    for path in sorted((ROOT / "service").rglob("*.py")):
+    for path in [*sorted((ROOT / "service").rglob("*.py")), WIRE]:
         tree = ast.parse(path.read_text(), str(path))
         for node in ast.walk(tree):
             values: list[ast.expr] = []
@@ -45,6 +48,11 @@ def _service_reasons() -> dict[str, str]:
                 name = callee.id if isinstance(callee, ast.Name) else getattr(callee, "attr", "")
                 if name in makers or name.startswith("_bad"):
                     values = [k.value for k in node.keywords if k.arg == "reason"]
+                elif name == "WireError":  # WireError(message, reason)
+                    values = [
+                        *node.args[1:2],
+                        *(k.value for k in node.keywords if k.arg == "reason"),
+                    ]
             elif isinstance(node, ast.ClassDef):
                 for statement in node.body:
                     if isinstance(statement, ast.Assign) and any(

@@ -13,6 +13,7 @@ replica, creates it.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -46,6 +47,18 @@ log = structlog.get_logger("tricktable.tournaments")
 CANCELLED_REASON = "cancelled"
 
 
+@dataclass(frozen=True)
+class Watch:
+    """What a running tournament's next step waits for (:mod:`.runner`): the tournament passing
+    ``version`` (a game started or counted on any replica, a cancel), or one of its games under
+    way passing the version it was read at (``games``: game id -> version). Nothing else makes
+    a step worth taking: a game's end is a commit of that game, whoever made it (a move, a
+    clock's timeout, an abandonment)."""
+
+    version: int
+    games: dict[str, int]
+
+
 class Advancer:
     def __init__(self, games: GameService, stores: Stores) -> None:
         self._games = games
@@ -58,21 +71,27 @@ class Advancer:
         # schedules no one, so the bots' delay it would apply to a bot's turn plays no part).
         self._committer = Committer(games.tables, games.feed, bot_delay_ms=0)
 
-    async def advance(self, tournament_id: str) -> bool:
-        """Count what ended, start what may start; True while the tournament runs. A
-        cancelled one has its games still running ended (False once it is done)."""
+    async def advance(self, tournament_id: str) -> Watch | None:
+        """Count what ended, start what may start; while the tournament runs, what its next
+        step waits for (None once it has ended). A cancelled one has its games still running
+        ended (None once it is done)."""
         state = await self._store.load(tournament_id)
         if state.status != RUNNING:
-            return await self._wind_up(state)
+            await self._wind_up(state)
+            return None
         schedule = slots(state.spec)
+        playing: dict[str, int] = {}
         for number in state.playing:
-            result = await self._ended(state.spec, schedule[number], state.games[number])
+            gid = state.games[number]
+            result, version = await self._ended(state.spec, schedule[number], gid)
             if result is not None:
                 state = await self._count(state, schedule, result)
                 if state.status != RUNNING:
-                    return await self._wind_up(state)
+                    await self._wind_up(state)
+                    return None
             else:
-                await self._called(state.spec, state.games[number], schedule[number])
+                playing[gid] = version
+                await self._called(state.spec, gid, schedule[number])
         while len(state.games) < len(schedule) and len(state.playing) < state.spec.games_at_once:
             number = len(state.games)
             gid = game_id(tournament_id, number)
@@ -81,19 +100,23 @@ class Advancer:
             ):
                 await self._create(state.spec, schedule[number], gid)
                 log.info("tournament game started", tournament_id=tournament_id, number=number)
+                # Its called bots' seats now, not at the next step: a seat to act first would
+                # otherwise wait for the runner's re-read, nothing else moving the game.
+                await self._called(state.spec, gid, schedule[number])
+                playing[gid] = 0  # a move made already wakes the wait at once
             state = await self._store.load(tournament_id)
             if state.status != RUNNING:
-                return await self._wind_up(state)
-        return True
+                await self._wind_up(state)
+                return None
+        return Watch(state.version, playing)
 
-    async def _wind_up(self, state: TournamentState) -> bool:
+    async def _wind_up(self, state: TournamentState) -> None:
         """A tournament that no longer runs: a cancelled one's games still running ended
-        (see the module's notes). False: nothing is left to do."""
+        (see the module's notes); nothing is left to do."""
         if state.status == CANCELLED:
             schedule = slots(state.spec)
             for number in state.playing:
                 await self._abandon(state.spec, schedule[number], state.games[number])
-        return False
 
     async def _abandon(self, spec: TournamentSpec, slot: Slot, gid: str) -> None:
         """End a game of a cancelled tournament, once: abandoned if it still runs."""
@@ -150,18 +173,18 @@ class Advancer:
         except GameExists:
             return
 
-    async def _ended(self, spec: TournamentSpec, slot: Slot, gid: str) -> Result | None:
-        """The game's result once it has ended; None while it runs (or was never created, as
-        when the replica that started it died first: it is created now)."""
+    async def _ended(self, spec: TournamentSpec, slot: Slot, gid: str) -> tuple[Result | None, int]:
+        """The game's result once it has ended, None while it runs (or was never created, as
+        when the replica that started it died first: it is created now); and its version."""
         try:
             record = await self._games.store.load(gid)
         except GameNotFound:
             await self._create(spec, slot, gid)
-            return None
+            return None, 0
         if record.status == ACTIVE:
-            return None
+            return None, record.version
         rules, state = await self._games.tables.state(record)
-        return result_of(slot.number, record, rules, state)
+        return result_of(slot.number, record, rules, state), record.version
 
     async def _count(
         self, state: TournamentState, schedule: tuple[Slot, ...], result: Result

@@ -31,9 +31,11 @@ TOURNAMENTS = "tournaments"  # running tournaments a client created
 BOTS = "bots"  # bots a client registered
 #: How long a place taken for something not in the store yet still counts.
 GRACE_MS = 60_000
-#: What a refusal says to wait: a place frees when one of the client's tournaments ends, which
-#: nobody can tell; the RetryInfo is there as on every refusal.
-RETRY_S = 60.0
+#: What a refusal says to wait: the grace above, the longest a place can stay taken by a create
+#: or registration that never wrote what it took it for. Otherwise a place frees only when one of
+#: the client's tournaments ends (which nobody can tell) and a bot's never does; the RetryInfo is
+#: there as on every refusal, and the reason says that this is a count, not a rate.
+RETRY_S = GRACE_MS / 1000
 
 #: Whether a member still holds its place: True, False (it has ended), None (not in the store).
 Counts = Callable[[str], Awaitable[bool | None]]
@@ -151,10 +153,13 @@ class Quotas:
             await self._store.drop(kind, owner, gone)
             if await self._store.take(kind, owner, member, limit, now_ms):
                 return
-        # RATE_LIMITED, the published reason of "too many calls of this kind from this
-        # address" (a reason of its own would be a protocol change); the message says which.
-        raise LimitExceeded(
-            f"at most {limit} {_WHAT[kind]} from one address ({client}) at a time",
-            RETRY_S,
-            reason="RATE_LIMITED",
-        )
+        raise _refusal(kind, f"at most {limit} {_WHAT[kind]} from one address ({client}) at a time")
+
+
+def _refusal(kind: str, message: str) -> LimitExceeded:
+    """A refusal at ``kind``'s limit, with a reason of its own rather than RATE_LIMITED: waiting
+    for a rate's bucket to refill would not help, only one of the client's places freeing. (Each
+    reason is written out, so tests/service/test_error_reasons.py sees it used.)"""
+    if kind == BOTS:
+        return LimitExceeded(message, RETRY_S, reason="TOO_MANY_BOTS")
+    return LimitExceeded(message, RETRY_S, reason="TOO_MANY_TOURNAMENTS")

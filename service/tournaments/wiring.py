@@ -50,7 +50,7 @@ class Tournaments:
         self.advancer = Advancer(games, stores)
         self.advancer.called.trust(config.bot_ca_file)
         self.desk = TournamentDesk(games, stores, TournamentGate(limits), self.advancer)
-        self.runner = TournamentRunner(self.advancer, stores.tournaments)
+        self.runner = TournamentRunner(self.advancer, stores.tournaments, games.store)
         self.ladder = LadderRunner(
             games, stores, self.advancer.called, games_at_once=config.ladder_games_at_once
         )

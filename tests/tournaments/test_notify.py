@@ -13,6 +13,8 @@ from collections.abc import Iterator
 import grpc
 import pytest
 import redis
+from tricktable.v1 import game_service_pb2 as gpb
+from tricktable.v1 import game_service_pb2_grpc
 from tricktable.v1 import tournament_service_pb2 as tpb
 
 from benchmarks.streams import commandstats
@@ -29,7 +31,7 @@ from tests.tournaments.replicas import (
     until,
     waiting_tournament,
 )
-from tests.tournaments.support import stub
+from tests.tournaments.support import create_request, stub
 
 #: Commands a replica sends whatever its streams do: readiness' PING, the deadline sweep's and
 #: the ladders' looks at their indexes (ZRANGE, ZRANGEBYSCORE), and the inspector's own INFO.
@@ -132,8 +134,8 @@ def test_idle_tournament_streams_cost_no_redis_command(own_redis_url: str) -> No
             version = until(
                 lambda: tournament(tournaments, tid).tournament, lambda t: t.games_started == 1
             ).version
-            # The sweep advances running tournaments ten times a second: that is its work (a
-            # look at each game under way), not the streams'.
+            # The sweep re-reads a held tournament every second (and when its games move):
+            # that is its work (a look at each game under way), not the streams'.
             pause_sweep(served)
             request = tpb.StreamTournamentRequest(tournament_id=tid)
             streams = [tournaments.StreamTournament(request, timeout=120) for _ in range(30)]
@@ -194,6 +196,48 @@ def test_idle_bot_sessions_cost_only_their_online_marks(own_redis_url: str) -> N
     assert set(spent) <= {"set", "lrange"}, spent
     assert spent.get("set", 0) <= 2 * sessions_open
     assert spent.get("lrange", 0) <= 2 * sessions_open
+
+
+def test_a_tournament_whose_games_wait_costs_the_sweep_no_redis_command(own_redis_url: str) -> None:
+    """The sweep waits for a held tournament's next step (one of its games moving, or the
+    tournament itself) on the replica's subscription instead of reading it every 0.1 s: with its
+    safety re-read off, a running tournament whose games all wait for their players costs Redis
+    nothing but the index's look (ZRANGEBYSCORE); and a game's end still wakes it, to count the
+    game and start the next."""
+    inspector = redis.Redis.from_url(own_redis_url)
+    with running_server(redis_url=own_redis_url) as served:
+        server_of(served).tournaments.runner.recheck_s = math.inf  # only a notification wakes it
+        channel, tournaments = stub(served.address)
+        with channel:
+            north, south = connected_bot(tournaments, "north"), connected_bot(tournaments, "south")
+            made = tournaments.CreateTournament(
+                create_request([north.bot_id, south.bot_id], rounds=2, games_at_once=2)
+            )
+            tid = made.tournament.tournament_id
+            until(lambda: tournament(tournaments, tid).tournament, lambda t: t.games_started == 2)
+            _settle(served)
+            spent = _spent(inspector, 2.5)
+            # North leaves its first game: the game's end is what wakes the sweep.
+            session = tournaments.BotSession(
+                tpb.BotSessionRequest(), metadata=auth(north.bot_token), timeout=120
+            )
+            try:
+                seat = next(session).seat_given
+                game_service_pb2_grpc.GameServiceStub(channel).LeaveGame(
+                    gpb.LeaveGameRequest(game_id=seat.game_id), metadata=auth(seat.seat_token)
+                )
+                after = until(
+                    lambda: tournament(tournaments, tid).tournament, lambda t: t.games_started == 3
+                )
+            finally:
+                session.cancel()
+            tournaments.CancelTournament(
+                tpb.CancelTournamentRequest(tournament_id=tid), metadata=auth(made.creator_token)
+            )
+    inspector.close()
+    assert spent == {}, spent
+    # the left game counted, and the next one started in its place
+    assert after.status == tpb.TOURNAMENT_STATUS_RUNNING and after.games_ended == 1
 
 
 def test_shutdown_ends_waiting_streams_and_sessions_with_unavailable() -> None:

@@ -95,9 +95,15 @@ def test_places_that_no_longer_count_are_given_back_when_the_limit_is_reached() 
         await take("next", 10)  # "ended" gave its place back
         with pytest.raises(LimitExceeded) as refused:
             await take("refused", 20)  # "young" is not written yet, but may be being written
-        assert refused.value.reason == "RATE_LIMITED" and refused.value.retry_after_s > 0
+        # a count, not a rate: its own reason, and the grace as the time to wait
+        assert refused.value.reason == "TOO_MANY_TOURNAMENTS"
+        assert refused.value.retry_after_s == GRACE_MS / 1000
         states["next"] = True
         await take("late", GRACE_MS)  # past its grace, "young" never came: its place is free
         await quotas.take(TOURNAMENTS, "1.2.3.4", "free", limit=0, counts=counts, now_ms=0)
+        await quotas.take(BOTS, "1.2.3.4", "bot", limit=1, counts=counts, now_ms=0)
+        with pytest.raises(LimitExceeded) as bot_refused:
+            await quotas.take(BOTS, "1.2.3.4", "another", limit=1, counts=counts, now_ms=0)
+        assert bot_refused.value.reason == "TOO_MANY_BOTS"
 
     asyncio.run(main())

@@ -105,8 +105,9 @@ def test_running_tournaments_and_bots_are_counted_across_replicas(own_redis_url:
                 for t in on_a.ListTournaments(tpb.ListTournamentsRequest()).tournaments
                 if t.status == tpb.TOURNAMENT_STATUS_RUNNING
             }
-    for reason, _, retry_s in [*bot_refusals, refusal]:
-        assert reason == "RATE_LIMITED" and retry_s > 0
+    for reason, _, retry_s in bot_refusals:
+        assert reason == "TOO_MANY_BOTS" and retry_s > 0
+    assert refusal[0] == "TOO_MANY_TOURNAMENTS" and refusal[2] > 0
     assert all("bots registered" in message for _, message, _ in bot_refusals)
     assert "running tournaments" in refusal[1]
     assert listed_when_refused == {
@@ -138,9 +139,9 @@ def test_an_ended_tournament_frees_its_place_on_the_embedded_store() -> None:
             _cancel(tournaments, again)
             connected_bot(tournaments, "only")
             bot_refused = _refused(lambda: connected_bot(tournaments, "another"))
-    assert refused[0] == "RATE_LIMITED" and refused[2] > 0
+    assert refused[0] == "TOO_MANY_TOURNAMENTS" and refused[2] > 0
     assert again.tournament.status == tpb.TOURNAMENT_STATUS_RUNNING
-    assert bot_refused[0] == "RATE_LIMITED"
+    assert bot_refused[0] == "TOO_MANY_BOTS" and bot_refused[2] > 0
 
 
 @pytest.mark.parametrize(

@@ -194,6 +194,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """A tournament asking more games at once than the server allows."""
     TOO_MANY_GAMES: _ErrorReason.ValueType  # 91
     """A tournament with more scheduled games than the server allows."""
+    TOO_MANY_TOURNAMENTS: _ErrorReason.ValueType  # 92
+    """This client address created as many hosted tournaments still running as the server allows:
+    a count, not a rate (a place frees when one of them ends or is cancelled).
+    """
+    TOO_MANY_BOTS: _ErrorReason.ValueType  # 93
+    """This client address registered as many bots as the server allows: a count, not a rate."""
     STORE_UNAVAILABLE: _ErrorReason.ValueType  # 45
     """--- the server (UNAVAILABLE, INTERNAL) ---
     The game store cannot be reached: retry later (a move with the same request id).
@@ -387,6 +393,12 @@ TOO_MANY_GAMES_AT_ONCE: ErrorReason.ValueType  # 90
 """A tournament asking more games at once than the server allows."""
 TOO_MANY_GAMES: ErrorReason.ValueType  # 91
 """A tournament with more scheduled games than the server allows."""
+TOO_MANY_TOURNAMENTS: ErrorReason.ValueType  # 92
+"""This client address created as many hosted tournaments still running as the server allows:
+a count, not a rate (a place frees when one of them ends or is cancelled).
+"""
+TOO_MANY_BOTS: ErrorReason.ValueType  # 93
+"""This client address registered as many bots as the server allows: a count, not a rate."""
 STORE_UNAVAILABLE: ErrorReason.ValueType  # 45
 """--- the server (UNAVAILABLE, INTERNAL) ---
 The game store cannot be reached: retry later (a move with the same request id).

@@ -97,6 +97,9 @@ MISERE: Final = "misere"
 OPEN_MISERE: Final = "open_misere"
 
 PASS: Final = Call("pass")
+# Each seat's pass as an event, built once: events are immutable (as ``PLAYED``), and a pass
+# is most calls of an auction.
+_PASSED: Final = tuple(Called(seat=seat, call="pass") for seat in range(_SEATS))
 
 # The phases of a deal (the game's last phase is the core's OVER).
 AUCTION: Final = "auction"  # from the dealer's left: pass, or bid higher (§3)
@@ -692,7 +695,7 @@ class Nominations(Rules[NominationsState]):
 
     def pass_(self, s: NominationsState, seat: int, move: Call, events: list[Event]) -> None:
         s.calls.append("pass")
-        events.append(Called(seat=seat, call="pass"))
+        events.append(_PASSED[seat])
         s.passes += 1
         if s.high >= 0 and s.passes == 3:
             self._auction_won(s, events)
@@ -895,11 +898,19 @@ class Nominations(Rules[NominationsState]):
             note.append("solo" if partner is None else f"partner {partner}")
         if s.multiplier != 1:
             note.append(f"x{s.multiplier}")
+        # The declarer's bid, and made or not for the declarer's side; None for the others
+        # (filled by index: two generator expressions cost more than the rest of the event).
+        bids: list[int | None] = [None] * _SEATS
+        bids[declarer] = s.bid_tricks
+        side_made: list[bool | None] = [None] * _SEATS
+        side_made[declarer] = made
+        if partner is not None:
+            side_made[partner] = made
         scored = DealScored(
             deal_no=s.deal_no,
-            bids=tuple(s.bid_tricks if seat == declarer else None for seat in range(_SEATS)),
+            bids=tuple(bids),
             taken=tuple(s.tricks_won),
-            made=tuple(made if seat in (declarer, partner) else None for seat in range(_SEATS)),
+            made=tuple(side_made),
             points=tuple(points),
             totals=tuple(s.scores),
             bid_cards=(None,) * _SEATS,

@@ -75,6 +75,7 @@ _RANKS: Final = range(2, 15)  # 2 to Ace, in their natural order
 _DECK: Final = C.deck(_RANKS)  # 52 cards, no Joker
 _STRENGTH: Final = tuple(c & 15 for c in range(64))  # A high, no suit above another
 _BEATERS: Final = beaters(_DECK, _STRENGTH)  # by trump
+_BITS: Final = tuple(1 << c for c in range(64))  # a card's bit, by card id
 _TRUMP_CHOICES: Final = (C.CLUBS, C.HEARTS, C.SPADES, C.DIAMONDS, None)  # None: no trump
 
 # §4 step 2: the double-hand sort, suits ♥ ♣ ♦ ♠ from the left, high cards first in each.
@@ -327,6 +328,12 @@ def deal_cards(pack: Sequence[int], batches: str, dealer: int) -> list[list[int]
     """Deal ``pack`` (index 0 = top) in rounds of batches, clockwise from the dealer's left;
     each seat's cards in ascending id order."""
     return [sorted(take(pack)) for take in _dealt_positions(batches, dealer)]
+
+
+def dealt_hands(pack: Sequence[int], batches: str, dealer: int) -> list[int]:
+    """``deal_cards`` as masks, for a pack of distinct cards (a real one): each hand is the sum
+    of its cards' bits, added in C, instead of a sort and a loop over 13 cards a seat."""
+    return [sum(map(_BITS.__getitem__, take(pack))) for take in _dealt_positions(batches, dealer)]
 
 
 @lru_cache(maxsize=64)
@@ -636,7 +643,7 @@ class Nominations(Rules[NominationsState]):
         """Deal deal number ``s.deal_no`` from ``pack`` and open its auction; a double hand
         keeps the ``stacked`` pack it was cut from at ``depth``."""
         s.chance.dealt(s.deal_no, pack)
-        s.hands = [C.mask_of(h) for h in deal_cards(pack, s.options.deal_batches, s.dealer)]
+        s.hands = dealt_hands(pack, s.options.deal_batches, s.dealer)
         s.pack = list(stacked)
         s.depth = depth
         s.phase = AUCTION

@@ -150,7 +150,8 @@ class Chance:
 
     def randint(self, label: str, lo: int, hi: int) -> int:
         """Uniform in [lo, hi], inclusive."""
-        recorded = self._recorded(label)
+        # As in ``shuffled``: without overrides only a strict replay needs the lookup.
+        recorded = self._recorded(label) if self.overrides or self.strict else None
         if recorded is not None:
             if len(recorded) != 1:
                 raise ValueError(f"recorded {label} must be one number")
@@ -159,7 +160,8 @@ class Chance:
                 raise ValueError(f"recorded {label} = {value} is outside [{lo}, {hi}]")
         else:
             value = lo + _Stream(self._hmac(), label).below(hi - lo + 1)
-        self._note(label, [value])
+        if self.log is not None:
+            self._note(label, [value])
         return value
 
     def to_data(self) -> dict[str, object]:

@@ -184,20 +184,37 @@ def _lister(
             return accepted if gate is None or gate(s, seat) is None else ()
 
         return of_form
-    if not callable(candidates) and len(candidates) == 1 and gate is None:
-        one = tuple(candidates)  # a claim, a close: listed as this tuple when accepted
+    if not callable(candidates) and len(candidates) == 1:
+        one = tuple(candidates)  # a claim, a close, a pass: listed as this tuple when accepted
         move = one[0]
+        if gate is None:
 
-        def single(s: S, seat: int) -> Sequence[Move]:
+            def single(s: S, seat: int) -> Sequence[Move]:
+                return one if rule(s, seat, move) is None else ()
+
+            return single
+
+        def gated_single(s: S, seat: int) -> Sequence[Move]:
+            if gate(s, seat) is not None:
+                return ()
             return one if rule(s, seat, move) is None else ()
 
-        return single
+        return gated_single
+    # The candidates' two forms, told apart once here rather than on every listing.
+    if callable(candidates):
+        of_state = candidates
+
+        def judged_of_state(s: S, seat: int) -> Sequence[Move]:
+            if gate is not None and gate(s, seat) is not None:
+                return ()
+            return [m for m in of_state(s) if rule(s, seat, m) is None]
+
+        return judged_of_state
 
     def judged(s: S, seat: int) -> Sequence[Move]:
         if gate is not None and gate(s, seat) is not None:
             return ()
-        moves = candidates(s) if callable(candidates) else candidates
-        return [m for m in moves if rule(s, seat, m) is None]
+        return [m for m in candidates if rule(s, seat, m) is None]
 
     return judged
 

@@ -75,6 +75,7 @@ _RANKS: Final = range(2, 15)  # 2 to Ace, in their natural order
 _DECK: Final = C.deck(_RANKS)  # 52 cards, no Joker
 _STRENGTH: Final = tuple(c & 15 for c in range(64))  # A high, no suit above another
 _BEATERS: Final = beaters(_DECK, _STRENGTH)  # by trump
+_BITS: Final = tuple(1 << c for c in range(64))  # a card's bit, by card id
 _TRUMP_CHOICES: Final = (C.CLUBS, C.HEARTS, C.SPADES, C.DIAMONDS, None)  # None: no trump
 
 # §4 step 2: the double-hand sort, suits ♥ ♣ ♦ ♠ from the left, high cards first in each.
@@ -97,6 +98,9 @@ MISERE: Final = "misere"
 OPEN_MISERE: Final = "open_misere"
 
 PASS: Final = Call("pass")
+# Each seat's pass as an event, built once: events are immutable (as ``PLAYED``), and a pass
+# is most calls of an auction.
+_PASSED: Final = tuple(Called(seat=seat, call="pass") for seat in range(_SEATS))
 
 # The phases of a deal (the game's last phase is the core's OVER).
 AUCTION: Final = "auction"  # from the dealer's left: pass, or bid higher (§3)
@@ -324,6 +328,12 @@ def deal_cards(pack: Sequence[int], batches: str, dealer: int) -> list[list[int]
     """Deal ``pack`` (index 0 = top) in rounds of batches, clockwise from the dealer's left;
     each seat's cards in ascending id order."""
     return [sorted(take(pack)) for take in _dealt_positions(batches, dealer)]
+
+
+def dealt_hands(pack: Sequence[int], batches: str, dealer: int) -> list[int]:
+    """``deal_cards`` as masks, for a pack of distinct cards (a real one): each hand is the sum
+    of its cards' bits, added in C, instead of a sort and a loop over 13 cards a seat."""
+    return [sum(map(_BITS.__getitem__, take(pack))) for take in _dealt_positions(batches, dealer)]
 
 
 @lru_cache(maxsize=64)
@@ -633,7 +643,7 @@ class Nominations(Rules[NominationsState]):
         """Deal deal number ``s.deal_no`` from ``pack`` and open its auction; a double hand
         keeps the ``stacked`` pack it was cut from at ``depth``."""
         s.chance.dealt(s.deal_no, pack)
-        s.hands = [C.mask_of(h) for h in deal_cards(pack, s.options.deal_batches, s.dealer)]
+        s.hands = dealt_hands(pack, s.options.deal_batches, s.dealer)
         s.pack = list(stacked)
         s.depth = depth
         s.phase = AUCTION
@@ -692,7 +702,7 @@ class Nominations(Rules[NominationsState]):
 
     def pass_(self, s: NominationsState, seat: int, move: Call, events: list[Event]) -> None:
         s.calls.append("pass")
-        events.append(Called(seat=seat, call="pass"))
+        events.append(_PASSED[seat])
         s.passes += 1
         if s.high >= 0 and s.passes == 3:
             self._auction_won(s, events)
@@ -895,11 +905,19 @@ class Nominations(Rules[NominationsState]):
             note.append("solo" if partner is None else f"partner {partner}")
         if s.multiplier != 1:
             note.append(f"x{s.multiplier}")
+        # The declarer's bid, and made or not for the declarer's side; None for the others
+        # (filled by index: two generator expressions cost more than the rest of the event).
+        bids: list[int | None] = [None] * _SEATS
+        bids[declarer] = s.bid_tricks
+        side_made: list[bool | None] = [None] * _SEATS
+        side_made[declarer] = made
+        if partner is not None:
+            side_made[partner] = made
         scored = DealScored(
             deal_no=s.deal_no,
-            bids=tuple(s.bid_tricks if seat == declarer else None for seat in range(_SEATS)),
+            bids=tuple(bids),
             taken=tuple(s.tricks_won),
-            made=tuple(made if seat in (declarer, partner) else None for seat in range(_SEATS)),
+            made=tuple(side_made),
             points=tuple(points),
             totals=tuple(s.scores),
             bid_cards=(None,) * _SEATS,

@@ -318,6 +318,12 @@ class SixtySixState(GameState):
 _BOTH: Final = (0, 1)
 _ONLY: Final = ((0,), (1,))
 
+# Each seat's calls as events, built once: events are immutable (as ``PLAYED``), and a claim
+# ends almost every random deal, so sharing them spares a frozen event's construction a deal.
+_CLAIMED: Final = tuple(Called(seat=seat, call="claim") for seat in range(_SEATS))
+_DECLINED: Final = tuple(Called(seat=seat, call="decline") for seat in range(_SEATS))
+_PASSED: Final = tuple(Called(seat=seat, call="pass") for seat in range(_SEATS))
+
 # The moves without parameters, built once.
 _EXCHANGE: Final = ExchangeTrump()
 _CLOSE: Final = CloseStock()
@@ -972,15 +978,15 @@ class SixtySix(Rules[SixtySixState]):
         return None
 
     def claim(self, s: SixtySixState, seat: int, move: Claim, events: list[Event]) -> None:
-        events.append(Called(seat=seat, call="claim"))
+        events.append(_CLAIMED[seat])
         self.end_deal(s, seat, events)
 
     def decline(self, s: SixtySixState, seat: int, move: Call, events: list[Event]) -> None:
-        events.append(Called(seat=seat, call="decline"))
+        events.append(_DECLINED[seat])
         s.phase = LEAD
 
     def pass_(self, s: SixtySixState, seat: int, move: Call, events: list[Event]) -> None:
-        events.append(Called(seat=seat, call="pass"))
+        events.append(_PASSED[seat])
         if s.options.claim_window == "between_tricks" and seat == s.leader:
             s.window_seat = 1 - seat  # §16.2: the other player may claim after the pass
         else:

@@ -393,6 +393,19 @@ class Buckets:
         self._state[key] = (min(float(self._rate.burst), tokens + 1.0), then)
 
 
+def _once(leave: Callable[[], None]) -> Callable[[], None]:
+    """A place's one way out: a second call gives nothing up (it would free another call's
+    place)."""
+    held = [True]
+
+    def once() -> None:
+        if held[0]:
+            held[0] = False
+            leave()
+
+    return once
+
+
 class _Gate:
     """One client's calls in progress and the calls waiting for a place, oldest first."""
 
@@ -434,7 +447,7 @@ class Gates:
             gate = self._gates[key] = _Gate()
         if gate.running < self._size and not gate.waiting:
             gate.running += 1  # the usual case: a place at once, nothing awaited
-            return self._leaver(key, gate)
+            return _once(lambda: self._leave(key, gate))
         if len(gate.waiting) >= self._queue:
             raise LimitExceeded(
                 f"too many {name} calls in progress {self._what}",
@@ -455,7 +468,7 @@ class Gates:
                     gate.waiting.remove(place)
                 self._forget_if_idle(key, gate)
             raise
-        return self._leaver(key, gate)
+        return _once(lambda: self._leave(key, gate))
 
     def drain_s(self, gate: _Gate) -> float:
         """A refusal's RetryInfo: the time the calls in progress and waiting need to pass at
@@ -464,18 +477,6 @@ class Gates:
         if self._drain_per_s <= 0:
             return 1.0
         return max(1.0, (gate.running + len(gate.waiting)) / self._drain_per_s)
-
-    def _leaver(self, key: str, gate: _Gate) -> Callable[[], None]:
-        """The place's one way out: a second call gives nothing up (it would free another
-        call's place)."""
-        held = [True]
-
-        def leave() -> None:
-            if held[0]:
-                held[0] = False
-                self._leave(key, gate)
-
-        return leave
 
     def _leave(self, key: str, gate: _Gate) -> None:
         while gate.waiting:
@@ -541,7 +542,7 @@ class FairShare:
         if self.running < self._size:
             self.running += 1
             turn.running += 1
-            return self._leaver(key, turn)
+            return _once(lambda: self._leave(key, turn))
         place = asyncio.get_running_loop().create_future()
         if not turn.waiting:
             self._file(key, turn)
@@ -558,17 +559,7 @@ class FairShare:
                     self._unfile(key, turn)
                 self._forget_if_idle(key, turn)
             raise
-        return self._leaver(key, turn)
-
-    def _leaver(self, key: str, turn: _Turn) -> Callable[[], None]:
-        held = [True]
-
-        def leave() -> None:
-            if held[0]:
-                held[0] = False
-                self._leave(key, turn)
-
-        return leave
+        return _once(lambda: self._leave(key, turn))
 
     def _leave(self, key: str, turn: _Turn) -> None:
         waiting = bool(turn.waiting)

@@ -103,9 +103,15 @@ def rematch_offered(record: GameRecord, seat: int, offer: Mapping[str, Any]) -> 
     return GameStep(record, seat, [], rematch=offer)
 
 
+def abandoned(record: GameRecord, reason: str) -> GameStep:
+    """The service ends a game under way as abandoned, for ``reason`` (the game's own players
+    made no step: idle; its tournament was cancelled)."""
+    return GameStep(record, None, [GameAbandoned(reason=reason)])
+
+
 def idle_ended(record: GameRecord) -> GameStep:
     """The service ends a full table that took no step for its idle time."""
-    return GameStep(record, None, [GameAbandoned(reason="idle")])
+    return abandoned(record, "idle")
 
 
 @dataclass(frozen=True, slots=True)

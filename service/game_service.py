@@ -105,7 +105,9 @@ class GameService:
         self.tables = tables = Tables(store, self.cache, self.metrics, clock)
         #: The replica's one wait per game, for every stream and call that waits on one.
         self.feed = feed = GameFeed(store, stream_recheck_s)
-        committer = Committer(tables, feed, bot_delay_ms=int(bot_delay_s * 1000))
+        #: Writes every step of this replica's games (the service's own ends included:
+        #: service.tournaments abandons a cancelled tournament's games through it).
+        self.committer = committer = Committer(tables, feed, bot_delay_ms=int(bot_delay_s * 1000))
         here = Presence(tables)
         self.reads = reads = Reads(
             tables, here, feed, stream_wait_s=stream_wait_s, turn_wait_s=turn_wait_s

@@ -18,10 +18,9 @@ from typing import Any
 
 import structlog
 
-from engine.core.events import GameAbandoned
 from engine.core.rules import Rules
 from service.clocks import TimeControl
-from service.commit import Committer, GameStep
+from service.commit import abandoned
 from service.errors import GameNotFound, VersionConflict
 from service.game_service import GameService
 from service.store.base import ACTIVE, GameExists, GameRecord
@@ -67,9 +66,6 @@ class Advancer:
         self._seating = Seating(stores.bots)
         self.folds = Folds()
         self.called = CalledBots(games, stores.bots)
-        # The games' one commit builder, on this replica's games and feed (an abandonment
-        # schedules no one, so the bots' delay it would apply to a bot's turn plays no part).
-        self._committer = Committer(games.tables, games.feed, bot_delay_ms=0)
 
     async def advance(self, tournament_id: str) -> Watch | None:
         """Count what ended, start what may start; while the tournament runs, what its next
@@ -128,9 +124,8 @@ class Advancer:
                 continue
             if record.status != ACTIVE:
                 return
-            step = GameStep(record, None, [GameAbandoned(reason=CANCELLED_REASON)])
             try:
-                await self._committer.commit(step)
+                await self._games.committer.commit(abandoned(record, CANCELLED_REASON))
             except VersionConflict:
                 continue  # a move came first: look again
             log.info(

@@ -40,6 +40,7 @@ from engine.core.moves import Move
 from service.clocks import SeatClockView
 from service.errors import TricktableError, VersionAhead
 from service.feed import Batches, Follower, project_upto
+from service.limits import Settle
 from service.moves import Moved
 from service.results import (
     MoveAnswer,
@@ -76,9 +77,6 @@ class MoveAsk:
     request_id: str
 
 
-#: Told how a move was answered once it is (its refusal, or None: played, or never run), for
-#: the limits (the address' budget of refused moves, service.limits).
-Settle = Callable[[BaseException | None], None]
 #: A move as it arrived: its request id, what reads it (raising if it is malformed, so the
 #: refusal is answered in its turn like any other), and its settle (None: nothing to settle).
 Incoming = tuple[str, Callable[[], MoveAsk], Settle | None]

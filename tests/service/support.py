@@ -141,6 +141,17 @@ def error_info(err: grpc.RpcError) -> error_details_pb2.ErrorInfo:
     raise AssertionError("no ErrorInfo in the status details")
 
 
+def retry_after_s(err: grpc.RpcError) -> float:
+    """The RetryInfo delay in a failed call's status details, in seconds."""
+    status = rpc_status.from_call(err)
+    assert status is not None, "the error carries no status details"
+    for detail in status.details:
+        retry = error_details_pb2.RetryInfo()
+        if detail.Unpack(retry):
+            return float(retry.retry_delay.ToNanoseconds()) / 1e9
+    raise AssertionError("no RetryInfo in the status details")
+
+
 def play_random_game(
     client: Client, table: Table, rng: random.Random, max_moves: int = 5000
 ) -> pb.GetGameResponse:

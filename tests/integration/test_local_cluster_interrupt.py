@@ -88,3 +88,53 @@ def test_ctrl_c_stops_the_replicas_then_the_redis_quietly(tmp_path: Path) -> Non
         for pid in children:  # in groups of their own: ended one by one
             if running(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def ended(pid: int) -> bool:
+    """Gone, or a zombie (its parent died: whoever adopted it may not reap it at once)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state in ("Z", "X")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's parent-death signal")
+def test_a_killed_cluster_command_takes_its_replicas_and_redis_with_it(tmp_path: Path) -> None:
+    """SIGKILL (the OOM killer, a `kill -9`) leaves the command no chance to stop anything: the
+    kernel tells each replica and the Redis instead, and none is left orphaned on its port."""
+    try:
+        redis_server_binary()
+    except NoRedisServer as missing:
+        pytest.skip(str(missing))
+    grpc_base = free_run(2)
+    env = {k: v for k, v in os.environ.items() if k != "TRICKTABLE_REDIS_URL"}
+    out = tmp_path / "out"
+    with out.open("wb") as sink:
+        proc = subprocess.Popen(
+            [
+                *(sys.executable, "-c", RUN, "cluster", "--replicas", "2"),
+                *("--port", str(grpc_base), "--web-port", "-1", "--grace", "1"),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+    children: dict[int, int] = {}
+    try:
+        addresses = [f"127.0.0.1:{grpc_base + i}" for i in range(2)]
+        wait_for(lambda: all(is_serving(a) for a in addresses), "both replicas")
+        children = children_of(proc.pid)
+        assert len(children) == 3  # two replicas and a redis-server
+
+        proc.kill()
+        proc.wait(10)
+        wait_for(lambda: all(ended(pid) for pid in children), "the orphans to end")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+        for pid in children:
+            if not ended(pid):
+                os.kill(pid, signal.SIGKILL)

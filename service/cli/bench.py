@@ -7,7 +7,9 @@ It prints numbers; it never asserts on them (machines are shared and noisy). Eac
 ``--json`` output is one measurement with ``game``, ``variant``, ``moves_per_s``, ``deals_per_s``
 (per wall second) and ``moves_per_cpu_s`` (per CPU second of this process, the figure that
 compares across a shared machine's load). ``--against-openspiel`` adds OpenSpiel's ``oh_hell``
-(4 players) measured the same way in the same run (:mod:`benchmarks.openspiel_oh_hell`).
+(4 players) measured the same way in the same run (:mod:`benchmarks.openspiel_oh_hell`), before
+the engine and after it, and gives each line its ``vs_openspiel``: its moves per CPU second over
+OpenSpiel's first line's (the last line's says how far the machine drifted meanwhile).
 Each variant, and OpenSpiel's line, runs for ``--seconds`` of this process's CPU time.
 """
 
@@ -139,12 +141,25 @@ def run_engine(args: argparse.Namespace) -> int:
     if args.against_openspiel and (missing := openspiel_oh_hell.available()) is not None:
         print(f"tricktable: --against-openspiel: {missing}", flush=True)
         return 2
+    # OpenSpiel is measured before the engine and after it: each engine line is compared with
+    # the first (``vs_openspiel``), and the second shows how far the machine's speed drifted
+    # meanwhile (a shared machine's load varies within a run too).
+    reference = None
+    if args.against_openspiel:
+        first = openspiel_oh_hell.measure(args.seconds)
+        reference = first["moves_per_cpu_s"]
+        _print(first, args.json)
     for game in args.game or engine.game_names():
         for variant, options in variants(get_rules(game)):
             for in_place in (True, False) if args.copy else (True,):
-                _print(measure(game, variant, options, args.seconds, in_place=in_place), args.json)
-    if args.against_openspiel:
-        _print(openspiel_oh_hell.measure(args.seconds), args.json)
+                row = measure(game, variant, options, args.seconds, in_place=in_place)
+                if reference:
+                    row["vs_openspiel"] = round(row["moves_per_cpu_s"] / reference, 3)
+                _print(row, args.json)
+    if reference:
+        last = openspiel_oh_hell.measure(args.seconds)
+        last["vs_openspiel"] = round(last["moves_per_cpu_s"] / reference, 3)
+        _print(last, args.json)
     return 0
 
 
@@ -155,6 +170,7 @@ def _print(row: dict[str, Any], as_json: bool) -> None:
     print(
         f"{row['game']:<18} {row['variant']:<10} {row['apply']:<9}"
         f"{row['moves_per_cpu_s']:>10,} moves/CPU-s {row['moves_per_s']:>10,} moves/s "
-        f"{row['deals_per_s']:>9,} deals/s  ({row['games']} games)",
+        f"{row['deals_per_s']:>9,} deals/s  ({row['games']} games)"
+        + (f"  {row['vs_openspiel']:.2f}× OpenSpiel" if "vs_openspiel" in row else ""),
         flush=True,
     )

@@ -65,16 +65,19 @@ def test_replicas_get_consecutive_ports_and_one_redis() -> None:
         assert build_parser().parse_args(argv).run is not None  # serve accepts them
 
 
-def test_one_command_runs_replicas_sharing_a_redis_and_stops_them_all(tmp_path: Path) -> None:
+def start_cluster(
+    out: Path, grpc_base: int, web_base: int, *, own_session: bool = True
+) -> subprocess.Popen[bytes]:
+    """``tricktable cluster --replicas 2`` on the ports given (``web_base`` -1: no web door),
+    with the Redis it starts itself, its output going to ``out``; skips without a redis-server.
+    ``own_session``: in a process group of its own, as a terminal would run it."""
     try:
         redis_server_binary()
     except NoRedisServer as missing:
         pytest.skip(str(missing))
-    grpc_base, web_base = free_run(2), free_run(2)
     env = {k: v for k, v in os.environ.items() if k != "TRICKTABLE_REDIS_URL"}
-    out = tmp_path / "out"
     with out.open("wb") as sink:
-        proc = subprocess.Popen(
+        return subprocess.Popen(
             [
                 *(sys.executable, "-c", RUN, "cluster", "--replicas", "2"),
                 *("--port", str(grpc_base), "--web-port", str(web_base), "--grace", "1"),
@@ -83,8 +86,14 @@ def test_one_command_runs_replicas_sharing_a_redis_and_stops_them_all(tmp_path: 
             env=env,
             stdout=sink,
             stderr=subprocess.STDOUT,
-            start_new_session=True,
+            start_new_session=own_session,
         )
+
+
+def test_one_command_runs_replicas_sharing_a_redis_and_stops_them_all(tmp_path: Path) -> None:
+    grpc_base, web_base = free_run(2), free_run(2)
+    out = tmp_path / "out"
+    proc = start_cluster(out, grpc_base, web_base)
     try:
         addresses = [f"127.0.0.1:{grpc_base + i}" for i in range(2)]
         wait_for(lambda: all(is_serving(a) for a in addresses), "both replicas")

@@ -11,15 +11,13 @@ import json
 import os
 import re
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from benchmarks.redis_server import NoRedisServer, redis_server_binary
-from tests.integration.test_local_cluster import RUN, _free, free_run, wait_for
-from tests.servers import ROOT, is_serving
+from tests.integration.test_local_cluster import _free, free_run, start_cluster, wait_for
+from tests.servers import is_serving
 
 
 def children_of(pid: int) -> dict[int, int]:
@@ -44,25 +42,9 @@ def running(pid: int) -> bool:
 
 
 def test_ctrl_c_stops_the_replicas_then_the_redis_quietly(tmp_path: Path) -> None:
-    try:
-        redis_server_binary()
-    except NoRedisServer as missing:
-        pytest.skip(str(missing))
     grpc_base, web_base = free_run(2), free_run(2)
-    env = {k: v for k, v in os.environ.items() if k != "TRICKTABLE_REDIS_URL"}
     out = tmp_path / "out"
-    with out.open("wb") as sink:
-        proc = subprocess.Popen(
-            [
-                *(sys.executable, "-c", RUN, "cluster", "--replicas", "2"),
-                *("--port", str(grpc_base), "--web-port", str(web_base), "--grace", "1"),
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # the group a terminal would signal
-        )
+    proc = start_cluster(out, grpc_base, web_base)  # in the group a terminal would signal
     children: dict[int, int] = {}
     try:
         addresses = [f"127.0.0.1:{grpc_base + i}" for i in range(2)]
@@ -103,24 +85,8 @@ def ended(pid: int) -> bool:
 def test_a_killed_cluster_command_takes_its_replicas_and_redis_with_it(tmp_path: Path) -> None:
     """SIGKILL (the OOM killer, a `kill -9`) leaves the command no chance to stop anything: the
     kernel tells each replica and the Redis instead, and none is left orphaned on its port."""
-    try:
-        redis_server_binary()
-    except NoRedisServer as missing:
-        pytest.skip(str(missing))
     grpc_base = free_run(2)
-    env = {k: v for k, v in os.environ.items() if k != "TRICKTABLE_REDIS_URL"}
-    out = tmp_path / "out"
-    with out.open("wb") as sink:
-        proc = subprocess.Popen(
-            [
-                *(sys.executable, "-c", RUN, "cluster", "--replicas", "2"),
-                *("--port", str(grpc_base), "--web-port", "-1", "--grace", "1"),
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-        )
+    proc = start_cluster(tmp_path / "out", grpc_base, -1, own_session=False)
     children: dict[int, int] = {}
     try:
         addresses = [f"127.0.0.1:{grpc_base + i}" for i in range(2)]

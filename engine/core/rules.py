@@ -260,9 +260,17 @@ class Rules(ABC, Generic[S]):
 
         A sequence, not always a list: large choices (laying 3 of 16 cards aside) are lazy.
         """
+        self.check_seat(seat)
         if state.finished:
             return []
         return self._legal[state.phase](state, seat)
+
+    def check_seat(self, seat: object) -> None:
+        """Refuse a seat this game does not have (a bool, a negative index, a string): the
+        one check of every call naming a seat (``apply``, ``legal_moves``, ``view``,
+        ``information_set``), so none answers for another seat, or with an IndexError."""
+        if not (type(seat) is int and 0 <= seat < self.seats):
+            raise InvalidMove(Reason.UNKNOWN_SEAT, f"{self.name} has seats 0..{self.seats - 1}")
 
     def timeout_move(self, state: S, seat: int) -> Move | None:
         """The least harmful move for ``seat`` when its clock runs out, where the game's rules
@@ -295,8 +303,7 @@ class Rules(ABC, Generic[S]):
         """The checks of every move, in order; the offer that plays the move."""
         if state.finished:
             raise IllegalMove(Reason.GAME_OVER, "the game is over")
-        if not (type(seat) is int and 0 <= seat < self.seats):
-            raise InvalidMove(Reason.UNKNOWN_SEAT, f"{self.name} has seats 0..{self.seats - 1}")
+        self.check_seat(seat)
         kind = type(move)
         offer = self._by_type[state.phase].get(kind)
         if offer is None:
@@ -367,6 +374,8 @@ class Rules(ABC, Generic[S]):
 
     def view(self, state: S, viewer: Viewer) -> View:
         """The state as ``viewer`` may see it (None: a spectator, public information only)."""
+        if viewer is not None:
+            self.check_seat(viewer)
         s = state
         return View(
             game=self.name,
@@ -416,9 +425,14 @@ class Rules(ABC, Generic[S]):
 
     # -- information sets (engine.core.information) ------------------------------------------
 
-    @abstractmethod
     def information_set(self, state: S, seat: int) -> InformationSet:
         """What ``seat`` knows of the game now, and nothing it may not know."""
+        self.check_seat(seat)
+        return self.seat_information(state, seat)
+
+    @abstractmethod
+    def seat_information(self, state: S, seat: int) -> InformationSet:
+        """The game's own ``information_set``, for a seat it has."""
 
     @abstractmethod
     def information_set_from(

@@ -356,7 +356,7 @@ class Counterpoint(Rules[CounterpointState]):
 
     # -- information sets (engine.core.information) ------------------------------------------
 
-    def information_set(self, state: CounterpointState, seat: int) -> InformationSet:
+    def seat_information(self, state: CounterpointState, seat: int) -> InformationSet:
         s = state
         public = CounterpointPublic(
             last_deal=s.last_result,

@@ -611,7 +611,7 @@ class NinetyNine(Rules[NinetyNineState]):
 
     # -- information sets (engine.core.information) ------------------------------------------
 
-    def information_set(self, state: NinetyNineState, seat: int) -> InformationSet:
+    def seat_information(self, state: NinetyNineState, seat: int) -> InformationSet:
         s = state
         public = NinetyNinePublic(
             last_deal=s.last_result,

@@ -1023,7 +1023,7 @@ class Nominations(Rules[NominationsState]):
 
     # -- information sets (engine.core.information) ------------------------------------------
 
-    def information_set(self, state: NominationsState, seat: int) -> InformationSet:
+    def seat_information(self, state: NominationsState, seat: int) -> InformationSet:
         s = state
         known_holder = s.holder is not None and (s.revealed or s.holder == seat)
         packet: tuple[int, ...] = ()

@@ -1126,7 +1126,7 @@ class SixtySix(Rules[SixtySixState]):
 
     # -- information sets (engine.core.information) ------------------------------------------
 
-    def information_set(self, state: SixtySixState, seat: int) -> InformationSet:
+    def seat_information(self, state: SixtySixState, seat: int) -> InformationSet:
         s = state
         public = SixtySixPublic(
             last_deal=s.last_result,

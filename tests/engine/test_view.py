@@ -5,11 +5,13 @@ from __future__ import annotations
 import dataclasses
 import random
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from engine import get_rules
+from engine.core.errors import InvalidMove, Reason
 from engine.core.rules import game_names
 from engine.core.view import SeatView, TrickRows, TrickView, seat_view, trick_view
 from tests.engine.helpers import random_steps
@@ -95,3 +97,29 @@ def test_views_equal_views_computed_without_the_caches(
             built = rules.view(state, viewer)
             assert (view.seats, view.tricks) == (built.seats, built.tricks)
             assert view == dataclasses.replace(built, legal_moves=view.legal_moves)
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_every_call_naming_a_seat_refuses_one_the_game_does_not_have(game: str) -> None:
+    """A seat out of range, a bool or a string names no seat: refused with UNKNOWN_SEAT,
+    never answered for another seat (a negative index would read the last seat's cards)."""
+    rules = get_rules(game)
+    state = rules.new_game(rules.options({}), b"\x05" * 32)
+    before = rules.snapshot(state)
+    any_move = rules.legal_moves(state, rules.to_act(state)[0])[0]
+    calls: dict[str, Callable[[Any], object]] = {
+        "legal_moves": lambda seat: rules.legal_moves(state, seat),
+        "view": lambda seat: rules.view(state, seat),
+        "information_set": lambda seat: rules.information_set(state, seat),
+        "apply": lambda seat: rules.apply(state, seat, any_move),
+    }
+    for name, call in calls.items():
+        for seat in (-1, rules.seats, True, "0", 1.0, 2**70):
+            with pytest.raises(InvalidMove) as refused:
+                call(seat)
+            assert refused.value.reason == Reason.UNKNOWN_SEAT, (name, seat)
+    assert rules.snapshot(state) == before
+    assert rules.view(state, None).viewer is None  # a spectator names no seat
+    for seat in range(rules.seats):
+        assert rules.view(state, seat).viewer == seat
+        assert rules.information_set(state, seat).seat == seat

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 from collections.abc import Iterable
 
 import structlog
@@ -138,6 +139,7 @@ class Deadlines:
         step: GameStep
         if bot is not None:
             kind = record.seats[bot].bot  # type: ignore[union-attr]
+            started = time.monotonic()
             if turns.wants_history(kind):
                 # The expert searches for its time budget: off the event loop, with the events
                 # its seat has seen (read from the store: the replica keeps no history).
@@ -156,6 +158,9 @@ class Deadlines:
                 )
             else:
                 move = turns.bot_move(kind, rules, state, bot, seed=record.seed, version=version)
+            # Every decision takes the bot's whole time, a forced one too: when its move comes
+            # must not tell how many legal moves it had (turns.decision_s).
+            await asyncio.sleep(max(0.0, started + turns.decision_s(kind) - time.monotonic()))
             tables.metrics.bot_decided(kind)
             step = played(record, rules, state, bot, move)
         else:

@@ -19,8 +19,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tricktable import facts
-from tricktable.bots import EXPERT, make_bot
+from tricktable.bots import EXPERT, expert_settings, make_bot
 from tricktable.bots.base import History, sees
+from tricktable.bots.expert import DEFAULT_MS as EXPERT_MS
 from tricktable.legal import legal_moves
 from tricktable.v1 import moves_pb2
 
@@ -37,6 +38,20 @@ _PLAY_CARD = "play_card"
 
 #: The reference bots a seat may be given.
 BOT_KINDS = ("random", "heuristic", EXPERT)
+
+
+def decision_s(kind: str) -> float:
+    """How long every decision of a server bot of this kind takes, forced or not.
+
+    The expert answers a forced move (a single legal one) at once and searches any other for
+    its time budget, so how long its move took would tell the table that it had one legal
+    move: that it holds exactly one card of the suit led, say. A public signal must not tell
+    a card (DESIGN.md decision 5), so each of its moves is held until its budget has passed
+    (service.deadlines); only an overrun, which the machine's load makes, is not padded. The
+    other bots decide in well under a millisecond whatever their cards: not paced."""
+    if kind == EXPERT or kind.startswith(EXPERT + ":"):
+        return expert_settings(kind).get("ms", EXPERT_MS) / 1000
+    return 0.0
 
 
 def wants_history(kind: str) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 import uuid
 from typing import Any
 
@@ -16,7 +17,7 @@ from service.game_service import GameService
 from service.scheduler import Scheduler
 from service.store.base import ACTIVE, FINISHED
 from service.store.memory import MemoryStore
-from service.turns import BOT_KINDS, wants_history
+from service.turns import BOT_KINDS, decision_s, wants_history
 from tests.service.games import FakeClock
 
 
@@ -66,5 +67,46 @@ def test_a_person_plays_a_whole_game_against_an_expert_seat(
             assert (await games.store.load(record.game_id)).version == before + 1
         assert record.status == FINISHED
         assert expert_moves > 5
+
+    asyncio.run(main())
+
+
+def test_an_expert_seat_takes_its_whole_budget_over_a_forced_move_too() -> None:
+    """The expert answers a forced move at once and searches the others for its budget: were
+    its moves committed as soon as decided, when one came would tell the table it had a single
+    legal move (one card of the suit led; its last card). Each of its moves takes the budget."""
+
+    async def main() -> None:
+        clock = FakeClock()
+        games = GameService(MemoryStore(), clock=clock, bot_delay_s=0.5)
+        sweeper = Scheduler(games, clock=clock)
+        options = {"target_score": 30}
+        record = await games.create_game("counterpoint", options, b"paced", bot_seats={1: "expert"})
+        _, token, record = await games.join_game(record.game_id, 0, "me")
+        rng = random.Random(7)
+        budget = decision_s("expert")
+        took: dict[bool, list[float]] = {True: [], False: []}  # by forced
+        while True:
+            record, mine = await games.get_game(record.game_id, token)
+            rules, state = await games.tables.state(record)
+            if record.status != ACTIVE or state.deal_no > 1:
+                break
+            if 0 in mine.to_act:
+                await games.submit_move(
+                    record.game_id,
+                    token,
+                    mine.legal_moves[rng.randrange(len(mine.legal_moves))],
+                    expected_version=record.version,
+                    request_id=uuid.uuid4().hex,
+                )
+                continue
+            forced = len(rules.legal_moves(state, 1)) == 1
+            clock.now += 0.5
+            started = time.monotonic()
+            await sweeper.sweep()
+            took[forced].append(time.monotonic() - started)
+        assert budget == 0.2
+        assert took[True] and took[False]  # the deal's last trick at least is forced
+        assert min(took[True] + took[False]) >= budget * 0.99, took
 
     asyncio.run(main())

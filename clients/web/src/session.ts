@@ -1,32 +1,28 @@
 // One game as this tab follows it: the table's data, on the @tricktable/client package. The
-// package's seat session (GameSession) reads the game, sends moves, leaves, and gives the
-// game's events as a stream that resumes by itself after a drop or a server restart; each view
-// read goes through the package's table model (reduceTable), and what table.ts draws is that
-// model's TableState. This module chooses which seat this tab plays (seats.ts), keeps the log
-// across a reload, follows the rematch, and calls `changed` whenever there is something new to
+// package's followTable keeps the table current: the seat's view, then its events through a
+// stream that resumes by itself after a drop or a server restart, the view read again whenever
+// the events move past it, the game read again while seats are open and (to learn who is
+// connected) while it runs, the rematch offers after the end. Its TableState is what table.ts
+// draws. This module chooses which seat this tab plays (seats.ts) and follows the game as that
+// seat, keeps the log across a reload, and calls `changed` whenever there is something new to
 // draw. table.ts only draws.
 //
-// The server is the only source of truth: after each batch of events the game is read again
-// (the table is the view's, never one the page built from events itself).
+// The server is the only source of truth: the page draws only a table that is a view's
+// (TableState.current), never one the model built from events alone.
 
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
 import {
-  emptyTable,
-  reduceTable,
-  rematchState,
-  ServerTime,
+  followTable,
   sleep,
   toTricktableError,
-  type GameInfo,
   type GameSession,
-  type GameType,
   type PlainMove,
   type RematchState,
   type StreamEventsResponse,
+  type TableFeed,
   type TableState,
   type TricktableClient,
-  type View,
 } from "@tricktable/client";
 import { type DealScored } from "@tricktable/client/gen/tricktable/v1/events_pb";
 import { StreamEventsResponseSchema } from "@tricktable/client/gen/tricktable/v1/game_service_pb";
@@ -40,16 +36,9 @@ const WAITING_POLL_MS = 1000;
 /** While a game runs, the page reads it again this often, to learn who is (still) connected:
  * presence is no event of the game. */
 const PRESENCE_POLL_MS = 5000;
-
-/** A signal aborted when either is (AbortSignal.any, which Safari before 17.4 lacks). */
-function eitherAborted(a: AbortSignal, b: AbortSignal): AbortSignal {
-  const both = new AbortController();
-  for (const signal of [a, b]) {
-    if (signal.aborted) both.abort();
-    else signal.addEventListener("abort", () => both.abort(), { once: true });
-  }
-  return both.signal;
-}
+/** After a refusal that ended the following (other than the seat's), the wait before the game
+ * is followed again. */
+const REFOLLOW_MS = 1000;
 
 const logKey = (gameId: string) => `tricktable.log.${gameId}`;
 const dealsKey = (gameId: string) => `tricktable.deals.${gameId}`;
@@ -71,14 +60,8 @@ function keep(key: string, batches: StreamEventsResponse[]): void {
 export class TableSession {
   /** The seat this tab plays (a package seat session); undefined: a spectator. */
   seat?: GameSession;
-  /** The game as the lobby shows it: its options, its visibility. */
-  game?: GameInfo;
-  /** The game's type, as ListGameTypes gives it: its facts (rank order, bid reading). */
-  gameType?: GameType;
   /** The table as the package's model has it, from the last view read: what the page draws. */
   table?: TableState;
-  /** The last view read (the game's details in words, drawn from its detail). */
-  view?: View;
   refusal?: Refusal;
   note = "";
   /** The last batches of events, oldest first. */
@@ -95,23 +78,24 @@ export class TableSession {
   identitySeat?: number;
   /** Whether the player's games have been read (with a player token) since the page began. */
   identityChecked = false;
-  readonly serverTime = new ServerTime();
+  /** The game as the package follows it (followTable): besides the table, the game as the
+   * lobby shows it (options, visibility), its type's facts (rank order, bid reading), the last
+   * view read (the game's details in words come from its detail), the server's clock. */
+  feed?: TableFeed;
+  private readonly spectator: GameSession;
   private readonly stop$ = new AbortController();
-  /** Ends the event stream when the tab's seat changes: it is followed again as the new seat
-   * sees it. */
-  private restream = new AbortController();
 
   constructor(readonly client: TricktableClient, readonly gameId: string, private readonly changed: () => void) {
     this.seat = tabSeat(client, gameId);
+    this.spectator = client.watch(gameId);
     this.log = keptBatches(logKey(gameId));
     this.deals = keptBatches(dealsKey(gameId)).flatMap((b) => b.events.flatMap((e) => (e.kind.case === "dealScored" ? [e.kind.value] : [])));
   }
 
+  /** Resolves once the game has been read (or could not be), and goes on following it. */
   async start(): Promise<void> {
-    await this.refresh();
+    await new Promise<void>((read) => void this.follow(read));
     void this.findIdentitySeat();
-    void this.follow();
-    void this.poll();
   }
 
   stop(): void {
@@ -129,7 +113,7 @@ export class TableSession {
 
   /** This tab's seat session, or a spectator's. */
   private get viewer(): GameSession {
-    return this.seat ?? this.client.watch(this.gameId);
+    return this.seat ?? this.spectator;
   }
 
   /** The last version this tab has seen of the game (-1: none). */
@@ -138,41 +122,82 @@ export class TableSession {
     return text === null ? -1 : Number(text);
   }
 
-  /** Reads the game again now and then: taking a seat and presence are no events of the game. */
-  private async poll(): Promise<void> {
-    while (!this.stop$.signal.aborted && !this.over) {
-      const waiting = !this.table || this.table.status === "waiting";
-      await sleep(waiting ? WAITING_POLL_MS : PRESENCE_POLL_MS, this.stop$.signal);
-      if (!this.stop$.signal.aborted) await this.refresh();
+  /** Follows the game as this tab's seat (or a spectator) sees it, for as long as the page
+   * shows it: the stream from the version after the last one this tab has seen (the log), on
+   * past the end with the rematch offers (up to the one naming the next game). A refusal ends
+   * a following: a seat whose token is no longer good is watched instead at once, anything
+   * else is followed again a moment later. `read` is called after the first read. */
+  private async follow(read: () => void): Promise<void> {
+    const signal = this.stop$.signal;
+    while (!signal.aborted) {
+      try {
+        const feed = await followTable(this.viewer, (state, given) => this.show(state, given), {
+          signal,
+          fromVersion: this.seenVersion + 1,
+          waitingPollMs: WAITING_POLL_MS,
+          presencePollMs: PRESENCE_POLL_MS,
+          followRematch: true,
+          onEvents: (batch, given) => this.record(batch, given),
+          onRead: () => {
+            if (!this.note) return;
+            this.note = ""; // the server answers
+            this.changed();
+          },
+          onDrop: (error) => {
+            this.note = `The event stream dropped (${error.serverMessage || error.codeName}); resuming…`;
+            this.changed();
+          },
+          onRematch: (offer, next) => {
+            this.learnRematch(offer, next);
+            this.changed();
+          },
+        });
+        read();
+        if (feed.session !== this.viewer) await feed.switchSession(this.viewer); // the seat changed meanwhile
+        await feed.done;
+        return;
+      } catch (err) {
+        read();
+        if (signal.aborted) return;
+        if (this.refused(err)) continue;
+        const why = explain(err);
+        this.note = `Cannot read the game: ${why.reason || why.code} ${why.message}`;
+        this.changed();
+        await sleep(REFOLLOW_MS, signal);
+      }
     }
   }
 
-  async refresh(): Promise<void> {
+  /** A new table from the package: drawn when it is a view's. */
+  private show(state: TableState, feed: TableFeed): void {
+    this.feed = feed;
+    if (!state.current) return; // brought on by events: the view read again comes next
+    this.table = state;
+    this.changed();
+  }
+
+  /** Refused as this tab's seat (its token no longer good: the seat was left): forget it and
+   * watch instead (true). */
+  private refused(err: unknown): boolean {
+    const error = toTricktableError(err);
+    const refused = error.codeName === "Unauthenticated" || error.codeName === "PermissionDenied";
+    if (!this.seat || !refused || error.reason === "INVALID_PLAYER_TOKEN") return false;
+    forgetSeat(this.seat);
+    this.seat = undefined;
+    this.note = "This browser's seat is no longer valid: you are watching.";
+    this.changed();
+    return true;
+  }
+
+  /** Reads the game again, as this tab's seat (or a spectator) sees it: followed on as the new
+   * one when it has changed. */
+  private async reread(): Promise<void> {
+    const feed = this.feed;
     try {
-      const snap = await this.viewer.snapshot({ signal: this.stop$.signal });
-      if (this.gameType?.name !== snap.game.gameType) this.gameType = await this.client.gameType(snap.game.gameType);
-      // An answer overtaken by a later one (two reads at once) is not drawn.
-      if (!this.table || snap.version >= this.table.viewVersion) {
-        const input = { type: "view", view: snap.view, version: snap.version, game: snap.game } as const;
-        this.table = reduceTable(this.table ?? emptyTable(this.gameType, this.gameId), input, this.gameType);
-        this.view = snap.view;
-        this.game = snap.game;
-      }
-      this.serverTime.learn(snap.view);
-      this.note = "";
+      if (feed) await (feed.session === this.viewer ? feed.refresh() : feed.switchSession(this.viewer));
     } catch (err) {
       if (this.stop$.signal.aborted) return;
-      const error = toTricktableError(err);
-      const refused = error.codeName === "Unauthenticated" || error.codeName === "PermissionDenied";
-      if (this.seat && refused && error.reason !== "INVALID_PLAYER_TOKEN") {
-        // The seat's token is no longer good (the seat was left): watch instead.
-        forgetSeat(this.seat);
-        this.seat = undefined;
-        this.restream.abort(); // followed again as a spectator sees it
-        this.note = "This browser's seat is no longer valid: you are watching.";
-        this.changed();
-        return this.refresh();
-      }
+      if (this.refused(err)) return this.reread();
       const why = explain(err);
       this.note = `Cannot read the game: ${why.reason || why.code} ${why.message}`;
     }
@@ -202,49 +227,8 @@ export class TableSession {
     this.changed();
   }
 
-  /** StreamEvents from the version after the last one this tab has seen, for as long as the
-   * page shows the game; the package's stream resumes by itself after a drop, and goes on past
-   * the end with the rematch offers (up to the one naming the next game). */
-  private async follow(): Promise<void> {
-    while (!this.stop$.signal.aborted) {
-      this.restream = new AbortController();
-      const signal = eitherAborted(this.stop$.signal, this.restream.signal);
-      try {
-        const batches = this.viewer.events({
-          fromVersion: this.seenVersion + 1,
-          signal,
-          followRematch: true,
-          onDrop: (error) => {
-            this.note = `The event stream dropped (${error.serverMessage || error.codeName}); resuming…`;
-            this.changed();
-          },
-        });
-        for await (const batch of batches) {
-          this.record(batch);
-          if (batch.rematch) this.learnRematch(rematchState(batch.rematch));
-          // Batches the view already shows (a replay from an earlier version) need no reload;
-          // after a drop the game is read again, which clears the note.
-          if (!this.table || this.note || Number(batch.version) > this.table.viewVersion) await this.refresh();
-          else this.changed();
-        }
-        if (this.stop$.signal.aborted) return;
-        if (this.restream.signal.aborted) continue; // another seat: follow the game as it sees it
-        await this.refresh(); // the game's last view
-        return;
-      } catch (err) {
-        if (this.stop$.signal.aborted) return;
-        if (this.restream.signal.aborted) continue;
-        // Refused (a seat token no longer good, say): the game read again says what to do.
-        const why = explain(err);
-        this.note = `The event stream was refused: ${why.reason || why.code} ${why.message}`;
-        this.changed();
-        await sleep(1000, this.stop$.signal);
-        await this.refresh();
-      }
-    }
-  }
-
-  private record(batch: StreamEventsResponse): void {
+  /** A batch of events as the stream brings it (before the table takes it): kept in the log. */
+  private record(batch: StreamEventsResponse, feed: TableFeed): void {
     this.log = [...this.log, batch].slice(-LOG_BATCHES);
     keep(logKey(this.gameId), this.log);
     const scored = batch.events.filter((e) => e.kind.case === "dealScored");
@@ -255,25 +239,26 @@ export class TableSession {
       keep(dealsKey(this.gameId), kept);
     }
     sessionStorage.setItem(versionKey(this.gameId), batch.version.toString());
+    // A version the table shows already (a replay from an earlier one) brings no new table:
+    // the log is drawn now.
+    if (!batch.rematch && Number(batch.version) <= feed.state.version) this.changed();
   }
 
   // -- acting ----------------------------------------------------------------------------------
 
   /** Send a move; true when the server took it (else `refusal` says why). */
   async send(move: PlainMove): Promise<boolean> {
-    if (!this.table || !this.seat) return false;
-    let taken = false;
+    if (!this.feed || !this.seat) return false;
     try {
-      // The page reads the game again after a move; the answer's view is compact anyway.
-      await this.seat.move(move, this.table.viewVersion);
+      await this.feed.move(move); // the answer's view is drawn at once
       this.refusal = undefined;
-      taken = true;
+      return true;
     } catch (err) {
       this.refusal = explain(err);
       if (toTricktableError(err).stale) this.refusal.message += " (the table has been brought up to date: try again)";
+      this.changed();
+      return false;
     }
-    await this.refresh();
-    return taken;
   }
 
   /** Take an open seat (the client keeps its token in localStorage), and play it here. */
@@ -283,13 +268,13 @@ export class TableSession {
     } catch (err) {
       this.refusal = explain(err);
     }
-    await this.refresh();
+    await this.reread();
   }
 
   /** Play a seat this browser holds (taken in another tab, or before the browser closed). */
   async takeBack(seat: GameSession): Promise<void> {
     this.play(seat);
-    await this.refresh();
+    await this.reread();
   }
 
   /** Take back the seat this player's identity holds here (taken on another device): the
@@ -301,28 +286,27 @@ export class TableSession {
     } catch (err) {
       this.refusal = explain(err);
     }
-    await this.refresh();
+    await this.reread();
   }
 
+  /** Play `seat` in this tab; the next read follows the game as it sees it. */
   private play(seat: GameSession): void {
     this.seat = seat;
     useSeat(seat);
-    this.restream.abort();
     this.refusal = undefined;
   }
 
-  /** The rematch as it stands; once it names the next game, this tab's seat moves there: seat
-   * s of the ended game is seat s + 1 of the next, with the same token (the client keeps it). */
-  private learnRematch(offer: RematchState): void {
+  /** The rematch as it stands; once it names the next game, this tab's seat moves there
+   * (`next`: seat s of the ended game is seat s + 1 of the next, with the same token, which the
+   * client keeps). */
+  private learnRematch(offer: RematchState, next: GameSession | null): void {
     this.rematch = offer;
-    const seat = this.seat;
-    if (!seat || !this.table) return;
+    if (!this.seat || !this.table) return;
     if (!offer.gameId) {
       this.rematchOpen = true;
       return;
     }
-    const next = this.client.hold(offer.gameId, (seat.seat! + 1) % this.table.seatCount, seat.token!);
-    useSeat(next);
+    if (next) useSeat(next);
     // Followed at once only when this tab saw the offer being made: a tab opened later on the
     // ended game (to see its end) offers a link to the next game instead.
     if (this.rematchOpen) this.onNextGame?.(offer.gameId);
@@ -336,20 +320,21 @@ export class TableSession {
 
   /** "Play again": this seat accepts the rematch of the ended game. */
   async playAgain(): Promise<void> {
-    if (!this.seat) return;
+    const seat = this.seat;
+    if (!seat) return;
     try {
-      const answer = await this.seat.rematch();
+      const answer = await seat.rematch();
       this.refusal = undefined;
       this.rematchOpen = true; // asked for here: follow it
-      this.learnRematch(answer);
+      this.learnRematch(answer, answer.gameId ? await seat.nextGame(answer.gameId) : null);
     } catch (err) {
       this.refusal = explain(err);
     }
     this.changed();
   }
 
-  /** Leave the seat (while seats are open: the client forgets it) or resign (once the game
-   * runs). */
+  /** Leave the seat (while seats are open: the client forgets it, and the tab watches) or
+   * resign (once the game runs). */
   async leave(): Promise<void> {
     const seat = this.seat;
     if (!seat) return;
@@ -358,11 +343,10 @@ export class TableSession {
       if (game.status === "waiting") {
         forgetSeat(seat); // the seat is open again: its token is spent
         this.seat = undefined;
-        this.restream.abort();
       }
     } catch (err) {
       this.refusal = explain(err);
     }
-    await this.refresh();
+    await this.reread();
   }
 }

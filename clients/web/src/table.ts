@@ -1,6 +1,7 @@
 // The card table: one game as this tab's seat (or a spectator) sees it, drawn as a table with
 // the seats around it (this tab's seat at the bottom), the trick in the middle and the hand
-// below. session.ts holds the data; this module only draws and turns clicks into its calls.
+// below. session.ts holds the data (the package's followTable keeps it current); this module
+// only draws and turns clicks into its calls.
 // What it draws is the package's table model (TableState): the seats, the hand by suit in the
 // game's rank order, the trick and the last trick, bids, scores, whose turn, clocks, the legal
 // moves; only the game's details in words (detail.ts) and the score sheet read the protocol.
@@ -86,6 +87,9 @@ export class Table {
     void this.session.findIdentitySeat();
   }
 
+  /** The server's time now, as the views have taught it. */
+  private now = (): number => this.session.feed?.serverTime.now() ?? Date.now();
+
   /** A seat's name, "(you)" after this tab's own. */
   private name = (seat: number): string => `${seatName(this.session.table, seat)}${seat === this.mySeat ? " (you)" : ""}`;
 
@@ -134,12 +138,13 @@ export class Table {
   // -- drawing ---------------------------------------------------------------------------------
 
   private render(): void {
-    const { table, view, game } = this.session;
-    document.getElementById("where")!.textContent = game ? this.session.gameType?.title ?? game.gameType : "";
-    if (!table || !view || !game) {
+    const { table, feed } = this.session;
+    document.getElementById("where")!.textContent = feed?.gameType.title ?? "";
+    if (!table || !feed) {
       replace(this.root, h("p", { id: "note", class: "note" }, this.session.note || "Loading…"), h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
       return;
     }
+    const { view, game } = feed;
     const oldLog = this.root.querySelector("#log");
     if (oldLog) this.logPinned = oldLog.scrollTop + oldLog.clientHeight >= oldLog.scrollHeight - 4;
     const over = this.session.over;
@@ -329,7 +334,7 @@ export class Table {
 
   /** Redraws the running clocks (only their text: the rest of the table stays as it is). */
   private tick(): void {
-    const now = this.session.serverTime.now();
+    const now = this.now();
     for (const seat of this.session.table?.seats ?? []) {
       if (!seat.clock?.running) continue;
       const shown = this.root.querySelector(`.clock[data-seat="${seat.seat}"]`);
@@ -341,7 +346,7 @@ export class Table {
     const clock = seat.clock;
     if (!clock) return null;
     return h("div", { class: `clock${clock.running ? " running" : ""}`, "data-seat": seat.seat, "data-timeouts": clock.timeouts },
-      clockText(clock, this.session.serverTime.now()));
+      clockText(clock, this.now()));
   }
 
   /** A note when a person's seat has nobody at it (a bot's seat is always connected). */
@@ -435,7 +440,7 @@ export class Table {
     if (!offer) return null;
     // In the order they were picked (the Set keeps it).
     const picked = [...this.chosen].flatMap((key) => offer.cards.filter((c) => cardKey(c) === key));
-    const reading = this.session.gameType?.bidReading;
+    const reading = this.session.feed?.gameType.bidReading;
     const highReadings = game.options.high_readings === true;
     const made = reading ? bidText(picked, reading, table.turnUp, highReadings) : "";
     return h("div", { class: "lay-aside", "data-count": offer.count },

@@ -72,7 +72,10 @@ def configure(json: bool | None = None, level: str = "info", *, final: bool = Fa
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]
         ),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        # One write per line, its newline included: print (PrintLogger) writes the text and
+        # then the newline, two writes on Python's unbuffered stderr, and the processes that
+        # share one stderr (serve --workers, tricktable cluster) then mix their lines.
+        logger_factory=structlog.WriteLoggerFactory(sys.stderr),
         cache_logger_on_first_use=final,
     )
 

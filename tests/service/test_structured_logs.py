@@ -109,3 +109,48 @@ def test_hostile_web_traffic_leaves_only_json_lines() -> None:
         assert server.proc.poll() is None
     assert lines and lines[0]["event"] == "serving"
     assert not [line for line in lines if line["level"] in ("error", "critical")], lines
+
+
+_WRITES = """
+import json, logging, sys
+import structlog
+from service.logs import configure
+
+class Recorder:
+    def __init__(self):
+        self.writes = []
+    def write(self, text):
+        self.writes.append(text)
+        return len(text)
+    def flush(self):
+        pass
+    def isatty(self):
+        return False
+
+real, sys.stderr = sys.stderr, Recorder()
+recorder = sys.stderr
+configure(json=True, level="info", final=True)
+structlog.get_logger("tricktable").info("one of ours", game_id="g")
+logging.getLogger("hypercorn.error").error("a library's")
+sys.stdout.write(json.dumps(recorder.writes))
+"""
+
+
+def test_each_line_is_one_write_so_processes_sharing_stderr_never_mix_lines() -> None:
+    """``serve --workers`` and ``tricktable cluster`` run processes that share one stderr. A
+    line written in two parts (the text, then its newline: what ``print`` does on Python's
+    unbuffered stderr) lets another process's line land between them, two JSON objects on one
+    line; one write of a line and its newline is never split (O_APPEND files, pipes up to 4 KiB)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _WRITES],
+        check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    writes = json.loads(done.stdout)
+    assert len(writes) == 2, writes
+    for write in writes:
+        assert write.endswith("\n") and write.count("\n") == 1, writes
+        json.loads(write)

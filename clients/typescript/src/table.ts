@@ -165,11 +165,15 @@ export type TableInput =
 export function reduceTable(state: TableState, input: TableInput, gameType: GameType): TableState {
   switch (input.type) {
     case "game":
-      return withGame(state, input.game);
+      // A summary older than the view the table shows (a read overtaken by a later one: a
+      // poll's from before a seat was taken and play began) is not taken: it would put back
+      // the seats and status of then.
+      return input.game.version < state.viewVersion ? state : withGame(state, input.game);
     case "view": {
+      // An older view than the table shows (an answer overtaken by the stream, a read by a
+      // later read) is not taken, nor the game's summary read with it, for the same reason.
+      if (input.version < state.viewVersion) return state;
       const withSummary = input.game ? withGame(state, input.game) : state;
-      // An older view than the table shows (an answer overtaken by the stream) is not taken.
-      if (input.version < state.viewVersion) return withSummary;
       return fromView(withSummary, input.view, input.version, gameType);
     }
     case "events":

@@ -6,7 +6,7 @@ import { StreamEventsResponseSchema } from "../../src/gen/tricktable/v1/game_ser
 import { EventSchema } from "../../src/gen/tricktable/v1/events_pb.js";
 import { MoveSchema } from "../../src/gen/tricktable/v1/moves_pb.js";
 import { ViewSchema } from "../../src/gen/tricktable/v1/views_pb.js";
-import { emptyTable, Rank, reduceTable, Suit, type TableInput, type TableState } from "../../src/index.js";
+import { emptyTable, Rank, reduceTable, Suit, type GameInfo, type TableInput, type TableState } from "../../src/index.js";
 
 // A two-seat game that counts card points (its facts as ListGameTypes gives them).
 const GAME = create(GameTypeSchema, {
@@ -134,6 +134,28 @@ test("a view replaces what the events built; an older view than the table's is n
   assert.deepEqual(newer.trick?.plays, played.trick?.plays);
   const older = reduceTable(newer, { type: "view", version: 5, view: view({ viewer: 0, toAct: [0] }) }, GAME);
   assert.deepEqual(older.toAct, [1]);
+});
+
+test("a read overtaken by a later one puts back neither its view nor its seats and status", () => {
+  // A poll read while seat 1 was open (version 0), answered after the read that saw it taken.
+  const info = (version: number, status: GameInfo["status"], bob: boolean): GameInfo => ({
+    gameId: "g1", gameType: "test-game", status, version, options: {}, createdAtMs: 0, resignedSeat: null,
+    timeControl: null, visibility: "public", reservedSeats: [],
+    seats: [{ seat: 0, taken: true, playerName: "Ada", bot: "" }, { seat: 1, taken: bob, playerName: bob ? "Bob" : "", bot: "" }],
+  });
+  const playing = reduceTable(seatZeroLeads(), { type: "game", game: info(5, "playing", true) }, GAME);
+  assert.equal(playing.seats[1]?.playerName, "Bob");
+  const stale = info(0, "waiting", false);
+  for (const input of [
+    { type: "view", version: 0, view: view({ viewer: 0 }), game: stale },
+    { type: "game", game: stale },
+  ] satisfies TableInput[]) {
+    const after = reduceTable(playing, input, GAME);
+    assert.equal(after.seats[1]?.playerName, "Bob", input.type);
+    assert.equal(after.status, "playing", input.type);
+  }
+  const later = reduceTable(playing, { type: "game", game: { ...info(5, "playing", true), seats: [] } }, GAME);
+  assert.equal(later.seats[1]?.playerName, "Bob", "a summary as new as the view is taken (no seats: none changed)");
 });
 
 test("a new deal from events: hands as dealt, the last deal's tricks gone", () => {

@@ -1,9 +1,13 @@
 """Helpers for the tests that drive GameService directly, with no server or socket between: a
-clock that stands still until the test moves it, and a game with every seat joined."""
+clock that stands still until the test moves it, a game with every seat joined, and a person's
+random move."""
 
 from __future__ import annotations
 
+import random
+import uuid
 from collections.abc import Mapping
+from typing import Any
 
 from engine.core.options import OptionValue
 from service.clocks import TimeControl
@@ -37,3 +41,20 @@ async def seated(
         _, token, _ = await games.join_game(record.game_id, seat, f"p{seat}")
         tokens.append(token)
     return record.game_id, tokens
+
+
+async def random_move_if_to_act(
+    games: GameService, record: Any, token: str, view: Any, rng: random.Random
+) -> bool:
+    """The seat's random legal move when it must act (``view`` is its view of ``record``):
+    whether it moved."""
+    if view.viewer not in view.to_act:
+        return False
+    await games.submit_move(
+        record.game_id,
+        token,
+        view.legal_moves[rng.randrange(len(view.legal_moves))],
+        expected_version=record.version,
+        request_id=uuid.uuid4().hex,
+    )
+    return True

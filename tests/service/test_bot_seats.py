@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import uuid
 
 import pytest
 
@@ -17,7 +16,7 @@ from service.game_service import GameService
 from service.scheduler import Scheduler
 from service.store.base import ACTIVE, FINISHED
 from service.store.memory import MemoryStore
-from tests.service.games import FakeClock
+from tests.service.games import FakeClock, random_move_if_to_act
 
 
 def test_bots_fill_their_seats_at_once_and_hold_no_token() -> None:
@@ -60,14 +59,7 @@ def test_one_person_plays_a_whole_game_against_server_bots(game: str) -> None:
             record, mine = await games.get_game(record.game_id, token)
             if record.status != ACTIVE:
                 break
-            if 0 in mine.to_act:
-                await games.submit_move(
-                    record.game_id,
-                    token,
-                    mine.legal_moves[rng.randrange(len(mine.legal_moves))],
-                    expected_version=record.version,
-                    request_id=uuid.uuid4().hex,
-                )
+            if await random_move_if_to_act(games, record, token, mine, rng):
                 continue
             # A bot must act: nothing before the delay, then exactly one move.
             before = record.version

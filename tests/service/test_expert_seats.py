@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-import uuid
 from typing import Any
 
 import pytest
@@ -18,7 +17,7 @@ from service.scheduler import Scheduler
 from service.store.base import ACTIVE, FINISHED
 from service.store.memory import MemoryStore
 from service.turns import BOT_KINDS, decision_s, wants_history
-from tests.service.games import FakeClock
+from tests.service.games import FakeClock, random_move_if_to_act
 
 
 def test_the_expert_is_a_server_bot_that_is_shown_its_seats_history() -> None:
@@ -50,14 +49,7 @@ def test_a_person_plays_a_whole_game_against_an_expert_seat(
             record, mine = await games.get_game(record.game_id, token)
             if record.status != ACTIVE:
                 break
-            if 0 in mine.to_act:
-                await games.submit_move(
-                    record.game_id,
-                    token,
-                    mine.legal_moves[rng.randrange(len(mine.legal_moves))],
-                    expected_version=record.version,
-                    request_id=uuid.uuid4().hex,
-                )
+            if await random_move_if_to_act(games, record, token, mine, rng):
                 continue
             before = record.version
             rules, state = await games.tables.state(record)
@@ -91,14 +83,7 @@ def test_an_expert_seat_takes_its_whole_budget_over_a_forced_move_too() -> None:
             rules, state = await games.tables.state(record)
             if record.status != ACTIVE or state.deal_no > 1:
                 break
-            if 0 in mine.to_act:
-                await games.submit_move(
-                    record.game_id,
-                    token,
-                    mine.legal_moves[rng.randrange(len(mine.legal_moves))],
-                    expected_version=record.version,
-                    request_id=uuid.uuid4().hex,
-                )
+            if await random_move_if_to_act(games, record, token, mine, rng):
                 continue
             forced = len(rules.legal_moves(state, 1)) == 1
             clock.now += 0.5

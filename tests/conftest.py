@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import redis
 
 from benchmarks.redis_server import NoRedisServer, redis_server_binary, stop, wait_for_ping
 from benchmarks.redis_server import free_port as free_port  # noqa: PLC0414 (tests import it here)
@@ -222,10 +223,32 @@ def redis_cluster() -> Iterator[RedisCluster]:
         yield cluster
 
 
+#: The session's Redis, once a test has asked for it (see ``_fresh_redis_for_each_module``).
+_SESSION_REDIS: list[str] = []
+
+
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     with redis_server() as (url, _):
+        _SESSION_REDIS.append(url)
         yield url
+        _SESSION_REDIS.remove(url)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _fresh_redis_for_each_module() -> None:
+    """Each module starts on an empty session Redis. Every server on it sweeps the whole store
+    for due deadlines and tournaments, so what an earlier module left there (games with bot
+    seats, a test's made-up tournament) was played and advanced by a later module's servers,
+    slowing them (a later test's server once took over 30 s to stop) and logging their
+    failures in its output. Module-scoped servers start after this (autouse first), and a
+    worker runs one module at a time."""
+    for url in _SESSION_REDIS:
+        client = redis.Redis.from_url(url)
+        try:
+            client.flushall()
+        finally:
+            client.close()
 
 
 @pytest.fixture(scope="session")

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tricktable import facts
-from tricktable.bots import EXPERT, expert_settings, make_bot
+from tricktable.bots import EXPERT, make_bot
 from tricktable.bots.base import History, sees
 from tricktable.bots.expert import DEFAULT_MS as EXPERT_MS
 from tricktable.legal import legal_moves
@@ -49,9 +49,7 @@ def decision_s(kind: str) -> float:
     a card (DESIGN.md decision 5), so each of its moves is held until its budget has passed
     (service.deadlines); only an overrun, which the machine's load makes, is not padded. The
     other bots decide in well under a millisecond whatever their cards: not paced."""
-    if kind == EXPERT or kind.startswith(EXPERT + ":"):
-        return expert_settings(kind).get("ms", EXPERT_MS) / 1000
-    return 0.0
+    return EXPERT_MS / 1000 if kind == EXPERT else 0.0  # a seat's kind is one of BOT_KINDS
 
 
 def wants_history(kind: str) -> bool:

@@ -127,8 +127,7 @@ class Recorder:
     def isatty(self):
         return False
 
-real, sys.stderr = sys.stderr, Recorder()
-recorder = sys.stderr
+recorder = sys.stderr = Recorder()
 configure(json=True, level="info", final=True)
 structlog.get_logger("tricktable").info("one of ours", game_id="g")
 logging.getLogger("hypercorn.error").error("a library's")

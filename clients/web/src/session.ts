@@ -160,8 +160,7 @@ export class TableSession {
         read();
         if (signal.aborted) return;
         if (this.refused(err)) continue;
-        const why = explain(err);
-        this.note = `Cannot read the game: ${why.reason || why.code} ${why.message}`;
+        this.cannotRead(err);
         this.changed();
         await sleep(REFOLLOW_MS, signal);
       }
@@ -198,10 +197,15 @@ export class TableSession {
     } catch (err) {
       if (this.stop$.signal.aborted) return;
       if (this.refused(err)) return this.reread();
-      const why = explain(err);
-      this.note = `Cannot read the game: ${why.reason || why.code} ${why.message}`;
+      this.cannotRead(err);
     }
     this.changed();
+  }
+
+  /** The note saying why the game could not be read. */
+  private cannotRead(err: unknown): void {
+    const why = explain(err);
+    this.note = `Cannot read the game: ${why.reason || why.code} ${why.message}`;
   }
 
   /** With a player token: the seat this player holds here, when this browser holds none of
